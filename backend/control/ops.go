@@ -11,10 +11,6 @@ import (
 func (p *Plane) Update(now float64, conn int64, cmd wire.StateCommand) Result {
 	var r Result
 	id := defaultAgent(cmd.Agent)
-	var prevState wire.State
-	if s, ok := p.sessions[id]; ok {
-		prevState = s.state
-	}
 	if cmd.LeaseID != "" {
 		p.bind(now, cmd.LeaseID, id, cmd.Metadata)
 		if owner, live := p.leaseClients[cmd.LeaseID]; live {
@@ -39,7 +35,8 @@ func (p *Plane) Update(now float64, conn int64, cmd wire.StateCommand) Result {
 	}
 	p.changed(&r)
 	r.ExperienceStopped = p.preempt()
-	if eff != prevState {
+	if eff != s.announced { // experiences spec §8.5: only when it differs from the last announced state
+		s.announced = eff
 		if name := stateEarcon(eff); name != "" {
 			p.earcon(name, s.slot)
 		}

@@ -62,6 +62,7 @@ type session struct {
 	metadata     wire.Metadata
 	holdUntil    float64
 	hasHold      bool
+	announced    wire.State // last state announced by a `state` message (earcons)
 	index        int // position in Plane.order
 }
 

@@ -101,6 +101,22 @@ func TestStateEarconsOnlyOnChange(t *testing.T) {
 	if !reflect.DeepEqual(log.got, want) {
 		t.Fatalf("earcons = %v, want %v", log.got, want)
 	}
+	// The terminal-hold fallback is silent, and the next waiting_for_reply
+	// differs from the last announced state (error), so it sounds.
+	log.got = nil
+	update(p, 10, cx("A"), wire.StateError)
+	p.Tick(20)
+	update(p, 21, cx("A"), wire.StateWaitingForReply)
+	if want := []string{"error/0", "question/0"}; !reflect.DeepEqual(log.got, want) {
+		t.Fatalf("earcons = %v, want %v", log.got, want)
+	}
+	// A session created by subscribe_actions announces its first state.
+	log.got = nil
+	subscribe(p, 22, 1, cx("B"), "", false, stop)
+	update(p, 23, cx("B"), wire.StateWaitingForReply)
+	if want := []string{"question/1"}; !reflect.DeepEqual(log.got, want) {
+		t.Fatalf("earcons = %v, want %v", log.got, want)
+	}
 }
 
 func TestCase059_SelectionNotRetargeted(t *testing.T) {
