@@ -63,7 +63,7 @@ type session struct {
 	holdUntil    float64
 	hasHold      bool
 	announced    wire.State // last state announced by a `state` message (earcons)
-	index        int // position in Plane.order
+	index        int        // position in Plane.order
 }
 
 type subscription struct {
