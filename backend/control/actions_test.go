@@ -333,3 +333,11 @@ func TestCase096_SessionEndDeletesSubscriptions(t *testing.T) {
 	eqActions(t, p.Available())
 	noDelivery(t, p.Press(5, stop))
 }
+
+func TestCase050_DuplicateActionsCollapse(t *testing.T) {
+	p := newPlane(t)
+	update(p, 1, cx("s"), wire.StateRunning)
+	subscribe(p, 2, 1, cx("s"), "", false, stop, stop)
+	eqActions(t, p.Available(), stop)
+	oneDelivery(t, p.Press(3, stop), 1, stop, "s", "")
+}

@@ -50,9 +50,13 @@
 // preemption.
 //
 // Audio: when Config.AudioFeedback is true and Config.Earcons is set, the
-// plane calls Earcons.Earcon(name, slot) for state changes announced by a
-// `state` message, Scene selections, delivered actions and unavailable
-// presses (experiences spec §8.5); slot is wire.NoSlot for "none".
+// plane calls Earcons.Earcon(name, slot) synchronously (the sink must not
+// block) for: a `state` message whose effective state differs from the last
+// one announced for that session (question/approval/success/error/
+// cancelled, slot = the session's slot), a Scene selection
+// (session_selected), a delivered action (approve/reject/stop/retry) and an
+// undelivered press (unavailable), both with the selected session's slot
+// (experiences spec §8.5). slot is wire.NoSlot for "none".
 //
 // Experiences (Demo/Show): the plane only tracks which one runs (reported in
 // status.experience). StartExperience returns ExperienceBlocked while an
