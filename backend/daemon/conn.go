@@ -35,7 +35,7 @@ var readBufs = sync.Pool{New: func() any { b := make([]byte, ReadChunk); return 
 // conn is one accepted client. The owner goroutine queues output; a writer
 // goroutine, started only while output is pending, writes it in order.
 type conn struct {
-	id uint64
+	id int64
 	nc *net.UnixConn
 	rc syscall.RawConn
 
@@ -103,6 +103,13 @@ func (c *conn) shutdown(flush bool) {
 		return // the running writer sees closing after its batch
 	}
 	c.closeLocked()
+}
+
+// isClosed reports whether the socket has been closed.
+func (c *conn) isClosed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closed
 }
 
 func (c *conn) closeLocked() {

@@ -1,0 +1,627 @@
+// Package daemon serves Pad-Lattice Wire Protocol 1 on a Unix socket
+// (wire-protocol-1 §2, §3, §11): it claims the socket path, checks each
+// client's uid, frames lines exactly like the reference daemon, and runs the
+// pure control plane (package control) on one owner goroutine that also
+// drives the surface.
+//
+// # Goroutines
+//
+//   - one acceptor: accepts, checks the peer uid, hands the connection over;
+//   - one reader per connection: reads 4096-byte chunks, frames them, and
+//     posts complete lines (then a final "closed" or "overflow" event) to
+//     the owner, so lines are handled in order and before the disconnect
+//     cleanup (§11.1, §11.5, §11.6);
+//   - one owner: the only goroutine that touches the control plane and the
+//     surface; it decodes lines, applies them, queues replies, ticks at
+//     least every 30 ms and renders after changes;
+//   - one writer per connection, only while that connection has output
+//     pending: it writes the queue in order with a write deadline.
+//
+// # Clients that stop reading
+//
+// Output is queued without blocking the owner. A connection whose unsent
+// output exceeds MaxQueuedBytes, or whose peer accepts nothing for
+// WriteTimeout during a write, is closed and cleaned up exactly as if the
+// peer had disconnected (§9.12). The reference buffers without bound; this
+// bound protects every other client from one stuck peer.
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/lets-app/lets/backend/config"
+	"github.com/lets-app/lets/backend/control"
+	"github.com/lets-app/lets/backend/identitystore"
+	"github.com/lets-app/lets/backend/wire"
+)
+
+// ServiceName is the daemon's name as a service.Service.
+const ServiceName = "wire daemon"
+
+// DefaultTickInterval is the longest time between two control-plane ticks
+// (§1 "daemon poll interval").
+const DefaultTickInterval = time.Duration(wire.DaemonPollInterval * float64(time.Second))
+
+// stopTimeout bounds how long Run waits for its goroutines when stopping.
+const stopTimeout = 5 * time.Second
+
+// Options configure a Daemon.
+type Options struct {
+	// SocketPath is where to listen; required. Use SocketPath() for the
+	// protocol's default.
+	SocketPath string
+	// Surface is rendered to and read from; nil means NoSurface(). The
+	// daemon owns it and closes it when it stops (or fails to start).
+	Surface Surface
+	// Control configures the control plane; nil means
+	// control.DefaultConfig. Capacity, Accents, Surface and Store are
+	// always taken from the surface and IdentityStore.
+	Control *control.Config
+	// IdentityStore is the accent-preference file (§9.8); "" keeps
+	// preferences in memory only.
+	IdentityStore string
+	// Clock returns control-plane time in seconds on a monotonic scale;
+	// nil uses the process's monotonic clock. Tests pass a fake.
+	Clock func() float64
+	// TickInterval is the longest time between ticks; 0 means
+	// DefaultTickInterval. Values above it are lowered to it.
+	TickInterval time.Duration
+	// PeerUID returns the uid of a connected client; nil reads
+	// SO_PEERCRED (Linux) or LOCAL_PEERCRED (macOS). Tests inject it.
+	PeerUID func(*net.UnixConn) (int, error)
+	// Log receives operational logs; nil discards them.
+	Log *slog.Logger
+}
+
+// SocketPath returns the default socket path of §2.1 for this process.
+func SocketPath(getenv func(string) string) string {
+	return wire.ResolveSocketPath(getenv, os.Getuid())
+}
+
+// OptionsFromConfig returns the options `lets serve` uses: the socket from
+// config.json (or the protocol default), the identity store in the state
+// folder, the reference defaults, and no surface until one is attached.
+func OptionsFromConfig(paths config.Paths, wc config.WireConfig, getenv func(string) string, log *slog.Logger) Options {
+	sock := wc.Socket
+	if sock == "" {
+		sock = SocketPath(getenv)
+	}
+	return Options{
+		SocketPath:    sock,
+		IdentityStore: identitystore.DefaultPath(paths.StateDir()),
+		Log:           log,
+	}
+}
+
+// Daemon is the Wire Protocol 1 daemon; it implements service.Service.
+type Daemon struct {
+	opts    Options
+	log     *slog.Logger
+	surface Surface
+	plane   *control.Plane
+	clock   func() float64
+	peerUID func(*net.UnixConn) (int, error)
+	euid    int
+	tick    time.Duration
+
+	mu       sync.Mutex
+	ln       *listener
+	running  bool
+	finished bool
+	cancel   context.CancelFunc
+	done     chan struct{}
+
+	surfaceOnce sync.Once
+	surfaceErr  error
+
+	// Owned by the owner goroutine while Run runs.
+	events    chan event
+	stopping  chan struct{}
+	wg        sync.WaitGroup
+	conns     map[int64]*conn
+	lingering map[int64]*conn // removed from the plane, still flushing
+	nextID    int64
+	lastTick  float64
+	ticked    bool
+	rendered  uint64
+	renderErr bool
+}
+
+// New validates the options and builds the control plane. It does not touch
+// the socket; Listen or Run does. On error the surface is closed.
+func New(opts Options) (*Daemon, error) {
+	d := &Daemon{opts: opts, surface: opts.Surface, euid: os.Geteuid()}
+	if d.surface == nil {
+		d.surface = NoSurface()
+	}
+	d.log = opts.Log
+	if d.log == nil {
+		d.log = slog.New(slog.DiscardHandler)
+	}
+	fail := func(err error) (*Daemon, error) {
+		d.closeSurface()
+		return nil, err
+	}
+	if opts.SocketPath == "" {
+		return fail(errors.New("daemon: no socket path given (use daemon.SocketPath for the default)"))
+	}
+	cfg := control.DefaultConfig(0)
+	if opts.Control != nil {
+		cfg = *opts.Control
+	}
+	cfg.Capacity = d.surface.Capacity()
+	cfg.Accents = append([]string(nil), d.surface.Accents()...)
+	cfg.Surface = d.surface.Describe()
+	if opts.IdentityStore != "" {
+		cfg.Store = identitystore.Open(opts.IdentityStore, identitystore.Options{})
+	} else {
+		cfg.Store = identitystore.NewMemory(identitystore.Options{})
+	}
+	plane, err := control.New(cfg)
+	if err != nil {
+		return fail(fmt.Errorf("daemon: the surface does not fit the control plane: %w", err))
+	}
+	d.plane = plane
+	d.clock = opts.Clock
+	if d.clock == nil {
+		start := time.Now()
+		d.clock = func() float64 { return time.Since(start).Seconds() }
+	}
+	d.peerUID = opts.PeerUID
+	if d.peerUID == nil && peerCheckAvailable {
+		d.peerUID = peerUID
+	}
+	d.tick = opts.TickInterval
+	if d.tick <= 0 || d.tick > DefaultTickInterval {
+		d.tick = DefaultTickInterval
+	}
+	return d, nil
+}
+
+// Listen is New followed by (*Daemon).Listen: it returns a daemon that owns
+// the socket path, ready for Run.
+func Listen(opts Options) (*Daemon, error) {
+	d, err := New(opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.Listen(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Name implements service.Service.
+func (d *Daemon) Name() string { return ServiceName }
+
+// SocketPath returns the path the daemon listens on.
+func (d *Daemon) SocketPath() string { return d.opts.SocketPath }
+
+// Listen claims the socket path (§2.2) if that has not happened yet. On
+// failure the surface is closed, as the reference does.
+func (d *Daemon) Listen() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.finished {
+		return errors.New("daemon: already stopped")
+	}
+	if d.ln != nil {
+		return nil
+	}
+	ln, err := claim(d.opts.SocketPath)
+	if err != nil {
+		d.finished = true
+		d.closeSurface()
+		return err
+	}
+	d.ln = ln
+	return nil
+}
+
+// Run serves until ctx ends or Close is called, then closes every
+// connection (with disconnect cleanup), removes the socket file it created
+// and closes the surface. It returns nil after a normal stop.
+func (d *Daemon) Run(ctx context.Context) error {
+	if err := d.Listen(); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	if d.running || d.finished {
+		d.mu.Unlock()
+		return errors.New("daemon: Run called twice")
+	}
+	d.running = true
+	ctx, cancel := context.WithCancel(ctx)
+	d.cancel = cancel
+	d.done = make(chan struct{})
+	ln := d.ln
+	d.mu.Unlock()
+	defer cancel()
+
+	d.events = make(chan event, 256)
+	d.stopping = make(chan struct{})
+	d.conns = map[int64]*conn{}
+	d.lingering = map[int64]*conn{}
+	d.rendered = d.plane.Version()
+	d.renderNow()
+
+	d.log.Info("agent daemon listening", "socket", ln.path)
+	d.wg.Add(1)
+	go d.acceptLoop(ln.ln)
+	err := d.serve(ctx)
+	d.stop(ln)
+
+	d.mu.Lock()
+	d.running = false
+	d.finished = true
+	close(d.done)
+	d.mu.Unlock()
+	return err
+}
+
+// Close stops a running daemon and waits for it, or releases the socket
+// and surface of one that never ran. It is idempotent.
+func (d *Daemon) Close() error {
+	d.mu.Lock()
+	if d.running {
+		cancel, done := d.cancel, d.done
+		d.mu.Unlock()
+		cancel()
+		<-done
+		return nil
+	}
+	var err error
+	if !d.finished {
+		d.finished = true
+		if d.ln != nil {
+			d.ln.closeAndUnlink()
+		}
+		err = d.closeSurface()
+	}
+	d.mu.Unlock()
+	return err
+}
+
+func (d *Daemon) closeSurface() error {
+	d.surfaceOnce.Do(func() { d.surfaceErr = d.surface.Close() })
+	return d.surfaceErr
+}
+
+// event is what readers and the acceptor tell the owner.
+type event struct {
+	kind  eventKind
+	c     *conn
+	nc    *net.UnixConn
+	lines [][]byte
+}
+
+type eventKind uint8
+
+const (
+	evAccept   eventKind = iota // nc was accepted and passed the uid check
+	evLines                     // c sent complete lines
+	evOverflow                  // c sent more than 64 KiB without a newline
+	evClosed                    // c reached EOF or failed
+)
+
+// post hands an event to the owner unless the daemon is stopping.
+func (d *Daemon) post(ev event) bool {
+	select {
+	case d.events <- ev:
+		return true
+	case <-d.stopping:
+		return false
+	}
+}
+
+func (d *Daemon) acceptLoop(ln *net.UnixListener) {
+	defer d.wg.Done()
+	backoff := 5 * time.Millisecond
+	for {
+		nc, err := ln.AcceptUnix()
+		if err != nil {
+			select {
+			case <-d.stopping:
+				return
+			default:
+			}
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			// Transient (EMFILE, ENFILE, ECONNABORTED …): the reference
+			// crashes here (§13.2); keep serving the others.
+			d.log.Warn("accepting an agent connection failed; retrying", "err", err, "retry_in", backoff)
+			select {
+			case <-time.After(backoff):
+			case <-d.stopping:
+				return
+			}
+			backoff = min(2*backoff, time.Second)
+			continue
+		}
+		backoff = 5 * time.Millisecond
+		if !d.peerAllowed(nc) {
+			// §2.3: closed at once, nothing written, nothing logged.
+			nc.Close()
+			continue
+		}
+		if !d.post(event{kind: evAccept, nc: nc}) {
+			nc.Close()
+			return
+		}
+	}
+}
+
+func (d *Daemon) peerAllowed(nc *net.UnixConn) bool {
+	if d.peerUID == nil {
+		return true
+	}
+	uid, err := d.peerUID(nc)
+	return err == nil && uid == d.euid
+}
+
+func (d *Daemon) readLoop(c *conn) {
+	defer d.wg.Done()
+	var f framer
+	for {
+		res, err := c.readOnce(&f)
+		if res.overflow {
+			d.post(event{kind: evOverflow, c: c})
+			return
+		}
+		if len(res.lines) > 0 && !d.post(event{kind: evLines, c: c, lines: res.lines}) {
+			return
+		}
+		if res.eof || err != nil {
+			d.post(event{kind: evClosed, c: c})
+			return
+		}
+	}
+}
+
+// serve is the owner loop.
+func (d *Daemon) serve(ctx context.Context) error {
+	ticker := time.NewTicker(d.tick)
+	defer ticker.Stop()
+	surfaceEvents := d.surface.Events()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev := <-d.events:
+			d.handle(ev)
+			// Handle what is already waiting, then render once.
+		drain:
+			for range 64 {
+				select {
+				case ev := <-d.events:
+					d.handle(ev)
+				default:
+					break drain
+				}
+			}
+		case se, ok := <-surfaceEvents:
+			if !ok {
+				surfaceEvents = nil
+				continue
+			}
+			d.handleSurface(se)
+		case <-ticker.C:
+			d.tickNow(d.clock())
+			d.pruneLingering()
+		}
+		d.renderIfChanged()
+	}
+}
+
+// tickIfDue runs the periodic expiry before a message when the last tick is
+// at least one tick interval old on the control-plane clock, so a message
+// always sees the registry as of a recent tick (§11.8) and tests that move
+// a fake clock see expiry deterministically.
+func (d *Daemon) tickIfDue(now float64) {
+	if !d.ticked || now < d.lastTick || now-d.lastTick >= d.tick.Seconds() {
+		d.tickNow(now)
+	}
+}
+
+func (d *Daemon) tickNow(now float64) {
+	d.ticked, d.lastTick = true, now
+	r := d.plane.Tick(now)
+	d.apply(r, -1)
+}
+
+func (d *Daemon) handle(ev event) {
+	switch ev.kind {
+	case evAccept:
+		d.nextID++
+		raw, err := ev.nc.SyscallConn()
+		if err != nil {
+			ev.nc.Close()
+			return
+		}
+		c := &conn{id: d.nextID, nc: ev.nc, rc: raw, wg: &d.wg}
+		d.conns[c.id] = c
+		d.wg.Add(1)
+		go d.readLoop(c)
+	case evLines:
+		d.handleLines(ev.c, ev.lines)
+	case evOverflow:
+		// §3.1 step 4: the error, then the connection closes once it is
+		// written.
+		if !ev.c.cleaned {
+			d.write(ev.c, wire.ErrFrameTooLarge().Message(), true)
+			d.cleanup(ev.c, true)
+		}
+		d.forget(ev.c)
+	case evClosed:
+		if !ev.c.cleaned {
+			d.cleanup(ev.c, true)
+		}
+		d.forget(ev.c)
+	}
+}
+
+// forget drops a connection whose reader has exited.
+func (d *Daemon) forget(c *conn) {
+	delete(d.conns, c.id)
+	if !c.isClosed() {
+		d.lingering[c.id] = c
+	}
+}
+
+func (d *Daemon) pruneLingering() {
+	for id, c := range d.lingering {
+		if c.isClosed() {
+			delete(d.lingering, id)
+		}
+	}
+}
+
+// cleanup runs the disconnect cleanup of §9.12 once and closes the socket
+// (after writing what is queued when flush is set).
+func (d *Daemon) cleanup(c *conn, flush bool) {
+	if c.cleaned {
+		return
+	}
+	c.cleaned = true
+	r := d.plane.Disconnect(d.clock(), c.id)
+	d.apply(r, -1)
+	c.shutdown(flush)
+}
+
+func (d *Daemon) handleLines(c *conn, lines [][]byte) {
+	for _, line := range lines {
+		if c.cleaned {
+			return
+		}
+		now := d.clock()
+		d.tickIfDue(now)
+		cmd, perr := wire.DecodeLine(line)
+		if perr != nil {
+			d.write(c, perr.Message(), false)
+			continue
+		}
+		var r control.Result
+		switch cmd := cmd.(type) {
+		case wire.StateCommand:
+			r = d.plane.Update(now, c.id, cmd)
+		case wire.SessionEndCommand:
+			r = d.plane.End(now, cmd.Agent)
+		case wire.StatusCommand:
+			d.plane.SetSurface(d.surface.Describe())
+			d.write(c, d.plane.Status(), false)
+			continue
+		case wire.PingCommand:
+			d.write(c, wire.Pong{}, false)
+			continue
+		case wire.SessionLeaseCommand:
+			r = d.plane.RegisterLease(now, c.id, cmd)
+		case wire.SubscribeActionsCommand:
+			r = d.plane.Subscribe(now, c.id, cmd)
+		case wire.PreviewCommand:
+			r = d.plane.SetPreview(now, c.id, cmd)
+		case wire.PreviewEndCommand:
+			r = d.plane.EndPreview(now, c.id, cmd.PreviewID)
+		default:
+			d.log.Error("decoded a message the daemon does not handle", "type", cmd.Type())
+			continue
+		}
+		d.apply(r, c.id)
+	}
+}
+
+func (d *Daemon) handleSurface(se Event) {
+	now := d.clock()
+	d.tickIfDue(now)
+	switch e := se.(type) {
+	case SessionSelected:
+		d.apply(d.plane.SelectSlot(now, e.Slot), -1)
+	case ActionPressed:
+		d.apply(d.plane.Press(now, e.Action), -1)
+	}
+}
+
+// apply writes a result's messages in order. sender is the connection whose
+// message produced r, or -1.
+func (d *Daemon) apply(r control.Result, sender int64) {
+	for _, out := range r.Out {
+		c, ok := d.conns[out.Conn]
+		if !ok || c.cleaned {
+			continue
+		}
+		d.write(c, out.Msg, out.Conn != sender)
+	}
+	if r.ExperienceStopped != "" {
+		d.log.Info("experience stopped", "reason", r.ExperienceStopped)
+	}
+}
+
+// write encodes msg and queues it for c. A reply too large for a frame is
+// replaced by the frame_too_large error (§4); an unsolicited message
+// (action, session_lease_bound) that is too large is dropped instead, since
+// an error line would break the recipient's subscription (§12, §13.3).
+func (d *Daemon) write(c *conn, msg wire.Message, unsolicited bool) {
+	line, err := msg.Encode()
+	if err != nil {
+		if unsolicited {
+			d.log.Warn("dropped an oversized message to an agent connection", "type", msg.Type(), "conn", c.id)
+			return
+		}
+		line, _ = wire.ErrFrameTooLarge().Message().Encode()
+	}
+	if err := c.send(line); err != nil {
+		d.log.Warn("closing an agent connection that stopped reading", "conn", c.id, "queued_limit_bytes", MaxQueuedBytes)
+		d.cleanup(c, false)
+	}
+}
+
+func (d *Daemon) renderIfChanged() {
+	if v := d.plane.Version(); v != d.rendered {
+		d.rendered = v
+		d.renderNow()
+	}
+}
+
+func (d *Daemon) renderNow() {
+	if err := d.surface.Render(d.plane.View()); err != nil {
+		if !d.renderErr {
+			d.log.Warn("the surface could not show the agents' state", "err", err)
+		}
+		d.renderErr = true
+		return
+	}
+	d.renderErr = false
+}
+
+// stop is §2.4: every connection closed with its disconnect cleanup, the
+// listener closed, the socket file removed if it is still ours, the surface
+// closed.
+func (d *Daemon) stop(ln *listener) {
+	close(d.stopping)
+	for _, c := range d.conns {
+		d.cleanup(c, false)
+		c.shutdown(false)
+	}
+	for _, c := range d.lingering {
+		c.shutdown(false)
+	}
+	ln.closeAndUnlink()
+	waited := make(chan struct{})
+	go func() { d.wg.Wait(); close(waited) }()
+	select {
+	case <-waited:
+	case <-time.After(stopTimeout):
+		d.log.Warn("agent connections did not close in time")
+	}
+	if err := d.closeSurface(); err != nil {
+		d.log.Warn("closing the surface failed", "err", err)
+	}
+	d.log.Info("agent daemon stopped", "socket", ln.path)
+}
