@@ -365,3 +365,26 @@ func decodeActionEvent(root *jvalue) (Reply, *ProtocolError) {
 	}
 	return e, nil
 }
+
+// LeaseSessionIdentity extracts the identity the way the reference lease
+// client does (spec §12, case 112): from any JSON object line whose
+// "session" member is an object with non-empty string backend and
+// session_id. Nothing else about the line is checked.
+func LeaseSessionIdentity(line []byte) (Identity, bool) {
+	if len(line) > MaxFrameBytes || !utf8.Valid(line) {
+		return Identity{}, false
+	}
+	root, ok := parseJSON(line)
+	if !ok || root.kind != jObject {
+		return Identity{}, false
+	}
+	s, ok := root.present("session")
+	if !ok || s.kind != jObject {
+		return Identity{}, false
+	}
+	id, err := decodeIdentity(s)
+	if err != nil {
+		return Identity{}, false
+	}
+	return id, true
+}

@@ -352,3 +352,15 @@ func TestManyDuplicateKeysStayFast(t *testing.T) {
 		t.Fatalf("k0 = %q first %q", v, md[0].Key)
 	}
 }
+
+func TestCase112_LeaseSessionIdentityIsLenient(t *testing.T) {
+	id, ok := LeaseSessionIdentity([]byte(`{"type":"session_lease_bound","session":{"backend":"codex","session_id":"session-123"}}`))
+	if !ok || id != (Identity{"codex", "session-123"}) {
+		t.Fatalf("got %v %v", id, ok)
+	}
+	for _, in := range []string{`{"type":"pong"}`, `{"session":null}`, `{"session":{"backend":"a"}}`, `[{"session":{}}]`, `nope`} {
+		if _, ok := LeaseSessionIdentity([]byte(in)); ok {
+			t.Errorf("%s: identity found", in)
+		}
+	}
+}

@@ -511,3 +511,13 @@ func ResolveSocketPath(getenv func(string) string, uid int) string {
 	}
 	return "/tmp/pad-lattice-" + strconv.Itoa(uid) + ".sock"
 }
+
+// MetadataOf builds metadata from key, value pairs in order (a later
+// duplicate key overwrites in place; a trailing unpaired key is ignored).
+func MetadataOf(pairs ...string) Metadata {
+	var m Metadata
+	for i := 0; i+1 < len(pairs); i += 2 {
+		m.Set(pairs[i], pairs[i+1])
+	}
+	return m
+}
