@@ -545,6 +545,17 @@ func (d *Daemon) handleSurface(se Event) {
 		d.apply(d.plane.SelectSlot(now, e.Slot), -1)
 	case ActionPressed:
 		d.apply(d.plane.Press(now, e.Action), -1)
+	case ExperienceRequested:
+		// The Demo/Show players arrive in a later change; until then the
+		// plane only records what runs, so status and the surfaces agree.
+		outcome, err := d.plane.StartExperience(now, e.Kind)
+		if err != nil {
+			d.log.Warn("ignored an experience request", "err", err)
+			return
+		}
+		d.log.Info("experience request", "kind", e.Kind, "started", outcome == control.ExperienceStarted)
+	case ExperienceStopRequested:
+		d.plane.StopExperience()
 	}
 }
 

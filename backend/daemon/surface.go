@@ -31,7 +31,8 @@ type Surface interface {
 	Close() error
 }
 
-// Event is one input event of a surface: SessionSelected or ActionPressed.
+// Event is one input event of a surface: SessionSelected, ActionPressed,
+// ExperienceRequested or ExperienceStopRequested.
 type Event interface{ isSurfaceEvent() }
 
 // SessionSelected is a press on the selector of slot Slot (zero-based):
@@ -42,8 +43,17 @@ type SessionSelected struct{ Slot int }
 // by availability; the daemon decides whether anyone receives it.
 type ActionPressed struct{ Action wire.Action }
 
-func (SessionSelected) isSurfaceEvent() {}
-func (ActionPressed) isSurfaceEvent()   {}
+// ExperienceRequested asks to start a Demo ("demo") or Show ("show");
+// only the browser surface's administrator can send it.
+type ExperienceRequested struct{ Kind string }
+
+// ExperienceStopRequested asks to stop the running Demo or Show.
+type ExperienceStopRequested struct{}
+
+func (SessionSelected) isSurfaceEvent()         {}
+func (ActionPressed) isSurfaceEvent()           {}
+func (ExperienceRequested) isSurfaceEvent()     {}
+func (ExperienceStopRequested) isSurfaceEvent() {}
 
 // The descriptor of the daemon when no real surface is attached yet.
 //

@@ -105,6 +105,9 @@ func (s *Surface) Select(slot int) { s.events <- daemon.SessionSelected{Slot: sl
 // Press injects a press of action.
 func (s *Surface) Press(a wire.Action) { s.events <- daemon.ActionPressed{Action: a} }
 
+// Inject injects any surface event (e.g. daemon.ExperienceRequested).
+func (s *Surface) Inject(ev daemon.Event) { s.events <- ev }
+
 // Views returns a copy of every view rendered so far (the most recent
 // ones when there were very many).
 func (s *Surface) Views() []control.View {
