@@ -1,0 +1,235 @@
+package daemon_test
+
+import (
+	"errors"
+	"log/slog"
+	"net"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/lets-app/lets/backend/daemon"
+	"github.com/lets-app/lets/backend/wire"
+)
+
+func openFDs(t *testing.T) int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("cannot count file descriptors here: %v", err)
+	}
+	return len(entries)
+}
+
+// settle waits (bounded) until goroutines and descriptors are back to at
+// most the baseline plus slack.
+func settle(t *testing.T, g0, fd0, slack int) (int, int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		g, fd := runtime.NumGoroutine(), openFDs(t)
+		if (g <= g0+slack && fd <= fd0+slack) || time.Now().After(deadline) {
+			return g, fd
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestConnectDisconnectCyclesLeakNothing(t *testing.T) {
+	cycles := 10000
+	if testing.Short() {
+		cycles = 1000
+	}
+	h := start(t)
+	// Warm up so lazily created runtime goroutines are counted in the baseline.
+	h.dial().ping()
+	g0, fd0 := settle(t, 1<<30, 1<<30, 0)
+	for i := range cycles {
+		nc, err := dialRetry(h.path)
+		if err != nil {
+			t.Fatalf("cycle %d: %v", i, err)
+		}
+		switch i % 4 {
+		case 1: // fire-and-forget
+			nc.Write([]byte(stateMsg("codex", "c", "running") + "\n"))
+		case 2: // unterminated bytes
+			nc.Write([]byte(`{"protocol":1`))
+		case 3: // a request whose answer is never read
+			nc.Write([]byte(`{"protocol":1,"type":"status"}` + "\n"))
+		}
+		nc.Close()
+	}
+	last := h.dial()
+	last.ping() // the daemon still answers
+	last.close()
+	g1, fd1 := settle(t, g0, fd0, 0)
+	if g1 > g0+1 || fd1 > fd0 {
+		t.Fatalf("after %d cycles: goroutines %d → %d, descriptors %d → %d", cycles, g0, g1, fd0, fd1)
+	}
+	t.Logf("%d cycles: goroutines %d → %d, descriptors %d → %d", cycles, g0, g1, fd0, fd1)
+}
+
+// dialRetry connects, waiting while the listen backlog is full: Go's
+// non-blocking connect reports EAGAIN where a blocking client would wait.
+func dialRetry(path string) (net.Conn, error) {
+	deadline := time.Now().Add(ioTimeout)
+	for {
+		nc, err := net.DialTimeout("unix", path, ioTimeout)
+		if err == nil || !errors.Is(err, syscall.EAGAIN) || time.Now().After(deadline) {
+			return nc, err
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// A client that never reads while the daemon has output for it is cut off
+// without blocking anyone else (the queue bound of the package doc).
+func TestStuckReaderIsClosedAndOthersUnaffected(t *testing.T) {
+	var logs syncBuffer
+	h := start(t, func(o *daemon.Options) { o.Log = slog.New(slog.NewTextHandler(&logs, nil)) })
+	big := strings.Repeat("m", 30000)
+	h.update("codex", "a", "running", `"agent":{"backend":"codex","session_id":"a","k":"`+big+`"}`)
+	stuck := h.dial()
+	stuck.c.SetReadBuffer(4096)
+	// Ask for ~60 KB statuses far beyond the queue bound, never reading.
+	req := []byte(strings.Repeat(`{"protocol":1,"type":"status"}`+"\n", 100))
+	// Each status is ~30 KB: send enough to pass the bound twice over.
+	batches := 2*daemon.MaxQueuedBytes/(100*len(big)) + 1
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range batches {
+			stuck.c.SetWriteDeadline(time.Now().Add(ioTimeout))
+			if _, err := stuck.c.Write(req); err != nil {
+				return // the daemon hung up: expected
+			}
+		}
+	}()
+	// Meanwhile the daemon serves others promptly.
+	other := h.dial()
+	for range 20 {
+		start := time.Now()
+		other.ping()
+		if d := time.Since(start); d > time.Second {
+			t.Fatalf("ping took %v while a client was stuck", d)
+		}
+	}
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("writer to the stuck client never finished")
+	}
+	// The stuck connection is closed: draining it ends in EOF/reset.
+	stuck.c.SetReadDeadline(time.Now().Add(ioTimeout))
+	buf := make([]byte, 1<<16)
+	for {
+		if _, err := stuck.c.Read(buf); err != nil {
+			if ne, ok := err.(net.Error); ok && ne.Timeout() {
+				t.Fatal("stuck connection was never closed")
+			}
+			break
+		}
+	}
+	other.ping()
+	if !strings.Contains(logs.String(), "stopped reading") {
+		t.Fatalf("the connection was not closed by the queue bound; logs:\n%s", logs.String())
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// Several clients hammering the daemon at once: per-connection order holds
+// and every line is answered exactly once.
+func TestConcurrentClientsKeepPerConnectionOrder(t *testing.T) {
+	h := start(t)
+	const clients, rounds = 8, 200
+	errs := make(chan error, clients)
+	for i := range clients {
+		go func() {
+			nc, err := net.Dial("unix", h.path)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer nc.Close()
+			sid := string(rune('a' + i))
+			var b strings.Builder
+			for range rounds {
+				b.WriteString(ping + "\n")
+				b.WriteString(stateMsg("codex", sid, "running", `"reply":true`) + "\n")
+				b.WriteString(`{"protocol":1,"type":"nope"}` + "\n")
+			}
+			go nc.Write([]byte(b.String()))
+			nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+			buf := make([]byte, 0, 1<<20)
+			tmp := make([]byte, 64<<10)
+			for strings.Count(string(buf), "\n") < 3*rounds {
+				n, err := nc.Read(tmp)
+				if err != nil {
+					errs <- err
+					return
+				}
+				buf = append(buf, tmp[:n]...)
+			}
+			lines := strings.Split(strings.TrimSuffix(string(buf), "\n"), "\n")
+			for j, line := range lines {
+				var want string
+				switch j % 3 {
+				case 0:
+					want = `"type":"pong"`
+				case 1:
+					want = `"type":"state_ack","backend":"codex","session_id":"` + sid + `"`
+				case 2:
+					want = `"type":"error","code":"` + wire.CodeUnknownMessageType + `"`
+				}
+				if !strings.Contains(line, want) {
+					errs <- &orderError{j, line, want}
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range clients {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+type orderError struct {
+	i          int
+	line, want string
+}
+
+func (e *orderError) Error() string {
+	return "line " + strconv.Itoa(e.i) + " is " + e.line + ", want it to contain " + e.want
+}
+
+// A surface whose Render fails does not stop the daemon.
+func TestRenderFailureIsNotFatal(t *testing.T) {
+	h := start(t)
+	h.surface.FailRender(os.ErrClosed)
+	h.update("codex", "a", "running")
+	h.dial().ping()
+}
