@@ -19,7 +19,8 @@ import (
 )
 
 // `lets pad …` talks to the pad daemon over Wire Protocol 1 (spec
-// wire-protocol-1.md). `lets pad daemon` is defined in pad_daemon.go.
+// wire-protocol-1.md). `lets pad daemon` is runPadDaemon in pad_daemon.go;
+// it shares padFlags and parsePad with the commands here.
 
 // padCommand is one `lets pad <name>` subcommand.
 type padCommand struct {
@@ -39,16 +40,8 @@ func padCommands() []padCommand {
 		{name: "watch", usage: "[--backend NAME] [--session ID] [--actions LIST] [--socket PATH]", summary: "print pad actions (approve, reject, stop, retry) until Ctrl+C", run: runPadWatch},
 		{name: "symbols", usage: "[--hold SECONDS] [--socket PATH]", summary: "preview the seven state symbols on the pad, one after another", run: runPadSymbols},
 		{name: "lease", usage: "[--lease-id ID] [--backend NAME --session ID] [--label TEXT] [--cwd DIR] [--socket PATH]", summary: "hold a session lease until Ctrl+C (the session ends when it is released)", run: runPadLease},
-		{name: "daemon", usage: "[flags]", summary: "run the pad daemon in the foreground", run: padDaemonHook},
+		{name: "daemon", usage: "[flags]", summary: "run the pad daemon in the foreground", run: runPadDaemon},
 	}
-}
-
-// padDaemonHook is the entry of `lets pad daemon`. The daemon command is
-// runPadDaemon(ctx, env, args) in pad_daemon.go (owned by the daemon work);
-// TODO(lead): replace padDaemonHook with runPadDaemon in the table above once
-// pad_daemon.go defines it, and delete this function.
-func padDaemonHook(_ context.Context, _ *Env, _ []string) error {
-	return errors.New("`lets pad daemon` is not built into this version yet; run `lets serve`, which includes the pad daemon")
 }
 
 func joinStates() string {
