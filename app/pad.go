@@ -55,8 +55,7 @@ func joinStates() string {
 // runPad dispatches `lets pad <command> …`.
 func runPad(ctx context.Context, env *Env, args []string) error {
 	if len(args) == 0 {
-		printPadUsage(env.Stderr)
-		return &UsageError{Msg: "missing pad command (one of: " + padCommandNames() + ")"}
+		return &UsageError{Msg: "missing pad command (one of: " + padCommandNames() + "; see `lets pad -h`)"}
 	}
 	name, rest := args[0], args[1:]
 	switch name {
