@@ -32,7 +32,7 @@ func runHelp(ctx context.Context, env *Env, args []string) error {
 	}
 	switch fs.NArg() {
 	case 0:
-		printTopUsage(env.Stdout)
+		printTopUsage(env.Stdout, true)
 		return nil
 	case 1:
 		cmd, ok := lookup(fs.Arg(0))

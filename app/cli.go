@@ -47,6 +47,7 @@ func commands() []command {
 	return []command{
 		{name: "serve", summary: "run Lets headless (host and agent daemon, no tray)", usage: "[flags]", run: runServe},
 		{name: "status", summary: "show whether Lets is running and where", usage: "[--json]", run: runStatus},
+		{name: "pad", summary: "talk to the pad daemon: status, ping, state, watch, symbols, daemon", usage: "<command> [flags]", run: runPad},
 		{name: "doctor", summary: "check this machine and your Lets data folder for problems", usage: "", run: runDoctor},
 		{name: "version", summary: "print the Lets version", usage: "", run: runVersion},
 		{name: "help", summary: "show help for a command", usage: "[command]", run: runHelp},
@@ -91,7 +92,7 @@ func Run(ctx context.Context, env *Env, args []string) int {
 		// same host as `lets serve`.
 		name = "serve"
 	case "-h", "-help", "--help":
-		printTopUsage(env.Stdout)
+		printTopUsage(env.Stdout, true)
 		return 0
 	case "-v", "-version", "--version":
 		name = "version"
@@ -106,7 +107,7 @@ func Run(ctx context.Context, env *Env, args []string) int {
 			msg += fmt.Sprintf(" — did you mean %q?", s)
 		}
 		fmt.Fprintln(env.Stderr, msg)
-		printTopUsage(env.Stderr)
+		printTopUsage(env.Stderr, false)
 		return 2
 	}
 	err := cmd.run(ctx, env, rest)
@@ -179,8 +180,10 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-func printTopUsage(w io.Writer) {
-	fmt.Fprintf(w, "Lets %s — people and AI agents, working together.\n\n", Version)
+func printTopUsage(w io.Writer, banner bool) {
+	if banner {
+		fmt.Fprintf(w, "Lets %s — people and AI agents, working together.\n\n", Version)
+	}
 	fmt.Fprintln(w, "Usage:")
 	fmt.Fprintln(w, "  lets             start Lets (the desktop app)")
 	fmt.Fprintln(w, "  lets <command> [flags]")
@@ -222,7 +225,11 @@ func parseFlags(env *Env, name string, fs *flag.FlagSet, args []string) error {
 			printCommandUsage(env.Stdout, cmd, fs)
 			return flag.ErrHelp
 		}
-		return &UsageError{Msg: err.Error(), flags: fs}
+		msg := err.Error()
+		if bad, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+			msg = "unknown flag " + bad
+		}
+		return &UsageError{Msg: msg, flags: fs}
 	}
 	return nil
 }

@@ -1,0 +1,262 @@
+package app
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lets-app/lets/backend/config"
+	"github.com/lets-app/lets/backend/host"
+)
+
+// aptPackages are the Debian packages Lets needs to build and run its
+// windows, tray, MIDI and browser tests. The Makefile's deps target installs
+// the same list.
+var aptPackages = []string{
+	"libgtk-3-dev", "libwebkit2gtk-4.1-dev", "libasound2-dev", "pkg-config", "gcc",
+	"xvfb", "dbus", "dbus-x11", "chromium", "imagemagick", "x11-utils",
+}
+
+type checkLevel int
+
+const (
+	checkOK checkLevel = iota
+	checkInfo
+	checkWarn
+	checkFail
+)
+
+func (l checkLevel) mark() string {
+	switch l {
+	case checkOK:
+		return "ok  "
+	case checkInfo:
+		return "info"
+	case checkWarn:
+		return "warn"
+	}
+	return "FAIL"
+}
+
+type checkResult struct {
+	level  checkLevel
+	name   string
+	detail string
+}
+
+// doctor runs the checks; its probes are fields so tests can replace them.
+type doctor struct {
+	paths config.Paths
+	env   *Env
+	// pkgInstalled reports whether a Debian package is installed; ok=false
+	// with a nil error means dpkg is not available on this system.
+	pkgInstalled func(pkg string) (installed bool, ok bool)
+	timeout      time.Duration
+}
+
+func runDoctor(ctx context.Context, env *Env, args []string) error {
+	fs := newFlags("doctor")
+	if err := parseFlags(env, "doctor", fs, args); err != nil {
+		return err
+	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
+	home, err := config.ResolveHome(env.Getenv)
+	if err != nil {
+		return err
+	}
+	d := &doctor{paths: config.Paths{Home: home}, env: env, pkgInstalled: dpkgInstalled, timeout: 2 * time.Second}
+	results := d.run(ctx)
+	failed := printChecks(env.Stdout, results)
+	if failed > 0 {
+		return exitError{code: 1}
+	}
+	return nil
+}
+
+func (d *doctor) run(ctx context.Context) []checkResult {
+	var out []checkResult
+	out = append(out, d.checkDataDir())
+	out = append(out, d.checkConfig())
+	hostRes, wireSocket := d.checkHost(ctx)
+	out = append(out, hostRes)
+	out = append(out, d.checkSocket(wireSocket))
+	out = append(out, d.checkPackages()...)
+	return out
+}
+
+func (d *doctor) checkDataDir() checkResult {
+	r := checkResult{name: "data folder"}
+	fi, err := os.Stat(d.paths.Home)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		r.level, r.detail = checkInfo, d.paths.Home+" does not exist yet; Lets creates it on first start"
+		return r
+	case err != nil:
+		r.level, r.detail = checkFail, fmt.Sprintf("%s: %v", d.paths.Home, err)
+		return r
+	case !fi.IsDir():
+		r.level, r.detail = checkFail, d.paths.Home+" is not a folder; move it away"
+		return r
+	}
+	probe, err := os.CreateTemp(d.paths.Home, ".doctor-*")
+	if err != nil {
+		r.level, r.detail = checkFail, fmt.Sprintf("%s is not writable: %v", d.paths.Home, err)
+		return r
+	}
+	_ = probe.Close()
+	_ = os.Remove(probe.Name())
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		r.level, r.detail = checkWarn, fmt.Sprintf("%s is readable by others (mode %o); Lets makes it private (0700) on next start", d.paths.Home, perm)
+		return r
+	}
+	r.level, r.detail = checkOK, d.paths.Home+" (private, writable)"
+	return r
+}
+
+func (d *doctor) checkConfig() checkResult {
+	r := checkResult{name: "config.json"}
+	path := d.paths.ConfigFile()
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		r.level, r.detail = checkOK, "not present; using the defaults"
+		return r
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		r.level, r.detail = checkWarn, err.Error()
+		return r
+	}
+	r.level, r.detail = checkOK, path
+	if keys := cfg.UnknownKeys(); len(keys) > 0 {
+		r.detail += fmt.Sprintf(" (ignoring unknown settings: %s)", strings.Join(keys, ", "))
+	}
+	return r
+}
+
+func (d *doctor) checkHost(ctx context.Context) (checkResult, string) {
+	r := checkResult{name: "host"}
+	c, err := newHostClient(d.paths)
+	if errors.Is(err, config.ErrHostNotRunning) {
+		r.level, r.detail = checkInfo, "not running; start it with `lets` or `lets serve`"
+		return r, ""
+	}
+	if err != nil {
+		r.level, r.detail = checkFail, err.Error()
+		return r, ""
+	}
+	c.http.Timeout = d.timeout
+	var st host.Status
+	if err := c.getJSON(ctx, "/lip/status", &st); err != nil {
+		r.level, r.detail = checkFail, err.Error()
+		return r, ""
+	}
+	r.level, r.detail = checkOK, fmt.Sprintf("Lets %s answers on %s (pid %d)", st.Version, st.URL, st.PID)
+	return r, st.WireSocket
+}
+
+// checkSocket pings the Pad-Lattice daemon socket with a raw Wire Protocol
+// 1 ping, so it works against any compatible daemon.
+func (d *doctor) checkSocket(path string) checkResult {
+	r := checkResult{name: "pad socket"}
+	if path == "" {
+		path = defaultWireSocket(d.env.Getenv)
+	}
+	if _, err := os.Stat(path); err != nil {
+		r.level, r.detail = checkInfo, path+" does not exist; the pad daemon is not running"
+		return r
+	}
+	conn, err := net.DialTimeout("unix", path, d.timeout)
+	if err != nil {
+		r.level, r.detail = checkWarn, fmt.Sprintf("%s exists but nothing answers (%v); a crashed daemon may have left it — starting Lets replaces it", path, err)
+		return r
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(d.timeout))
+	if _, err := io.WriteString(conn, `{"protocol":1,"type":"ping"}`+"\n"); err != nil {
+		r.level, r.detail = checkWarn, fmt.Sprintf("%s: could not send a ping: %v", path, err)
+		return r
+	}
+	line, err := bufio.NewReader(io.LimitReader(conn, 1<<16)).ReadString('\n')
+	if err != nil || !strings.Contains(line, `"type":"pong"`) {
+		r.level, r.detail = checkWarn, fmt.Sprintf("%s did not answer a ping with pong", path)
+		return r
+	}
+	r.level, r.detail = checkOK, path+" answers ping"
+	return r
+}
+
+// defaultWireSocket resolves the Wire Protocol 1 socket path the way every
+// Pad-Lattice client does.
+func defaultWireSocket(getenv func(string) string) string {
+	if p := getenv("PAD_LATTICE_SOCKET"); p != "" {
+		return p
+	}
+	if dir := getenv("XDG_RUNTIME_DIR"); dir != "" {
+		return filepath.Join(dir, "pad-lattice.sock")
+	}
+	return filepath.Join(os.TempDir(), "pad-lattice-"+strconv.Itoa(os.Getuid())+".sock")
+}
+
+func (d *doctor) checkPackages() []checkResult {
+	var missing []string
+	for _, p := range aptPackages {
+		installed, ok := d.pkgInstalled(p)
+		if !ok {
+			return []checkResult{{level: checkInfo, name: "packages", detail: "dpkg is not available; cannot check system packages on this system"}}
+		}
+		if !installed {
+			missing = append(missing, p)
+		}
+	}
+	if len(missing) > 0 {
+		return []checkResult{{level: checkWarn, name: "packages", detail: fmt.Sprintf("missing %s — run `make deps` (or sudo apt-get install %s)", strings.Join(missing, ", "), strings.Join(missing, " "))}}
+	}
+	return []checkResult{{level: checkOK, name: "packages", detail: fmt.Sprintf("all %d system packages are installed", len(aptPackages))}}
+}
+
+func dpkgInstalled(pkg string) (bool, bool) {
+	path, err := exec.LookPath("dpkg-query")
+	if err != nil {
+		return false, false
+	}
+	out, err := exec.Command(path, "-W", "-f=${Status}", pkg).Output()
+	if err != nil {
+		return false, true
+	}
+	return strings.HasSuffix(strings.TrimSpace(string(out)), "install ok installed"), true
+}
+
+// printChecks prints one line per check and a summary; it returns how many
+// checks failed.
+func printChecks(w io.Writer, results []checkResult) int {
+	fmt.Fprintln(w, "Lets doctor — checking this machine")
+	failed, warned := 0, 0
+	for _, r := range results {
+		fmt.Fprintf(w, "  [%s] %-12s %s\n", r.level.mark(), r.name, r.detail)
+		switch r.level {
+		case checkFail:
+			failed++
+		case checkWarn:
+			warned++
+		}
+	}
+	switch {
+	case failed > 0:
+		fmt.Fprintf(w, "%d problem(s) need attention (see FAIL above).\n", failed)
+	case warned > 0:
+		fmt.Fprintf(w, "Everything essential works; %d warning(s) above.\n", warned)
+	default:
+		fmt.Fprintln(w, "Everything looks good.")
+	}
+	return failed
+}

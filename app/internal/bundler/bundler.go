@@ -1,0 +1,188 @@
+// Package bundler turns the TypeScript sources of shell/ and frontend/ into
+// the minified bundles (with source maps) that the binary embeds. It uses the
+// esbuild Go API, so building needs no Node.js.
+package bundler
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/evanw/esbuild/pkg/api"
+)
+
+// Target is one folder with TypeScript in src/ and generated files in dist/.
+type Target struct {
+	// Dir is the folder relative to the repository root, e.g. "frontend".
+	Dir string
+	// Entries are entry points relative to Dir, e.g. "src/home.ts".
+	Entries []string
+	// Static is a folder (relative to Dir) whose files are copied into dist
+	// unchanged (HTML, CSS, images); "" for none.
+	Static string
+	// Format is the output module format.
+	Format api.Format
+	// GlobalName names the IIFE global, when Format is IIFE.
+	GlobalName string
+}
+
+// Targets lists every bundle the repository commits.
+func Targets() []Target {
+	return []Target{
+		{Dir: "shell", Entries: []string{"src/envelope.ts"}, Format: api.FormatESModule},
+		{Dir: "frontend", Entries: []string{"src/home.ts"}, Static: "static", Format: api.FormatIIFE},
+	}
+}
+
+// DistDir is where a target's generated files live, relative to its Dir.
+const DistDir = "dist"
+
+// Build bundles a target found under root and returns its dist files by
+// path relative to dist/ ("home.js", "home.js.map", "index.html").
+func Build(root string, t Target) (map[string][]byte, error) {
+	abs, err := filepath.Abs(filepath.Join(root, t.Dir))
+	if err != nil {
+		return nil, err
+	}
+	outdir := filepath.Join(abs, DistDir)
+	entries := make([]string, len(t.Entries))
+	for i, e := range t.Entries {
+		entries[i] = filepath.Join(abs, filepath.FromSlash(e))
+	}
+	res := api.Build(api.BuildOptions{
+		EntryPoints:       entries,
+		Outdir:            outdir,
+		Bundle:            true,
+		Write:             false,
+		MinifyWhitespace:  true,
+		MinifyIdentifiers: true,
+		MinifySyntax:      true,
+		Sourcemap:         api.SourceMapLinked,
+		Format:            t.Format,
+		GlobalName:        t.GlobalName,
+		Target:            api.ES2020,
+		Platform:          api.PlatformBrowser,
+		Charset:           api.CharsetUTF8,
+		LegalComments:     api.LegalCommentsNone,
+		LogLevel:          api.LogLevelSilent,
+	})
+	if len(res.Errors) > 0 {
+		msgs := api.FormatMessages(res.Errors, api.FormatMessagesOptions{Kind: api.ErrorMessage})
+		return nil, fmt.Errorf("bundle %s: %s", t.Dir, strings.Join(msgs, "\n"))
+	}
+	out := map[string][]byte{}
+	for _, f := range res.OutputFiles {
+		rel, err := filepath.Rel(outdir, f.Path)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			return nil, fmt.Errorf("bundle %s: esbuild wrote outside dist: %s", t.Dir, f.Path)
+		}
+		out[filepath.ToSlash(rel)] = f.Contents
+	}
+	if t.Static != "" {
+		staticDir := filepath.Join(abs, t.Static)
+		err := filepath.WalkDir(staticDir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			if !d.Type().IsRegular() {
+				return fmt.Errorf("%s is not a regular file; static assets must be plain files", p)
+			}
+			rel, _ := filepath.Rel(staticDir, p)
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			key := filepath.ToSlash(rel)
+			if _, clash := out[key]; clash {
+				return fmt.Errorf("static file %s clashes with a bundle output", p)
+			}
+			out[key] = data
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("copy static files of %s: %w", t.Dir, err)
+		}
+	}
+	return out, nil
+}
+
+// Write replaces the target's dist folder with files, removing stale ones.
+func Write(root string, t Target, files map[string][]byte) error {
+	dist := filepath.Join(root, t.Dir, DistDir)
+	if err := os.MkdirAll(dist, 0o755); err != nil {
+		return err
+	}
+	existing, err := ReadDist(root, t)
+	if err != nil {
+		return err
+	}
+	for name := range existing {
+		if _, keep := files[name]; !keep {
+			if err := os.Remove(filepath.Join(dist, filepath.FromSlash(name))); err != nil {
+				return err
+			}
+		}
+	}
+	for name, data := range files {
+		p := filepath.Join(dist, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ReadDist reads the committed dist folder of a target.
+func ReadDist(root string, t Target) (map[string][]byte, error) {
+	dist := filepath.Join(root, t.Dir, DistDir)
+	out := map[string][]byte{}
+	err := filepath.WalkDir(dist, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && p == dist {
+				return fs.SkipAll
+			}
+			return err
+		}
+		if d.IsDir() || d.Name() == "embed.go" {
+			return nil
+		}
+		rel, _ := filepath.Rel(dist, p)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		out[filepath.ToSlash(rel)] = data
+		return nil
+	})
+	return out, err
+}
+
+// Diff describes how the committed files differ from a fresh build; empty
+// means they are the same.
+func Diff(committed, fresh map[string][]byte) []string {
+	var diffs []string
+	for name, data := range fresh {
+		old, ok := committed[name]
+		switch {
+		case !ok:
+			diffs = append(diffs, name+": missing from the committed bundle")
+		case !bytes.Equal(old, data):
+			diffs = append(diffs, name+": differs from a fresh build")
+		}
+	}
+	for name := range committed {
+		if _, ok := fresh[name]; !ok {
+			diffs = append(diffs, name+": committed but no longer generated")
+		}
+	}
+	sort.Strings(diffs)
+	return diffs
+}

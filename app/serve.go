@@ -1,0 +1,145 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/lets-app/lets/backend/config"
+	"github.com/lets-app/lets/backend/host"
+	"github.com/lets-app/lets/backend/instance"
+	"github.com/lets-app/lets/backend/logging"
+	"github.com/lets-app/lets/backend/service"
+	"github.com/lets-app/lets/backend/token"
+	"github.com/lets-app/lets/frontend"
+)
+
+// setup is what every host-side command needs: the data folder and a logger.
+type setup struct {
+	paths   config.Paths
+	log     *slog.Logger
+	logFile *logging.RotatingFile
+}
+
+func (s *setup) close() {
+	if s.logFile != nil {
+		_ = s.logFile.Close()
+	}
+}
+
+// openSetup resolves and prepares the data folder and opens the log.
+func openSetup(env *Env, withFile bool) (*setup, error) {
+	level, lerr := logging.ParseLevel(env.Getenv(logging.LevelEnv))
+	home, err := config.ResolveHome(env.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	s := &setup{paths: config.Paths{Home: home}}
+	boot := logging.New(env.Stderr, nil, level)
+	if err := config.Ensure(s.paths, boot); err != nil {
+		return nil, err
+	}
+	var file io.Writer
+	if withFile {
+		f, err := logging.OpenRotating(s.paths.LogFile(), logging.MaxBytes, logging.Keep)
+		if err != nil {
+			boot.Warn("logging to stderr only", "err", err)
+		} else {
+			s.logFile, file = f, f
+		}
+	}
+	s.log = logging.New(env.Stderr, file, level)
+	if lerr != nil {
+		s.log.Warn(lerr.Error())
+	}
+	return s, nil
+}
+
+func runServe(ctx context.Context, env *Env, args []string) error {
+	fs := newFlags("serve")
+	port := fs.Int("port", -1, "loopback port for the host (0 picks a free one; default from config.json)")
+	if err := parseFlags(env, "serve", fs, args); err != nil {
+		return err
+	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
+	if *port < -1 || *port > 65535 {
+		return &UsageError{Msg: fmt.Sprintf("--port %d is not a port number (0–65535)", *port), flags: fs}
+	}
+
+	st, err := openSetup(env, true)
+	if err != nil {
+		return err
+	}
+	defer st.close()
+	log := st.log
+
+	lock, err := instance.Acquire(st.paths.LockFile(), instance.Holder{PID: os.Getpid(), Command: "serve", StartedAt: time.Now()})
+	if err != nil {
+		if instance.IsBusy(err) {
+			fmt.Fprintf(env.Stderr, "%v\nUse `lets status` to see it, or stop it before starting another.\n", err)
+			return exitError{code: 1}
+		}
+		return err
+	}
+	defer func() { _ = lock.Release() }()
+
+	cfg, err := config.Load(st.paths.ConfigFile())
+	if err != nil {
+		log.Warn("config.json has a problem", "err", err)
+	}
+	if keys := cfg.UnknownKeys(); len(keys) > 0 {
+		log.Info("config.json has settings this version does not know; they are kept and ignored", "keys", keys)
+	}
+	if *port >= 0 {
+		cfg.HostPort = *port
+	}
+
+	tok, err := token.New()
+	if err != nil {
+		return err
+	}
+	pages, err := frontend.Pages()
+	if err != nil {
+		return err
+	}
+	started := time.Now()
+	srv, err := host.Listen(host.Options{
+		Addr:    "127.0.0.1:" + strconv.Itoa(cfg.HostPort),
+		Token:   tok,
+		Version: Version,
+		DataDir: st.paths.Home,
+		Pages:   pages,
+		Log:     log,
+	})
+	if err != nil {
+		return err
+	}
+	info := config.HostInfo{Port: srv.Port(), PID: os.Getpid(), Token: tok, Version: Version, StartedAt: started.UTC()}
+	if err := config.WriteHostInfo(st.paths, info); err != nil {
+		_ = srv.Close()
+		return fmt.Errorf("tell other commands where Lets listens: %w", err)
+	}
+	defer func() { _ = config.RemoveHostInfo(st.paths, os.Getpid()) }()
+
+	services := []service.Service{srv}
+
+	fmt.Fprintf(env.Stdout, "Lets %s is running.\n  Listening on: %s (loopback only)\n  Data folder:  %s\n  Log file:     %s\nPress Ctrl+C to stop.\n",
+		Version, srv.URL(), st.paths.Home, st.paths.LogFile())
+	sup := &service.Supervisor{Services: services, Log: log}
+	err = sup.Run(ctx)
+	if errors.Is(err, service.ErrStopTimeout) {
+		log.Warn("stopped with parts still busy", "err", err)
+		err = nil
+	}
+	if err == nil {
+		fmt.Fprintln(env.Stdout, "Lets stopped. See you soon.")
+	}
+	return err
+}
