@@ -24,6 +24,19 @@
 // WriteTimeout during a write, is closed and cleaned up exactly as if the
 // peer had disconnected (§9.12). The reference buffers without bound; this
 // bound protects every other client from one stuck peer.
+//
+// # Differences from the reference worth knowing
+//
+//   - At EOF the reference drops replies it has not sent yet; this daemon
+//     still writes them (bounded by WriteTimeout), which only matters to a
+//     client that half-closes its socket and keeps reading.
+//   - The reference's crashes (§13.2) are ordinary protocol errors here, and
+//     a failing accept is retried with backoff.
+//   - An unsolicited message (action, session_lease_bound) too large for a
+//     frame is dropped and logged rather than replaced by an error line the
+//     recipient would not expect (§13.3 allows this).
+//   - The socket file is created with mode 0600 from the start (fchmod
+//     before bind on Linux), not chmod-ed after bind.
 package daemon
 
 import (
@@ -628,6 +641,19 @@ func (d *Daemon) stop(ln *listener) {
 	go func() { d.wg.Wait(); close(waited) }()
 	select {
 	case <-waited:
+		// Connections accepted but not yet registered were never seen by
+		// anyone else: close them here.
+		for {
+			select {
+			case ev := <-d.events:
+				if ev.kind == evAccept {
+					ev.nc.Close()
+				}
+				continue
+			default:
+			}
+			break
+		}
 	case <-time.After(stopTimeout):
 		d.log.Warn("agent connections did not close in time")
 	}

@@ -20,6 +20,11 @@ var (
 	ErrAlreadyRunning = errors.New("another Pad-Lattice daemon is already running")
 )
 
+// maxSocketPath is the size of sockaddr_un.sun_path on Linux (104 on the
+// BSDs, which then fail in bind with their own error); the path and its
+// terminating NUL must fit.
+const maxSocketPath = 108
+
 // probeTimeout bounds the connect used to tell a live daemon from a stale
 // socket file.
 const probeTimeout = time.Second
@@ -39,6 +44,9 @@ type listener struct {
 func claim(path string) (*listener, error) {
 	if path == "" {
 		return nil, errors.New("socket path is empty; set PAD_LATTICE_SOCKET or pass --socket")
+	}
+	if len(path) >= maxSocketPath {
+		return nil, fmt.Errorf("socket path %s is %d bytes long; Unix sockets allow at most %d, so choose a shorter path with --socket or PAD_LATTICE_SOCKET", path, len(path), maxSocketPath-1)
 	}
 	if err := clearStale(path); err != nil {
 		return nil, err

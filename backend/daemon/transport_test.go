@@ -322,3 +322,15 @@ func TestRunWithoutListenClaimsTheSocket(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestTooLongSocketPathIsExplained(t *testing.T) {
+	surface := daemontest.NewSurface()
+	path := filepath.Join(shortDir(t), strings.Repeat("x", 120)+".sock")
+	_, err := daemon.Listen(daemon.Options{SocketPath: path, Surface: surface})
+	if err == nil || !strings.Contains(err.Error(), "choose a shorter path") {
+		t.Fatalf("err = %v", err)
+	}
+	if surface.Closes() != 1 {
+		t.Fatal("surface not closed")
+	}
+}
