@@ -22,10 +22,17 @@ type testEnv struct {
 func newTestEnv(t *testing.T) *testEnv {
 	t.Helper()
 	home := filepath.Join(t.TempDir(), "lets-home")
+	// Unix socket paths must stay under 108 bytes; test names make
+	// t.TempDir() too long.
+	sockDir, err := os.MkdirTemp("", "lt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(sockDir) })
 	vars := map[string]string{
 		"LETS_HOME":          home,
 		"HOME":               t.TempDir(),
-		"PAD_LATTICE_SOCKET": filepath.Join(t.TempDir(), "none.sock"),
+		"PAD_LATTICE_SOCKET": filepath.Join(sockDir, "pad.sock"),
 	}
 	out, errb := &syncBuffer{}, &syncBuffer{}
 	return &testEnv{
@@ -175,6 +182,23 @@ func TestServeThenStatusThenSecondServeThenStop(t *testing.T) {
 	if !strings.Contains(st.out.String(), "is running") || !strings.Contains(st.out.String(), e.home) {
 		t.Fatalf("status output: %q", st.out.String())
 	}
+	sock := e.Env.Getenv("PAD_LATTICE_SOCKET")
+	if !strings.Contains(st.out.String(), "Pad daemon:   "+sock) || info.WireSocket != sock {
+		t.Fatalf("status should name the pad daemon socket %s: %q (host.json %q)", sock, st.out.String(), info.WireSocket)
+	}
+	ping := newTestEnv(t)
+	ping.Env.Getenv = e.Env.Getenv
+	if code := ping.run("pad", "ping"); code != 0 {
+		t.Fatalf("lets pad ping against lets serve: exit %d %s%s", code, ping.out.String(), ping.err.String())
+	}
+	doc := newTestEnv(t)
+	doc.Env.Getenv = e.Env.Getenv
+	doc.run("doctor")
+	for _, want := range []string{"answers on " + "http://127.0.0.1:", sock + " answers ping"} {
+		if !strings.Contains(doc.out.String(), want) {
+			t.Errorf("doctor against a running Lets should report %q:\n%s", want, doc.out.String())
+		}
+	}
 	js := newTestEnv(t)
 	js.Env.Getenv = e.Env.Getenv
 	if code := js.run("status", "--json"); code != 0 {
@@ -203,6 +227,9 @@ func TestServeThenStatusThenSecondServeThenStop(t *testing.T) {
 	if _, err := os.Stat(paths.HostFile()); !os.IsNotExist(err) {
 		t.Fatal("host.json should be removed on a clean stop")
 	}
+	if _, err := os.Stat(sock); !os.IsNotExist(err) {
+		t.Fatal("the pad socket should be removed on a clean stop")
+	}
 	if !strings.Contains(e.out.String(), "Lets stopped") {
 		t.Fatalf("no goodbye: %q", e.out.String())
 	}
@@ -224,5 +251,19 @@ func TestServeWarnsAboutBrokenConfigButRuns(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(cfgPath); string(data) != "{\n\"handoff\": \n}" {
 		t.Fatal("broken config.json was rewritten")
+	}
+}
+
+func TestServeWithoutPad(t *testing.T) {
+	e := newTestEnv(t)
+	stop := startServe(t, e, "--no-pad")
+	if !strings.Contains(e.out.String(), "Pad daemon:   off") {
+		t.Fatalf("serve --no-pad should say the pad daemon is off: %q", e.out.String())
+	}
+	if _, err := os.Stat(e.Env.Getenv("PAD_LATTICE_SOCKET")); !os.IsNotExist(err) {
+		t.Fatal("--no-pad must not create the socket")
+	}
+	if code := stop(); code != 0 {
+		t.Fatalf("stop: %d", code)
 	}
 }

@@ -9,13 +9,12 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/host"
+	"github.com/lets-app/lets/backend/wire"
 )
 
 // aptPackages are the Debian packages Lets needs to build and run its
@@ -198,13 +197,7 @@ func (d *doctor) checkSocket(path string) checkResult {
 // defaultWireSocket resolves the Wire Protocol 1 socket path the way every
 // Pad-Lattice client does.
 func defaultWireSocket(getenv func(string) string) string {
-	if p := getenv("PAD_LATTICE_SOCKET"); p != "" {
-		return p
-	}
-	if dir := getenv("XDG_RUNTIME_DIR"); dir != "" {
-		return filepath.Join(dir, "pad-lattice.sock")
-	}
-	return filepath.Join(os.TempDir(), "pad-lattice-"+strconv.Itoa(os.Getuid())+".sock")
+	return wire.ResolveSocketPath(getenv, os.Getuid())
 }
 
 func (d *doctor) checkPackages() []checkResult {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lets-app/lets/backend/config"
+	"github.com/lets-app/lets/backend/daemon"
 	"github.com/lets-app/lets/backend/host"
 	"github.com/lets-app/lets/backend/instance"
 	"github.com/lets-app/lets/backend/logging"
@@ -63,6 +64,7 @@ func openSetup(env *Env, withFile bool) (*setup, error) {
 func runServe(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags("serve")
 	port := fs.Int("port", -1, "loopback port for the host (0 picks a free one; default from config.json)")
+	noPad := fs.Bool("no-pad", false, "do not run the pad daemon (Wire Protocol 1); same as \"wire\": {\"enabled\": false} in config.json")
 	if err := parseFlags(env, "serve", fs, args); err != nil {
 		return err
 	}
@@ -101,6 +103,10 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		cfg.HostPort = *port
 	}
 
+	if *noPad {
+		cfg.Wire.Enabled = false
+	}
+
 	tok, err := token.New()
 	if err != nil {
 		return err
@@ -110,6 +116,22 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	started := time.Now()
+	var services []service.Service
+	var pad *daemon.Daemon
+	padNote := "off (enable with \"wire\": {\"enabled\": true} in config.json)"
+	if cfg.Wire.Enabled {
+		pad, err = daemon.Listen(daemon.OptionsFromConfig(st.paths, cfg.Wire, env.Getenv, log))
+		if err != nil {
+			// The host is still useful without the pad side, for example
+			// when another Pad-Lattice daemon already owns the socket.
+			log.Warn("the pad daemon did not start; continuing without it", "err", err)
+			padNote = "not started: " + err.Error()
+			pad = nil
+		} else {
+			services = append(services, pad)
+			padNote = pad.SocketPath()
+		}
+	}
 	srv, err := host.Listen(host.Options{
 		Addr:    "127.0.0.1:" + strconv.Itoa(cfg.HostPort),
 		Token:   tok,
@@ -117,21 +139,30 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		DataDir: st.paths.Home,
 		Pages:   pages,
 		Log:     log,
+		Extra: func(s *host.Status) {
+			s.Services = serviceNames(services)
+			if pad != nil {
+				s.WireSocket = pad.SocketPath()
+			}
+		},
 	})
 	if err != nil {
+		closeAll(services)
 		return err
 	}
+	services = append(services, srv)
 	info := config.HostInfo{Port: srv.Port(), PID: os.Getpid(), Token: tok, Version: Version, StartedAt: started.UTC()}
+	if pad != nil {
+		info.WireSocket = pad.SocketPath()
+	}
 	if err := config.WriteHostInfo(st.paths, info); err != nil {
-		_ = srv.Close()
+		closeAll(services)
 		return fmt.Errorf("tell other commands where Lets listens: %w", err)
 	}
 	defer func() { _ = config.RemoveHostInfo(st.paths, os.Getpid()) }()
 
-	services := []service.Service{srv}
-
-	fmt.Fprintf(env.Stdout, "Lets %s is running.\n  Listening on: %s (loopback only)\n  Data folder:  %s\n  Log file:     %s\nPress Ctrl+C to stop.\n",
-		Version, srv.URL(), st.paths.Home, st.paths.LogFile())
+	fmt.Fprintf(env.Stdout, "Lets %s is running.\n  Listening on: %s (loopback only)\n  Pad daemon:   %s\n  Data folder:  %s\n  Log file:     %s\nPress Ctrl+C to stop.\n",
+		Version, srv.URL(), padNote, st.paths.Home, st.paths.LogFile())
 	sup := &service.Supervisor{Services: services, Log: log}
 	err = sup.Run(ctx)
 	if errors.Is(err, service.ErrStopTimeout) {
@@ -142,4 +173,24 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintln(env.Stdout, "Lets stopped. See you soon.")
 	}
 	return err
+}
+
+func serviceNames(services []service.Service) []string {
+	names := make([]string, len(services))
+	for i, s := range services {
+		names[i] = s.Name()
+	}
+	return names
+}
+
+// closer is a service holding resources before it runs.
+type closer interface{ Close() error }
+
+// closeAll releases services that were prepared but will never run.
+func closeAll(services []service.Service) {
+	for i := len(services) - 1; i >= 0; i-- {
+		if c, ok := services[i].(closer); ok {
+			_ = c.Close()
+		}
+	}
 }
