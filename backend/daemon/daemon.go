@@ -52,11 +52,14 @@ import (
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/control"
 	"github.com/lets-app/lets/backend/identitystore"
+	"github.com/lets-app/lets/backend/service"
 	"github.com/lets-app/lets/backend/wire"
 )
 
 // ServiceName is the daemon's name as a service.Service.
 const ServiceName = "wire daemon"
+
+var _ service.Service = (*Daemon)(nil)
 
 // DefaultTickInterval is the longest time between two control-plane ticks
 // (§1 "daemon poll interval").
@@ -111,6 +114,14 @@ func OptionsFromConfig(paths config.Paths, wc config.WireConfig, getenv func(str
 		IdentityStore: identitystore.DefaultPath(paths.StateDir()),
 		Log:           log,
 	}
+}
+
+// FromConfig is what `lets serve` calls: the daemon configured from the data
+// folder and config.json's "wire" section, with its socket claimed, ready to
+// be run as a service. It fails when the socket path is taken (another
+// daemon runs there, or a file that is not a socket sits there).
+func FromConfig(paths config.Paths, wc config.WireConfig, getenv func(string) string, log *slog.Logger) (*Daemon, error) {
+	return Listen(OptionsFromConfig(paths, wc, getenv, log))
 }
 
 // Daemon is the Wire Protocol 1 daemon; it implements service.Service.

@@ -3,9 +3,11 @@ package daemon_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -429,5 +431,35 @@ func TestNoSurfaceStatus(t *testing.T) {
 	}
 	if a := h.session("codex", "7")["accent"]; a != "sky" {
 		t.Fatalf("eighth accent %v, want sky", a)
+	}
+}
+
+// Cases 71 and 74 through the daemon: the store it writes is private, keyed
+// by hash, and never holds the raw identity.
+func TestCase071_074_DaemonWritesPrivateHashedStore(t *testing.T) {
+	dir := filepath.Join(shortDir(t), "state")
+	path := filepath.Join(dir, identitystore.FileName)
+	h := start(t, func(o *daemon.Options) { o.IdentityStore = path })
+	h.update("codex", "private-session-id", "running")
+	h.update("codex", "abc", "running")
+	h.stop()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "private-session-id") {
+		t.Fatal("the store holds a raw session id")
+	}
+	if !strings.Contains(string(data), "0500ad38d366d7c1f7bc8f7e7e1b03a54410aa6385e15f10d1077c0038867dc2") {
+		t.Fatalf("the store lacks the key of codex/abc: %s", data)
+	}
+	for p, want := range map[string]os.FileMode{path: 0o600, dir: 0o700} {
+		fi, err := os.Stat(p)
+		if err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, want %v (%v)", p, fi.Mode().Perm(), want, err)
+		}
+	}
+	if got := identitystore.Open(path, identitystore.Options{}).Lookup("codex", "abc"); got != "magenta" {
+		t.Fatalf("codex/abc remembered as %q", got)
 	}
 }

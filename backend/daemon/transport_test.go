@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/daemon"
 	"github.com/lets-app/lets/backend/daemon/daemontest"
 	"github.com/lets-app/lets/backend/wire"
@@ -332,5 +333,25 @@ func TestTooLongSocketPathIsExplained(t *testing.T) {
 	}
 	if surface.Closes() != 1 {
 		t.Fatal("surface not closed")
+	}
+}
+
+func TestFromConfigUsesStateFolderAndConfiguredSocket(t *testing.T) {
+	dir := shortDir(t)
+	paths := config.Paths{Home: filepath.Join(dir, "home")}
+	sock := filepath.Join(dir, "w.sock")
+	d, err := daemon.FromConfig(paths, config.WireConfig{Enabled: true, Socket: sock}, func(string) string { return "" }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if d.SocketPath() != sock || d.Name() != daemon.ServiceName {
+		t.Fatalf("socket %s name %s", d.SocketPath(), d.Name())
+	}
+	o := daemon.OptionsFromConfig(paths, config.WireConfig{}, func(k string) string {
+		return map[string]string{wire.EnvSocket: "/env.sock"}[k]
+	}, nil)
+	if o.SocketPath != "/env.sock" || o.IdentityStore != filepath.Join(paths.StateDir(), "identities.json") {
+		t.Fatalf("options %+v", o)
 	}
 }
