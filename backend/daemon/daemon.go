@@ -259,7 +259,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.mu.Lock()
 	if d.running || d.finished {
 		d.mu.Unlock()
-		return errors.New("daemon: Run called twice")
+		return errors.New("daemon: Run called on a daemon that is running, already ran, or was closed")
 	}
 	d.running = true
 	ctx, cancel := context.WithCancel(ctx)
