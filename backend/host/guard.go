@@ -1,7 +1,6 @@
 package host
 
 import (
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -71,14 +70,4 @@ func requireHostToken(hostToken string, next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// isLoopback reports whether addr (host:port) is a loopback address.
-func isLoopback(addr string) bool {
-	h, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
 }
