@@ -34,6 +34,33 @@ var allowedMembers = map[string][]string{
 	TypePreviewEnd:       {"protocol", "type", "preview_id"},
 }
 
+// decodeObject runs the checks every line shares, in the order of §3.2:
+// size, UTF-8, JSON, object, protocol 1. Daemon and client decoding both
+// start here.
+func decodeObject(line []byte) (jvalue, *ProtocolError) {
+	if len(line) > MaxFrameBytes {
+		return jvalue{}, ErrFrameTooLarge()
+	}
+	if !utf8.Valid(line) {
+		return jvalue{}, invalid(TextInvalidJSON)
+	}
+	root, ok := parseJSON(line)
+	if !ok {
+		return jvalue{}, invalid(TextInvalidJSON)
+	}
+	if root.kind != jObject {
+		return jvalue{}, invalid(TextNotObject)
+	}
+	proto, _ := root.get("protocol")
+	if !isProtocolOne(proto) {
+		return jvalue{}, &ProtocolError{
+			Code: CodeUnsupportedProtocol,
+			Text: "unsupported wire protocol " + pyReprString(proto) + "; expected 1",
+		}
+	}
+	return root, nil
+}
+
 // DecodeLine decodes one client line (without its newline) into a typed
 // Command, or returns the protocol error to send, following the exact
 // precedence of spec §3.2: size, UTF-8, JSON, object, protocol, type,
@@ -41,25 +68,9 @@ var allowedMembers = map[string][]string{
 // control-plane conflicts of step 9 are the caller's. Blank lines should be
 // skipped with IsBlankLine before calling.
 func DecodeLine(line []byte) (Command, *ProtocolError) {
-	if len(line) > MaxFrameBytes {
-		return nil, ErrFrameTooLarge()
-	}
-	if !utf8.Valid(line) {
-		return nil, invalid(TextInvalidJSON)
-	}
-	root, ok := parseJSON(line)
-	if !ok {
-		return nil, invalid(TextInvalidJSON)
-	}
-	if root.kind != jObject {
-		return nil, invalid(TextNotObject)
-	}
-	proto, _ := root.get("protocol")
-	if !isProtocolOne(proto) {
-		return nil, &ProtocolError{
-			Code: CodeUnsupportedProtocol,
-			Text: "unsupported wire protocol " + pyReprString(proto) + "; expected 1",
-		}
+	root, perr := decodeObject(line)
+	if perr != nil {
+		return nil, perr
 	}
 	typ, _ := root.get("type")
 	var allowed []string

@@ -19,25 +19,9 @@ const TextDaemonErrorFallback = "the daemon reported an error without a descript
 // error message from the daemon decodes into ErrorMessage (not an error);
 // its Code is daemon_error when the daemon sent none.
 func DecodeReply(line []byte) (Reply, *ProtocolError) {
-	if len(line) > MaxFrameBytes {
-		return nil, ErrFrameTooLarge()
-	}
-	if !utf8.Valid(line) {
-		return nil, invalid(TextInvalidJSON)
-	}
-	root, ok := parseJSON(line)
-	if !ok {
-		return nil, invalid(TextInvalidJSON)
-	}
-	if root.kind != jObject {
-		return nil, invalid(TextNotObject)
-	}
-	proto, _ := root.get("protocol")
-	if !isProtocolOne(proto) {
-		return nil, &ProtocolError{
-			Code: CodeUnsupportedProtocol,
-			Text: "unsupported wire protocol " + pyReprString(proto) + "; expected 1",
-		}
+	root, perr := decodeObject(line)
+	if perr != nil {
+		return nil, perr
 	}
 	typ, _ := root.get("type")
 	if typ == nil || typ.kind != jString {

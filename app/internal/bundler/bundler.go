@@ -22,9 +22,6 @@ type Target struct {
 	Dir string
 	// Entries are entry points relative to Dir, e.g. "src/home.ts".
 	Entries []string
-	// Static is a folder (relative to Dir) whose files are copied into dist
-	// unchanged (HTML, CSS, images); "" for none.
-	Static string
 	// Format is the output module format.
 	Format api.Format
 	// GlobalName names the IIFE global, when Format is IIFE.
@@ -35,7 +32,7 @@ type Target struct {
 func Targets() []Target {
 	return []Target{
 		{Dir: "shell", Entries: []string{"src/envelope.ts"}, Format: api.FormatESModule},
-		{Dir: "frontend", Entries: []string{"src/home.ts"}, Static: "static", Format: api.FormatIIFE},
+		{Dir: "frontend", Entries: []string{"src/home.ts"}, Format: api.FormatIIFE},
 	}
 }
 
@@ -43,7 +40,7 @@ func Targets() []Target {
 const DistDir = "dist"
 
 // Build bundles a target found under root and returns its dist files by
-// path relative to dist/ ("home.js", "home.js.map", "index.html").
+// path relative to dist/ ("home.js", "home.js.map").
 func Build(root string, t Target) (map[string][]byte, error) {
 	abs, err := filepath.Abs(filepath.Join(root, t.Dir))
 	if err != nil {
@@ -82,31 +79,6 @@ func Build(root string, t Target) (map[string][]byte, error) {
 			return nil, fmt.Errorf("bundle %s: esbuild wrote outside dist: %s", t.Dir, f.Path)
 		}
 		out[filepath.ToSlash(rel)] = f.Contents
-	}
-	if t.Static != "" {
-		staticDir := filepath.Join(abs, t.Static)
-		err := filepath.WalkDir(staticDir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			if !d.Type().IsRegular() {
-				return fmt.Errorf("%s is not a regular file; static assets must be plain files", p)
-			}
-			rel, _ := filepath.Rel(staticDir, p)
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			key := filepath.ToSlash(rel)
-			if _, clash := out[key]; clash {
-				return fmt.Errorf("static file %s clashes with a bundle output", p)
-			}
-			out[key] = data
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("copy static files of %s: %w", t.Dir, err)
-		}
 	}
 	return out, nil
 }
