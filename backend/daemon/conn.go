@@ -47,6 +47,8 @@ type conn struct {
 	flush   bool // when closing: write what is queued first
 	closed  bool // the socket has been closed
 	wg      *sync.WaitGroup
+	// onClose runs once, when the socket is closed (connection counting).
+	onClose func()
 
 	// Owned by the owner goroutine.
 	cleaned bool // disconnect cleanup has run
@@ -119,6 +121,9 @@ func (c *conn) closeLocked() {
 	c.closed = true
 	c.queue, c.queued = nil, 0
 	c.nc.Close()
+	if c.onClose != nil {
+		c.onClose()
+	}
 }
 
 // writeLoop writes queued lines until the queue is empty, then exits.

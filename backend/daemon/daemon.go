@@ -47,6 +47,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lets-app/lets/backend/config"
@@ -94,7 +95,17 @@ type Options struct {
 	PeerUID func(*net.UnixConn) (int, error)
 	// Log receives operational logs; nil discards them.
 	Log *slog.Logger
+	// MaxConnections caps open client connections; 0 means
+	// DefaultMaxConnections. The reference has no cap and dies when it
+	// runs out of file descriptors; past the cap a new connection is closed
+	// at once and the ones already open keep working.
+	MaxConnections int
 }
+
+// DefaultMaxConnections is far above what agents and hooks use (one
+// connection per hook call, one per subscribed agent) and well under the
+// usual 1024 soft file-descriptor limit raised by Go to the hard limit.
+const DefaultMaxConnections = 4096
 
 // SocketPath returns the default socket path of §2.1 for this process.
 func SocketPath(getenv func(string) string) string {
@@ -126,14 +137,17 @@ func FromConfig(paths config.Paths, wc config.WireConfig, getenv func(string) st
 
 // Daemon is the Wire Protocol 1 daemon; it implements service.Service.
 type Daemon struct {
-	opts    Options
-	log     *slog.Logger
-	surface Surface
-	plane   *control.Plane
-	clock   func() float64
-	peerUID func(*net.UnixConn) (int, error)
-	euid    int
-	tick    time.Duration
+	opts     Options
+	log      *slog.Logger
+	surface  Surface
+	plane    *control.Plane
+	clock    func() float64
+	peerUID  func(*net.UnixConn) (int, error)
+	euid     int
+	tick     time.Duration
+	maxConns int64
+	active   atomic.Int64 // open client connections
+	lastFull time.Time    // acceptor only: when "too many" was last logged
 
 	mu       sync.Mutex
 	ln       *listener
@@ -201,6 +215,10 @@ func New(opts Options) (*Daemon, error) {
 	d.peerUID = opts.PeerUID
 	if d.peerUID == nil && peerCheckAvailable {
 		d.peerUID = peerUID
+	}
+	d.maxConns = int64(opts.MaxConnections)
+	if d.maxConns <= 0 {
+		d.maxConns = DefaultMaxConnections
 	}
 	d.tick = opts.TickInterval
 	if d.tick <= 0 || d.tick > DefaultTickInterval {
@@ -376,7 +394,17 @@ func (d *Daemon) acceptLoop(ln *net.UnixListener) {
 			nc.Close()
 			continue
 		}
+		if d.active.Load() >= d.maxConns {
+			nc.Close()
+			if time.Since(d.lastFull) > 10*time.Second {
+				d.lastFull = time.Now()
+				d.log.Warn("too many agent connections; refusing new ones until some close", "limit", d.maxConns)
+			}
+			continue
+		}
+		d.active.Add(1)
 		if !d.post(event{kind: evAccept, nc: nc}) {
+			d.active.Add(-1)
 			nc.Close()
 			return
 		}
@@ -467,10 +495,11 @@ func (d *Daemon) handle(ev event) {
 		d.nextID++
 		raw, err := ev.nc.SyscallConn()
 		if err != nil {
+			d.active.Add(-1)
 			ev.nc.Close()
 			return
 		}
-		c := &conn{id: d.nextID, nc: ev.nc, rc: raw, wg: &d.wg}
+		c := &conn{id: d.nextID, nc: ev.nc, rc: raw, wg: &d.wg, onClose: func() { d.active.Add(-1) }}
 		d.conns[c.id] = c
 		d.wg.Add(1)
 		go d.readLoop(c)

@@ -233,3 +233,47 @@ func TestRenderFailureIsNotFatal(t *testing.T) {
 	h.update("codex", "a", "running")
 	h.dial().ping()
 }
+
+// TestConnectionCapRefusesOnlyNewConnections: past MaxConnections a new
+// connection is closed at once, the open ones keep working, and a slot frees
+// when one of them closes.
+func TestConnectionCapRefusesOnlyNewConnections(t *testing.T) {
+	h := start(t, func(o *daemon.Options) { o.MaxConnections = 3 })
+	open := []*client{h.dial(), h.dial(), h.dial()}
+	for _, c := range open {
+		c.ping() // each is accepted and counted
+	}
+	extra, err := dialRetry(h.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = extra.SetReadDeadline(time.Now().Add(ioTimeout))
+	_, _ = extra.Write([]byte(`{"protocol":1,"type":"ping"}` + "\n"))
+	buf := make([]byte, 64)
+	if n, err := extra.Read(buf); err == nil {
+		t.Fatalf("a connection past the cap was served: %q", buf[:n])
+	}
+	extra.Close()
+	for _, c := range open {
+		c.ping()
+	}
+	open[0].close()
+	deadline := time.Now().Add(ioTimeout)
+	for {
+		nc, err := dialRetry(h.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = nc.SetReadDeadline(time.Now().Add(ioTimeout))
+		_, _ = nc.Write([]byte(`{"protocol":1,"type":"ping"}` + "\n"))
+		n, err := nc.Read(buf)
+		nc.Close()
+		if err == nil && strings.Contains(string(buf[:n]), "pong") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a freed slot was never reused")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
