@@ -1,0 +1,18 @@
+// Package uniques embeds the built-in uniques: one folder per unique, each
+// with unique.json, GUIDE.md and its static files. backend/manifest checks
+// them at start-up like any other unique.
+package uniques
+
+import (
+	"embed"
+	"io/fs"
+)
+
+// builtin holds the unique folders. Add a line per new built-in unique;
+// dot-files and _-files are left out by go:embed.
+//
+//go:embed hello
+var builtin embed.FS
+
+// FS returns the built-in uniques, one top-level folder per unique.
+func FS() fs.FS { return builtin }
