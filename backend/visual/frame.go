@@ -297,3 +297,60 @@ func Compile(view View, capacity int) Frame {
 	compileInto(&f, &view, capacity)
 	return f
 }
+
+// Validate checks the invariants of a compiled frame (§12): Capacity is
+// 0…MaxSelectors; canvas cells are off, idle, activity or a primary state
+// token; selectors are off or accent tokens and statuses off or summary
+// tokens, and both are off beyond Capacity; each action light is off or
+// that action's enabled token; the overflow light is off or
+// system:overflow. Every token must parse (§4.1). The zero Frame is
+// invalid (its tokens are empty); a compiled one is always valid.
+func (f *Frame) Validate() error {
+	if f.Capacity < 0 || f.Capacity > MaxSelectors {
+		return fmt.Errorf("visual frame: capacity %d outside 0…%d", f.Capacity, MaxSelectors)
+	}
+	check := func(where string, t Token, kinds ...TokenKind) (TokenInfo, error) {
+		info, err := t.Parse()
+		if err != nil {
+			return info, fmt.Errorf("visual frame %s: %w", where, err)
+		}
+		for _, k := range kinds {
+			if info.Kind == k {
+				return info, nil
+			}
+		}
+		return info, fmt.Errorf("visual frame %s: token %q is not allowed there", where, string(t))
+	}
+	for y := range f.State {
+		for x, t := range f.State[y] {
+			if _, err := check(fmt.Sprintf("canvas (%d,%d)", x, y), t, KindOff, KindIdle, KindActivity, KindStatePrimary); err != nil {
+				return err
+			}
+		}
+	}
+	for i := range f.Selectors {
+		if i >= f.Capacity {
+			if f.Selectors[i] != Off || f.Statuses[i] != Off {
+				return fmt.Errorf("visual frame: slot %d is beyond capacity %d but lit", i, f.Capacity)
+			}
+			continue
+		}
+		if _, err := check(fmt.Sprintf("selector %d", i), f.Selectors[i], KindOff, KindAccentSelected, KindAccentUnselected); err != nil {
+			return err
+		}
+		if _, err := check(fmt.Sprintf("status %d", i), f.Statuses[i], KindOff, KindStateSummary); err != nil {
+			return err
+		}
+	}
+	for i, a := range ActionOrder() {
+		info, err := check("action "+string(a), f.Actions[i], KindOff, KindActionEnabled)
+		if err != nil {
+			return err
+		}
+		if info.Kind == KindActionEnabled && info.Action != a {
+			return fmt.Errorf("visual frame: action %s shows %q", a, string(f.Actions[i]))
+		}
+	}
+	_, err := check("overflow", f.Overflow, KindOff, KindOverflow)
+	return err
+}
