@@ -17,5 +17,8 @@ require (
 	github.com/gobwas/httphead v0.1.0 // indirect
 	github.com/gobwas/pool v0.2.1 // indirect
 	github.com/gobwas/ws v1.4.0 // indirect
+	github.com/gorilla/websocket v1.5.3 // indirect
+	github.com/oklog/ulid/v2 v2.1.2 // indirect
+	gitlab.com/gomidi/midi/v2 v2.3.24 // indirect
 	golang.org/x/text v0.14.0 // indirect
 )
