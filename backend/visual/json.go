@@ -129,10 +129,15 @@ func AppendSurfaceMessage(b []byte, view View, capacity int) []byte {
 		b = append(b, '}')
 	}
 	b = append(b, `],"available_actions":[`...)
-	for i, a := range view.Available.Sorted() {
-		if i > 0 {
+	first = true
+	for _, a := range [4]wire.Action{wire.ActionApprove, wire.ActionReject, wire.ActionRetry, wire.ActionStop} {
+		if !view.Available.Has(a) {
+			continue
+		}
+		if !first {
 			b = append(b, ',')
 		}
+		first = false
 		b = wire.AppendString(b, string(a))
 	}
 	b = append(b, `],"overflow_count":`...)
@@ -160,6 +165,9 @@ func effectiveAccent(name string, slot int) string {
 // are kept. Invalid UTF-8 bytes count as one rune each (they are written
 // as U+FFFD).
 func SanitizeLabel(label string, slot int) string {
+	if cleanLabel(label) {
+		return label
+	}
 	fields := strings.FieldsFunc(label, isPySpace)
 	s := strings.Join(fields, " ")
 	if s == "" {
@@ -176,6 +184,23 @@ func SanitizeLabel(label string, slot int) string {
 		n++
 	}
 	return s
+}
+
+// cleanLabel reports whether label needs no change: non-empty printable
+// ASCII without leading, trailing or double spaces, at most MaxLabelRunes.
+func cleanLabel(label string) bool {
+	if label == "" || len(label) > MaxLabelRunes || label[0] == ' ' || label[len(label)-1] == ' ' {
+		return false
+	}
+	for i := 0; i < len(label); i++ {
+		c := label[i]
+		if c < 0x21 || c > 0x7e {
+			if c != ' ' || label[i-1] == ' ' {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func isPySpace(r rune) bool {
