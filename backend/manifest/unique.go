@@ -2,7 +2,9 @@ package manifest
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
+	"os"
 	"time"
 )
 
@@ -65,17 +67,48 @@ func (u *Unique) Commit() string {
 // manifest's own guide file). The returned file is regular and implements
 // io.Seeker; errors match fs.ErrNotExist. The caller closes it.
 func (u *Unique) Open(urlPath string) (fs.File, error) {
-	return nil, errors.New("manifest: not implemented yet")
+	hidden := []string{u.Manifest.GuidePath()}
+	if u.Builtin {
+		return openServedFS(u.embedded, urlPath, hidden)
+	}
+	f, err := openFile(u.Dir, urlPath, hidden)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
+// maxHostRead caps ReadFile.
+const maxHostRead = 8 << 20
+
 // ReadFile reads a file inside the unique for the host itself (it may read
-// unique.json, the guide and dot-files, but never leaves the folder).
+// unique.json, the guide and dot-files, but never leaves the folder; links
+// that lead outside count as missing). Files over 8 MiB are refused.
 func (u *Unique) ReadFile(name string) ([]byte, error) {
-	return nil, errors.New("manifest: not implemented yet")
+	rel, err := hostName(name)
+	if err != nil {
+		return nil, err
+	}
+	if u.Builtin {
+		return readLimited(u.embedded, rel, maxHostRead)
+	}
+	r, err := os.OpenRoot(u.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("open unique folder of %s: %w", u.Name(), err)
+	}
+	defer r.Close()
+	return readLimited(r.FS(), rel, maxHostRead)
 }
 
 // GuideText returns the guide's text (GUIDE.md or the manifest's guide),
 // or "" when the unique has none.
 func (u *Unique) GuideText() (string, error) {
-	return "", errors.New("manifest: not implemented yet")
+	b, err := u.ReadFile(u.Manifest.GuidePath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read the guide of %s: %w", u.Name(), err)
+	}
+	return string(b), nil
 }

@@ -14,11 +14,24 @@
 package sessions
 
 import (
+	"bytes"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"io/fs"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
+
+	"github.com/lets-app/lets/backend/atomicfile"
 )
 
 // Kind is what kind of event is being saved.
@@ -94,33 +107,412 @@ type Store struct {
 	mu    sync.Mutex
 }
 
-// NewStore returns a store for dir; the folder is created on first save.
+// Limits.
+const (
+	// MaxFileBytes caps a session file read back (the host caps one
+	// envelope at 256 KiB; this leaves room).
+	MaxFileBytes = 4 << 20
+	// maxGivenSummary caps a summary the unique gives, so listings stay
+	// short for Claude.
+	maxGivenSummary = 500
+)
+
+var (
+	uniqueRE = regexp.MustCompile(`^[a-z][a-z0-9-]{1,31}$`)
+	idRE     = regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}$`)
+)
+
+// NewStore returns a store for dir; folders are created on first save.
 func NewStore(dir string, opts Options) *Store {
-	return &Store{dir: dir}
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	newID := opts.NewID
+	if newID == nil {
+		newID = NewID
+	}
+	return &Store{dir: dir, log: log, newID: newID}
+}
+
+// Dir is the folder of the store.
+func (s *Store) Dir() string { return s.dir }
+
+// NewID makes "ss_" + a ULID (48-bit millisecond time, 80 random bits,
+// Crockford base32), so ids sort by creation time.
+func NewID(now time.Time) string {
+	var b [16]byte
+	ms := uint64(now.UnixMilli())
+	for i := 5; i >= 0; i-- {
+		b[i] = byte(ms)
+		ms >>= 8
+	}
+	_, _ = rand.Read(b[6:])
+	const alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+	bit := func(n int) byte {
+		if n < 0 {
+			return 0
+		}
+		return (b[n/8] >> (7 - n%8)) & 1
+	}
+	out := make([]byte, 26)
+	for i := range out {
+		var v byte
+		for j := 0; j < 5; j++ {
+			v = v<<1 | bit(i*5-2+j)
+		}
+		out[i] = alphabet[v]
+	}
+	return "ss_" + string(out)
+}
+
+func (s *Store) path(unique, id string) string {
+	return filepath.Join(s.dir, unique, id+".json")
+}
+
+func checkNames(unique, id string) error {
+	if !uniqueRE.MatchString(unique) {
+		return fmt.Errorf("%w: unique name %q", ErrNotFound, unique)
+	}
+	if id != "" && !idRE.MatchString(id) {
+		return fmt.Errorf("%w: session id %q", ErrNotFound, id)
+	}
+	return nil
 }
 
 // Save stores envelope (the JSON of a LIP envelope) for unique. current is
 // the window's current session id ("" if none): an export or snapshot
-// updates that session when its file exists, otherwise a new session is
-// made. Export sets handoff: true; a snapshot keeps the flag of the
-// session it updates (false for a new one). now feeds the id.
+// updates that session, otherwise a new session is made. Export sets
+// handoff: true; a snapshot keeps the flag of the session it updates
+// (false for a new one). now feeds a new id.
 func (s *Store) Save(unique, current string, kind Kind, envelope []byte, now time.Time) (Info, error) {
-	return Info{}, errors.New("sessions: not implemented yet")
+	if kind != Export && kind != Snapshot {
+		return Info{}, fmt.Errorf("sessions: unknown kind %d", kind)
+	}
+	if !uniqueRE.MatchString(unique) {
+		return Info{}, fmt.Errorf("sessions: %q is not a unique name", unique)
+	}
+	if current != "" && !idRE.MatchString(current) {
+		return Info{}, fmt.Errorf("sessions: %q is not a session id", current)
+	}
+	env, err := parseObject(envelope)
+	if err != nil {
+		return Info{}, fmt.Errorf("%w: %v", ErrBadEnvelope, err)
+	}
+	data := []member{}
+	if raw, ok := env.get("data"); ok && !bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		d, err := parseObject(raw)
+		if err != nil {
+			return Info{}, fmt.Errorf("%w: data: %v", ErrBadEnvelope, err)
+		}
+		data = d.without("session")
+	}
+	payload := encodeObject(data)
+	summary := Summary(payload)
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := current
+	handoff := kind == Export
+	if id == "" {
+		id = s.newID(now)
+		if !idRE.MatchString(id) {
+			return Info{}, fmt.Errorf("sessions: the id maker gave %q, which is not a valid session id", id)
+		}
+	} else if kind == Snapshot {
+		if old, err := readSession(s.path(unique, id), unique); err == nil {
+			handoff = old.Handoff
+		}
+	}
+
+	sess := encodeObject([]member{
+		{"id", mustJSON(id)},
+		{"handoff", mustJSON(handoff)},
+		{"saved", mustJSON(true)},
+		{"summary", mustJSON(summary)},
+	})
+	newData := encodeObject(append([]member{{"session", sess}}, data...))
+	env = env.set("data", newData)
+	// Indenting keeps the order and makes the file pleasant to read.
+	var out bytes.Buffer
+	if err := json.Indent(&out, encodeObject(env), "", "  "); err != nil {
+		return Info{}, fmt.Errorf("%w: %v", ErrBadEnvelope, err)
+	}
+	out.WriteByte('\n')
+
+	if err := os.MkdirAll(filepath.Join(s.dir, unique), 0o700); err != nil {
+		return Info{}, fmt.Errorf("sessions: create the folder for %s: %w", unique, err)
+	}
+	if err := atomicfile.Write(s.path(unique, id), out.Bytes(), 0o600); err != nil {
+		return Info{}, fmt.Errorf("sessions: save %s/%s: %w", unique, id, err)
+	}
+	info := Info{ID: id, Unique: unique, Handoff: handoff, Summary: summary}
+	fillFromEnvelope(&info, env)
+	if info.TS == 0 {
+		info.TS = now.UnixMilli()
+	}
+	return info, nil
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return json.RawMessage("null")
+	}
+	return b
+}
+
+// fillFromEnvelope takes type, win and ts from the envelope.
+func fillFromEnvelope(info *Info, env object) {
+	if raw, ok := env.get("type"); ok {
+		_ = json.Unmarshal(raw, &info.Type)
+	}
+	if raw, ok := env.get("win"); ok {
+		_ = json.Unmarshal(raw, &info.Window)
+	}
+	if raw, ok := env.get("ts"); ok {
+		var ts json.Number
+		if json.Unmarshal(raw, &ts) == nil {
+			if n, err := ts.Int64(); err == nil {
+				info.TS = n
+			}
+		}
+	}
+}
+
+// readSession reads and checks one session file.
+func readSession(path, unique string) (Session, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Session{}, err
+	}
+	defer f.Close()
+	raw, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return Session{}, err
+	}
+	if len(raw) > MaxFileBytes {
+		return Session{}, fmt.Errorf("larger than %d bytes", MaxFileBytes)
+	}
+	env, err := parseObject(raw)
+	if err != nil {
+		return Session{}, fmt.Errorf("not a whole JSON object: %w", err)
+	}
+	dataRaw, ok := env.get("data")
+	if !ok {
+		return Session{}, errors.New("no data")
+	}
+	data, err := parseObject(dataRaw)
+	if err != nil {
+		return Session{}, fmt.Errorf("data: %w", err)
+	}
+	if len(data) == 0 || data[0].Key != "session" {
+		return Session{}, errors.New("data does not start with the session key")
+	}
+	var meta struct {
+		ID      string `json:"id"`
+		Handoff bool   `json:"handoff"`
+		Summary string `json:"summary"`
+	}
+	if err := json.Unmarshal(data[0].Value, &meta); err != nil || meta.ID == "" {
+		return Session{}, errors.New("data.session has no id")
+	}
+	sess := Session{
+		Info:     Info{ID: meta.ID, Unique: unique, Handoff: meta.Handoff, Summary: meta.Summary},
+		Envelope: json.RawMessage(bytes.TrimSpace(raw)),
+		Payload:  encodeObject(data[1:]),
+	}
+	fillFromEnvelope(&sess.Info, env)
+	if sess.TS == 0 {
+		if fi, err := f.Stat(); err == nil {
+			sess.TS = fi.ModTime().UnixMilli()
+		}
+	}
+	return sess, nil
 }
 
 // Get reads one session of unique: id, or Last ("" also means Last) for
-// the newest. An error wraps ErrNotFound when there is none.
+// the newest. An error wraps ErrNotFound when there is none (an unreadable
+// file counts as none, with a warning).
 func (s *Store) Get(unique, id string) (Session, error) {
-	return Session{}, errors.New("sessions: not implemented yet")
+	if id == "" || id == Last {
+		if err := checkNames(unique, ""); err != nil {
+			return Session{}, err
+		}
+		list, err := s.List(unique)
+		if err != nil {
+			return Session{}, err
+		}
+		for _, info := range list {
+			sess, err := readSession(s.path(unique, info.ID), unique)
+			if err == nil {
+				return sess, nil
+			}
+		}
+		return Session{}, fmt.Errorf("%w: %s has no saved session yet", ErrNotFound, unique)
+	}
+	if err := checkNames(unique, id); err != nil {
+		return Session{}, err
+	}
+	sess, err := readSession(s.path(unique, id), unique)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Session{}, fmt.Errorf("%w: %s has no session %s", ErrNotFound, unique, id)
+	}
+	if err != nil {
+		s.log.Warn("skipping an unreadable session file", "path", s.path(unique, id), "err", err)
+		return Session{}, fmt.Errorf("%w: session %s of %s is unreadable (%v)", ErrNotFound, id, unique, err)
+	}
+	return sess, nil
 }
 
 // List returns the saved sessions of unique, newest first; unique "" lists
 // every unique's. Unreadable files are skipped with a warning.
 func (s *Store) List(unique string) ([]Info, error) {
-	return nil, errors.New("sessions: not implemented yet")
+	var uniques []string
+	if unique != "" {
+		if err := checkNames(unique, ""); err != nil {
+			return nil, err
+		}
+		uniques = []string{unique}
+	} else {
+		entries, err := os.ReadDir(s.dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			return []Info{}, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("sessions: read %s: %w", s.dir, err)
+		}
+		for _, e := range entries {
+			if e.IsDir() && uniqueRE.MatchString(e.Name()) {
+				uniques = append(uniques, e.Name())
+			}
+		}
+	}
+	out := []Info{}
+	for _, u := range uniques {
+		entries, err := os.ReadDir(filepath.Join(s.dir, u))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			s.log.Warn("skipping an unreadable sessions folder", "dir", filepath.Join(s.dir, u), "err", err)
+			continue
+		}
+		for _, e := range entries {
+			name := e.Name()
+			id, ok := strings.CutSuffix(name, ".json")
+			if !ok || strings.HasPrefix(name, ".") || !e.Type().IsRegular() || !idRE.MatchString(id) {
+				continue
+			}
+			p := filepath.Join(s.dir, u, name)
+			sess, err := readSession(p, u)
+			if err != nil {
+				s.log.Warn("skipping an unreadable session file", "path", p, "err", err)
+				continue
+			}
+			if sess.ID != id {
+				s.log.Warn("skipping a session file whose id does not match its name", "path", p, "id", sess.ID)
+				continue
+			}
+			out = append(out, sess.Info)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].TS != out[j].TS {
+			return out[i].TS > out[j].TS
+		}
+		return out[i].ID > out[j].ID
+	})
+	return out, nil
 }
 
 // Summary computes the summary of a unique's data object: data.summary if
-// it is a non-empty string, else the first SummaryMax characters of a text
-// rendering of data.
-func Summary(data json.RawMessage) string { return "" }
+// it is a non-empty string (at most 500 characters kept), else the first
+// SummaryMax characters of a text rendering of data (keys and values in
+// order, the session key left out).
+func Summary(data json.RawMessage) string {
+	obj, err := parseObject(data)
+	if err != nil {
+		return truncate(collapse(string(data)), SummaryMax)
+	}
+	if raw, ok := obj.get("summary"); ok {
+		var given string
+		if json.Unmarshal(raw, &given) == nil {
+			if given = collapse(given); given != "" {
+				return truncate(given, maxGivenSummary)
+			}
+		}
+	}
+	var b strings.Builder
+	renderObject(&b, obj.without("session"), 0)
+	return truncate(collapse(b.String()), SummaryMax)
+}
+
+// renderObject writes "key: value, key: value"; nested objects in (…),
+// arrays in […]. It stops early once the text is long enough.
+func renderObject(b *strings.Builder, obj []member, depth int) {
+	for i, m := range obj {
+		if b.Len() > SummaryMax*4 {
+			return
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(m.Key)
+		b.WriteString(": ")
+		renderValue(b, m.Value, depth+1)
+	}
+}
+
+func renderValue(b *strings.Builder, raw json.RawMessage, depth int) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || b.Len() > SummaryMax*4 {
+		return
+	}
+	switch raw[0] {
+	case '{':
+		obj, err := parseObject(raw)
+		if err != nil || depth > 8 {
+			b.WriteString("(…)")
+			return
+		}
+		b.WriteString("(")
+		renderObject(b, obj, depth)
+		b.WriteString(")")
+	case '[':
+		var items []json.RawMessage
+		if json.Unmarshal(raw, &items) != nil || depth > 8 {
+			b.WriteString("[…]")
+			return
+		}
+		b.WriteString("[")
+		for i, it := range items {
+			if b.Len() > SummaryMax*4 {
+				break
+			}
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			renderValue(b, it, depth+1)
+		}
+		b.WriteString("]")
+	case '"':
+		var str string
+		_ = json.Unmarshal(raw, &str)
+		b.WriteString(str)
+	default:
+		b.Write(raw)
+	}
+}
+
+// collapse turns runs of white space (newlines included) into one space.
+func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// truncate keeps the first n characters (runes).
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return strings.TrimSpace(string(r[:n]))
+}

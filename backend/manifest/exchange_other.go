@@ -1,0 +1,6 @@
+//go:build !linux
+
+package manifest
+
+// exchangeDirs swaps two folders; without renameat2 it takes two renames.
+func exchangeDirs(a, b string) error { return swapByRenames(a, b) }

@@ -1,0 +1,455 @@
+package manifest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/lets-app/lets/backend/atomicfile"
+)
+
+var (
+	schemeRE = regexp.MustCompile(`^([a-zA-Z][a-zA-Z0-9+.-]*)://`)
+	scpRE    = regexp.MustCompile(`^[A-Za-z0-9._~-]+@[A-Za-z0-9.-]+:[^/]`)
+	refRE    = regexp.MustCompile(`^[A-Za-z0-9._/+-]{1,200}$`)
+	shaRE    = regexp.MustCompile(`^[0-9a-f]{40}$`)
+	shortRE  = regexp.MustCompile(`^[0-9a-f]{4,39}$`)
+	sha256RE = regexp.MustCompile(`^[0-9a-f]{64}$`)
+)
+
+// SplitSource splits `<url|path>[#ref]` into the source and the ref (the
+// text after the last '#').
+func SplitSource(s string) (source, ref string) {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '#'); i >= 0 {
+		return s[:i], s[i+1:]
+	}
+	return s, ""
+}
+
+// normalizeSource checks a source and makes a local path absolute. Only
+// transports that cannot run commands are allowed.
+func normalizeSource(src string) (string, error) {
+	switch {
+	case src == "":
+		return "", fmt.Errorf("%w: say where to install from: a git URL or a folder path", ErrInstallFailed)
+	case strings.HasPrefix(src, "-"):
+		return "", fmt.Errorf("%w: %q looks like a flag, not a git URL or path", ErrInstallFailed, src)
+	case strings.ContainsAny(src, "\x00\n\r"):
+		return "", fmt.Errorf("%w: the source contains control characters", ErrInstallFailed)
+	}
+	if m := schemeRE.FindStringSubmatch(src); m != nil {
+		switch strings.ToLower(m[1]) {
+		case "https", "http", "ssh", "git", "file":
+			return src, nil
+		}
+		return "", fmt.Errorf("%w: Lets installs from https://, ssh://, git://, file:// or a folder path, not %s://", ErrInstallFailed, m[1])
+	}
+	if strings.Contains(src, "::") {
+		// git's transport helpers (ext::, fd::) can run programs.
+		return "", fmt.Errorf("%w: %q uses a git transport helper, which Lets does not allow", ErrInstallFailed, src)
+	}
+	if scpRE.MatchString(src) {
+		if _, err := os.Stat(src); err != nil {
+			return src, nil // user@host:path (ssh)
+		}
+	}
+	abs, err := filepath.Abs(src)
+	if err != nil {
+		return "", fmt.Errorf("%w: %q: %v", ErrInstallFailed, src, err)
+	}
+	if _, err := os.Stat(abs); err != nil {
+		return "", fmt.Errorf("%w: there is no folder %s (give a git URL, or the path of a git repository)", ErrInstallFailed, abs)
+	}
+	return abs, nil
+}
+
+// progressFunc never nil.
+func progressOf(p func(string)) func(string) {
+	if p == nil {
+		return func(string) {}
+	}
+	return p
+}
+
+// Install fetches a unique from git (`<url|path>[#ref]`, LIP 1 §11): a
+// shallow clone with the system git, without submodules, prompts or
+// hooks; then it checks the unique (schema, rules, files) and moves the
+// folder into ~/.lets/uniques/<name>/ in one rename, with
+// .lets-install.json recording {source, ref, commit, installedAt}.
+// progress (may be nil) gets short messages for a human. A unique of the
+// same name installed from the same source is replaced (an update); one
+// from another source is refused. On any failure nothing is left behind.
+// Errors are *InvalidError (wrapping ErrInvalid) when the unique does not
+// check out, and wrap ErrInstallFailed otherwise.
+func (r *Registry) Install(ctx context.Context, spec string, progress func(string)) (*Unique, error) {
+	src, ref := SplitSource(spec)
+	return r.install(ctx, src, ref, "", progressOf(progress))
+}
+
+// Update reinstalls a user unique from its recorded source and ref.
+func (r *Registry) Update(ctx context.Context, name string, progress func(string)) (*Unique, error) {
+	u, err := r.Get(name)
+	if err != nil {
+		return nil, err
+	}
+	if u.Builtin {
+		return nil, fmt.Errorf("%w: %s ships with Lets and is updated with Lets itself", ErrBuiltin, name)
+	}
+	if u.Install == nil {
+		return nil, fmt.Errorf("%w: %s was not installed with `lets install`, so there is nothing to update it from", ErrInstallFailed, name)
+	}
+	return r.install(ctx, u.Install.Source, u.Install.Ref, name, progressOf(progress))
+}
+
+func (r *Registry) install(ctx context.Context, src, ref, expectName string, progress func(string)) (*Unique, error) {
+	ctx, cancel := context.WithTimeout(ctx, r.opts.InstallTimeout)
+	defer cancel()
+	source, err := normalizeSource(src)
+	if err != nil {
+		return nil, err
+	}
+	if ref != "" && (!refRE.MatchString(ref) || strings.HasPrefix(ref, "-") || strings.Contains(ref, "..")) {
+		return nil, fmt.Errorf("%w: %q is not a branch, tag or commit name", ErrInstallFailed, ref)
+	}
+	if err := os.MkdirAll(r.opts.UserDir, 0o700); err != nil {
+		return nil, fmt.Errorf("%w: create %s: %v", ErrInstallFailed, r.opts.UserDir, err)
+	}
+	tmp, err := os.MkdirTemp(r.opts.UserDir, tempPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("%w: make a work folder in %s: %v", ErrInstallFailed, r.opts.UserDir, err)
+	}
+	defer os.RemoveAll(tmp)
+	work := filepath.Join(tmp, "unique")
+
+	label := source
+	if ref != "" {
+		label += " (" + ref + ")"
+	}
+	progress("Fetching " + label + " …")
+	commit, err := r.fetch(ctx, source, ref, work)
+	if err != nil {
+		return nil, err
+	}
+	progress("Fetched commit " + short(commit) + ".")
+	if err := os.RemoveAll(filepath.Join(work, ".git")); err != nil {
+		return nil, fmt.Errorf("%w: tidy the clone: %v", ErrInstallFailed, err)
+	}
+	if err := checkSize(work, r.opts.MaxInstallBytes); err != nil {
+		return nil, err
+	}
+
+	progress("Checking unique.json and files …")
+	m, warnings, err := r.checker.LoadDir(work)
+	var ie *InvalidError
+	if errors.As(err, &ie) {
+		ie.Where = src
+		return nil, ie
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInstallFailed, err)
+	}
+	for _, w := range warnings {
+		progress("Note: " + w)
+	}
+	if _, ok := r.builtin[m.Name]; ok {
+		return nil, &InvalidError{Where: src, Problems: []Problem{{Rule: 1, Field: "name", Message: fmt.Sprintf("%q is the name of a built-in unique; names are unique across registries, so this one needs another name", m.Name)}}}
+	}
+	if expectName != "" && m.Name != expectName {
+		return nil, fmt.Errorf("%w: %s now names itself %q; uninstall %s and install it again", ErrInstallFailed, src, m.Name, expectName)
+	}
+
+	rec := InstallRecord{Source: source, Ref: ref, Commit: commit, InstalledAt: r.opts.Now().UTC().Truncate(time.Second)}
+	data, _ := json.MarshalIndent(rec, "", "  ")
+	if err := atomicfile.Write(filepath.Join(work, InstallRecordFile), append(data, '\n'), 0o600); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInstallFailed, err)
+	}
+
+	r.installMu.Lock()
+	defer r.installMu.Unlock()
+	target := filepath.Join(r.opts.UserDir, m.Name)
+	old, err := readInstallRecord(target)
+	_, statErr := os.Lstat(target)
+	switch {
+	case statErr != nil && errors.Is(statErr, fs.ErrNotExist):
+		if err := os.Rename(work, target); err != nil {
+			return nil, fmt.Errorf("%w: move %s into place: %v", ErrInstallFailed, m.Name, err)
+		}
+	case err == nil && old.Source == source:
+		if err := exchangeDirs(work, target); err != nil {
+			return nil, fmt.Errorf("%w: replace %s: %v", ErrInstallFailed, m.Name, err)
+		}
+		// work now holds the previous version; the deferred RemoveAll of
+		// tmp deletes it.
+	case err == nil:
+		return nil, fmt.Errorf("%w: a unique called %s is already installed from %s; run `lets uninstall %s` first to replace it with this one", ErrInstallFailed, m.Name, old.Source, m.Name)
+	default:
+		return nil, fmt.Errorf("%w: %s already exists and was not installed by `lets install`; move it away first", ErrInstallFailed, target)
+	}
+
+	u, err := r.Get(m.Name)
+	if err != nil {
+		return nil, fmt.Errorf("%w: installed %s but cannot read it back: %v", ErrInstallFailed, m.Name, err)
+	}
+	progress(fmt.Sprintf("Installed %s %s (commit %s).", m.Name, m.Version, short(commit)))
+	return u, nil
+}
+
+func short(commit string) string {
+	if len(commit) > 12 {
+		return commit[:12]
+	}
+	return commit
+}
+
+// checkSize refuses a clone larger than max bytes or with more than
+// 20 000 entries.
+func checkSize(dir string, max int64) error {
+	var total int64
+	count := 0
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		count++
+		if count > 20000 {
+			return fmt.Errorf("%w: the unique has more than 20 000 files", ErrInstallFailed)
+		}
+		if d.Type().IsRegular() {
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			total += fi.Size()
+			if total > max {
+				return fmt.Errorf("%w: the unique is larger than %d MiB", ErrInstallFailed, max>>20)
+			}
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, ErrInstallFailed) {
+		return fmt.Errorf("%w: look at the clone: %v", ErrInstallFailed, err)
+	}
+	return err
+}
+
+// Remove deletes a user unique's folder. Built-ins give an error wrapping
+// ErrBuiltin. Saved sessions of the unique are not touched.
+func (r *Registry) Remove(name string) error {
+	u, err := r.Get(name)
+	if err != nil {
+		// A folder that does not check out can still be removed.
+		dir := filepath.Join(r.opts.UserDir, name)
+		if _, statErr := os.Lstat(dir); !nameRE.MatchString(name) || statErr != nil {
+			return err
+		}
+	} else if u.Builtin {
+		return fmt.Errorf("%w: %s ships with Lets and cannot be uninstalled", ErrBuiltin, name)
+	}
+	r.installMu.Lock()
+	defer r.installMu.Unlock()
+	dir := filepath.Join(r.opts.UserDir, name)
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("%w %q: %v", ErrUnknownUnique, name, err)
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		// A link to a folder being developed: remove the link only.
+		if err := os.Remove(dir); err != nil {
+			return fmt.Errorf("remove %s: %w", dir, err)
+		}
+	} else {
+		// Rename first, so a half-deleted folder never looks like a unique.
+		gone, err := os.MkdirTemp(r.opts.UserDir, removedPrefix)
+		if err != nil {
+			return fmt.Errorf("remove %s: %w", dir, err)
+		}
+		if err := os.Rename(dir, filepath.Join(gone, name)); err != nil {
+			_ = os.Remove(gone)
+			return fmt.Errorf("remove %s: %w", dir, err)
+		}
+		if err := os.RemoveAll(gone); err != nil {
+			r.log.Warn("could not delete the removed unique's files; they are hidden and will be cleaned later", "path", gone, "err", err)
+		}
+	}
+	r.mu.Lock()
+	delete(r.user, name)
+	delete(r.skipped, name)
+	r.mu.Unlock()
+	return nil
+}
+
+// gitConfig disables everything in a clone that could run code or ask a
+// question: hooks, fsmonitor, transport helpers, submodules.
+var gitConfig = []string{
+	"-c", "core.hooksPath=/dev/null",
+	"-c", "core.fsmonitor=false",
+	"-c", "protocol.ext.allow=never",
+	"-c", "submodule.recurse=false",
+	"-c", "advice.detachedHead=false",
+	"-c", "init.defaultBranch=main",
+}
+
+// gitEnv is the environment of git: the caller's, without GIT_* variables
+// that could point git elsewhere, and with prompts off.
+func gitEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "GIT_") || k == "SSH_ASKPASS" || k == "LC_ALL" || k == "LANGUAGE" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env,
+		"GIT_TERMINAL_PROMPT=0",
+		"GIT_ASKPASS=true",
+		"SSH_ASKPASS=true",
+		"GIT_SSH_COMMAND=ssh -o BatchMode=yes",
+		"GCM_INTERACTIVE=never",
+		"LC_ALL=C",
+	)
+}
+
+// runGit runs one git command in dir and returns its trimmed stdout.
+func (r *Registry) runGit(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, r.opts.Git, append(slicesClone(gitConfig), args...)...)
+	cmd.Dir = dir
+	cmd.Env = gitEnv()
+	cmd.Stdin = nil
+	var stdout bytes.Buffer
+	stderr := &tailBuffer{max: 4 << 10}
+	cmd.Stdout = &limitedWriter{w: &stdout, n: 1 << 20}
+	cmd.Stderr = stderr
+	killGroup(cmd)
+	cmd.WaitDelay = 2 * time.Second
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		return "", fmt.Errorf("%w: git took too long and was stopped (%v)", ErrInstallFailed, ctx.Err())
+	}
+	if errors.Is(err, exec.ErrNotFound) {
+		return "", fmt.Errorf("%w: Lets needs git to install uniques; install git (e.g. `sudo apt install git`) and try again", ErrInstallFailed)
+	}
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return "", &gitError{args: args, msg: msg}
+	}
+	return strings.TrimSpace(stdout.String()), nil
+}
+
+type gitError struct {
+	args []string
+	msg  string
+}
+
+func (e *gitError) Error() string { return "git " + e.args[0] + ": " + e.msg }
+
+func slicesClone(s []string) []string { return append([]string(nil), s...) }
+
+// fetch puts the files of source at ref into work and returns the commit.
+func (r *Registry) fetch(ctx context.Context, source, ref, work string) (string, error) {
+	parent := filepath.Dir(work)
+	var err error
+	switch {
+	case ref == "":
+		_, err = r.runGit(ctx, parent, "clone", "--quiet", "--depth", "1", "--no-recurse-submodules", "--no-tags", "--", source, work)
+	case shaRE.MatchString(ref):
+		err = r.fetchCommit(ctx, source, ref, work)
+	default:
+		_, err = r.runGit(ctx, parent, "clone", "--quiet", "--depth", "1", "--no-recurse-submodules", "--branch", ref, "--", source, work)
+		if err != nil && shortRE.MatchString(ref) && ctx.Err() == nil {
+			// Not a branch or tag: maybe an abbreviated commit, which
+			// only a full clone can find.
+			_ = os.RemoveAll(work)
+			err = r.fullCloneAt(ctx, source, ref, work)
+		}
+	}
+	if err != nil {
+		var ge *gitError
+		if errors.As(err, &ge) {
+			hint := "check the URL, that the repository is public or your git credentials work, and the ref"
+			return "", fmt.Errorf("%w: could not fetch %s: %s (%s)", ErrInstallFailed, source, ge.msg, hint)
+		}
+		return "", err
+	}
+	commit, err := r.runGit(ctx, work, "rev-parse", "--verify", "HEAD^{commit}")
+	if err != nil {
+		return "", fmt.Errorf("%w: find the fetched commit: %v", ErrInstallFailed, err)
+	}
+	if !shaRE.MatchString(commit) && !sha256RE.MatchString(commit) {
+		return "", fmt.Errorf("%w: git gave an odd commit id %q", ErrInstallFailed, commit)
+	}
+	return commit, nil
+}
+
+// fetchCommit fetches one full commit id shallowly, falling back to a
+// full clone when the server does not serve single commits.
+func (r *Registry) fetchCommit(ctx context.Context, source, sha, work string) error {
+	_, err := r.runGit(ctx, filepath.Dir(work), "init", "--quiet", "--", work)
+	if err == nil {
+		_, err = r.runGit(ctx, work, "fetch", "--quiet", "--depth", "1", "--no-tags", "--no-recurse-submodules", "--", source, sha)
+	}
+	if err == nil {
+		_, err = r.runGit(ctx, work, "checkout", "--quiet", "--detach", "FETCH_HEAD")
+		return err
+	}
+	if ctx.Err() != nil {
+		return err
+	}
+	_ = os.RemoveAll(work)
+	return r.fullCloneAt(ctx, source, sha, work)
+}
+
+func (r *Registry) fullCloneAt(ctx context.Context, source, ref, work string) error {
+	if _, err := r.runGit(ctx, filepath.Dir(work), "clone", "--quiet", "--no-checkout", "--no-recurse-submodules", "--", source, work); err != nil {
+		return err
+	}
+	_, err := r.runGit(ctx, work, "checkout", "--quiet", "--detach", ref+"^{commit}")
+	return err
+}
+
+// tailBuffer keeps the last max bytes written (git's last words).
+type tailBuffer struct {
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = t.b[len(t.b)-t.max:]
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string { return string(t.b) }
+
+// limitedWriter stops storing after n bytes but never fails the writer.
+type limitedWriter struct {
+	w interface{ Write([]byte) (int, error) }
+	n int
+}
+
+func (l *limitedWriter) Write(p []byte) (int, error) {
+	if l.n > 0 {
+		q := p
+		if len(q) > l.n {
+			q = q[:l.n]
+		}
+		_, _ = l.w.Write(q)
+		l.n -= len(q)
+	}
+	return len(p), nil
+}

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package manifest
+
+import "os/exec"
+
+// killGroup: without process groups only git itself is killed on cancel.
+func killGroup(cmd *exec.Cmd) {}
