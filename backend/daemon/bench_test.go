@@ -16,19 +16,20 @@ import (
 	"github.com/lets-app/lets/backend/control"
 	"github.com/lets-app/lets/backend/daemon"
 	"github.com/lets-app/lets/backend/daemon/daemontest"
+	"github.com/lets-app/lets/backend/surface"
 	"github.com/lets-app/lets/backend/wire"
 )
 
 // benchDaemon runs a daemon with the real clock for benchmarks.
-func benchDaemon(b *testing.B, surface daemon.Surface, cfg *control.Config) string {
+func benchDaemon(b *testing.B, sf surface.Surface, cfg *control.Config) string {
 	b.Helper()
-	path, stop := runBenchDaemon(b, surface, cfg)
+	path, stop := runBenchDaemon(b, sf, cfg)
 	b.Cleanup(stop)
 	return path
 }
 
 // runBenchDaemon starts a daemon and returns its socket and a stop function.
-func runBenchDaemon(b *testing.B, surface daemon.Surface, cfg *control.Config) (string, func()) {
+func runBenchDaemon(b *testing.B, sf surface.Surface, cfg *control.Config) (string, func()) {
 	b.Helper()
 	dir, err := os.MkdirTemp("", "lb")
 	if err != nil {
@@ -36,7 +37,7 @@ func runBenchDaemon(b *testing.B, surface daemon.Surface, cfg *control.Config) (
 	}
 	b.Cleanup(func() { os.RemoveAll(dir) })
 	path := filepath.Join(dir, "s.sock")
-	d, err := daemon.Listen(daemon.Options{SocketPath: path, Surface: surface, Control: cfg})
+	d, err := daemon.Listen(daemon.Options{SocketPath: path, Surface: sf, Control: cfg})
 	if err != nil {
 		b.Fatal(err)
 	}

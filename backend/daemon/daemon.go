@@ -54,6 +54,7 @@ import (
 	"github.com/lets-app/lets/backend/control"
 	"github.com/lets-app/lets/backend/identitystore"
 	"github.com/lets-app/lets/backend/service"
+	"github.com/lets-app/lets/backend/surface"
 	"github.com/lets-app/lets/backend/wire"
 )
 
@@ -76,7 +77,7 @@ type Options struct {
 	SocketPath string
 	// Surface is rendered to and read from; nil means NoSurface(). The
 	// daemon owns it and closes it when it stops (or fails to start).
-	Surface Surface
+	Surface surface.Surface
 	// Control configures the control plane; nil means
 	// control.DefaultConfig. Capacity, Accents, Surface and Store are
 	// always taken from the surface and IdentityStore.
@@ -139,7 +140,7 @@ func FromConfig(paths config.Paths, wc config.WireConfig, getenv func(string) st
 type Daemon struct {
 	opts     Options
 	log      *slog.Logger
-	surface  Surface
+	surface  surface.Surface
 	plane    *control.Plane
 	clock    func() float64
 	peerUID  func(*net.UnixConn) (int, error)
@@ -267,9 +268,11 @@ func (d *Daemon) Listen() error {
 	return nil
 }
 
-// Run serves until ctx ends or Close is called, then closes every
-// connection (with disconnect cleanup), removes the socket file it created
-// and closes the surface. It returns nil after a normal stop.
+// Run opens the surface, serves until ctx ends or Close is called, then
+// closes every connection (with disconnect cleanup), removes the socket
+// file it created and closes the surface. It returns nil after a normal
+// stop; when the surface cannot be opened it releases the socket and the
+// surface and returns that error.
 func (d *Daemon) Run(ctx context.Context) error {
 	if err := d.Listen(); err != nil {
 		return err
@@ -291,13 +294,19 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.stopping = make(chan struct{})
 	d.conns = map[int64]*conn{}
 	d.lingering = map[int64]*conn{}
-	d.rendered = d.plane.Version()
-	d.renderNow()
+	var err error
+	if oerr := d.surface.Open(ctx); oerr != nil {
+		err = fmt.Errorf("daemon: could not open the surface %q (check that the device is connected and not used by another program): %w",
+			d.surface.Describe().Profile, oerr)
+	} else {
+		d.rendered = d.plane.Version()
+		d.renderNow()
 
-	d.log.Info("agent daemon listening", "socket", ln.path)
-	d.wg.Add(1)
-	go d.acceptLoop(ln.ln)
-	err := d.serve(ctx)
+		d.log.Info("agent daemon listening", "socket", ln.path)
+		d.wg.Add(1)
+		go d.acceptLoop(ln.ln)
+		err = d.serve(ctx)
+	}
 	d.stop(ln)
 
 	d.mu.Lock()
@@ -590,15 +599,15 @@ func (d *Daemon) handleLines(c *conn, lines [][]byte) {
 	}
 }
 
-func (d *Daemon) handleSurface(se Event) {
+func (d *Daemon) handleSurface(se surface.Event) {
 	now := d.clock()
 	d.tickIfDue(now)
 	switch e := se.(type) {
-	case SessionSelected:
+	case surface.SessionSelected:
 		d.apply(d.plane.SelectSlot(now, e.Slot), -1)
-	case ActionPressed:
+	case surface.ActionPressed:
 		d.apply(d.plane.Press(now, e.Action), -1)
-	case ExperienceRequested:
+	case surface.ExperienceRequested:
 		// The Demo/Show players arrive in a later change; until then the
 		// plane only records what runs, so status and the surfaces agree.
 		outcome, err := d.plane.StartExperience(now, e.Kind)
@@ -607,7 +616,7 @@ func (d *Daemon) handleSurface(se Event) {
 			return
 		}
 		d.log.Info("experience request", "kind", e.Kind, "started", outcome == control.ExperienceStarted)
-	case ExperienceStopRequested:
+	case surface.ExperienceStopRequested:
 		d.plane.StopExperience()
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/lets-app/lets/backend/daemon"
 	"github.com/lets-app/lets/backend/daemon/daemontest"
 	"github.com/lets-app/lets/backend/identitystore"
+	"github.com/lets-app/lets/backend/surface"
 	"github.com/lets-app/lets/backend/wire"
 )
 
@@ -388,12 +389,12 @@ func TestCase125_StatusReportsOptionsAndSurface(t *testing.T) {
 
 func TestCase128_ExperienceReportedInStatus(t *testing.T) {
 	h := start(t)
-	h.surface.Inject(daemon.ExperienceRequested{Kind: wire.ExperienceDemo})
+	h.surface.Inject(surface.ExperienceRequested{Kind: wire.ExperienceDemo})
 	h.barrier()
 	if got := h.status()["experience"]; got != "demo" {
 		t.Fatalf("experience %v, want demo", got)
 	}
-	h.surface.Inject(daemon.ExperienceStopRequested{})
+	h.surface.Inject(surface.ExperienceStopRequested{})
 	h.barrier()
 	if got := h.status()["experience"]; got != nil {
 		t.Fatalf("experience %v, want null", got)
@@ -402,7 +403,7 @@ func TestCase128_ExperienceReportedInStatus(t *testing.T) {
 
 func TestCase129_AttentionStopsShow(t *testing.T) {
 	h := start(t)
-	h.surface.Inject(daemon.ExperienceRequested{Kind: wire.ExperienceShow})
+	h.surface.Inject(surface.ExperienceRequested{Kind: wire.ExperienceShow})
 	h.barrier()
 	h.waitView("show running", func(v control.View) bool { return v.Experience == wire.ExperienceShow })
 	h.update("codex", "a", "waiting_for_approval")

@@ -4,13 +4,14 @@
 package daemontest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
 	"time"
 
 	"github.com/lets-app/lets/backend/control"
-	"github.com/lets-app/lets/backend/daemon"
+	"github.com/lets-app/lets/backend/surface"
 	"github.com/lets-app/lets/backend/wire"
 )
 
@@ -21,17 +22,19 @@ const (
 	Output  = "Test output"
 )
 
-// Surface is a fake daemon.Surface: capacity 4 (cyan, magenta, lime,
+// Surface is a fake surface.Surface: capacity 4 (cyan, magenta, lime,
 // orange) by default, kind "midi", profile test/grid/device. It records
 // every rendered view and lets a test inject presses and selections.
 type Surface struct {
 	capacity int
-	events   chan daemon.Event
+	events   chan surface.Event
 
 	mu        sync.Mutex
 	views     []control.View
 	changed   chan struct{} // closed and replaced on every render
+	opens     int
 	closes    int
+	openErr   error
 	renderErr error
 }
 
@@ -41,16 +44,16 @@ func NewSurface() *Surface { return NewSurfaceCapacity(4) }
 // NewSurfaceCapacity returns a fake surface with capacity slots (1…8) and
 // the first capacity identity accents.
 func NewSurfaceCapacity(capacity int) *Surface {
-	return &Surface{capacity: capacity, events: make(chan daemon.Event, 1024), changed: make(chan struct{})}
+	return &Surface{capacity: capacity, events: make(chan surface.Event, 1024), changed: make(chan struct{})}
 }
 
-// Capacity implements daemon.Surface.
+// Capacity implements surface.Surface.
 func (s *Surface) Capacity() int { return s.capacity }
 
-// Accents implements daemon.Surface.
+// Accents implements surface.Surface.
 func (s *Surface) Accents() []string { return wire.AccentPalette(s.capacity) }
 
-// Describe implements daemon.Surface.
+// Describe implements surface.Surface.
 func (s *Surface) Describe() control.Surface {
 	return control.Surface{
 		Profile: Profile, Input: Input, Output: Output,
@@ -61,7 +64,29 @@ func (s *Surface) Describe() control.Surface {
 	}
 }
 
-// Render implements daemon.Surface.
+// Open implements surface.Surface; it counts calls.
+func (s *Surface) Open(context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opens++
+	return s.openErr
+}
+
+// FailOpen makes later Open calls return err (nil to succeed again).
+func (s *Surface) FailOpen(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.openErr = err
+}
+
+// Opens returns how many times Open was called.
+func (s *Surface) Opens() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.opens
+}
+
+// Render implements surface.Surface.
 func (s *Surface) Render(v control.View) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -81,10 +106,10 @@ func (s *Surface) FailRender(err error) {
 	s.renderErr = err
 }
 
-// Events implements daemon.Surface.
-func (s *Surface) Events() <-chan daemon.Event { return s.events }
+// Events implements surface.Surface.
+func (s *Surface) Events() <-chan surface.Event { return s.events }
 
-// Close implements daemon.Surface; it counts calls.
+// Close implements surface.Surface; it counts calls.
 func (s *Surface) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -100,13 +125,13 @@ func (s *Surface) Closes() int {
 }
 
 // Select injects a press on the selector of slot.
-func (s *Surface) Select(slot int) { s.events <- daemon.SessionSelected{Slot: slot} }
+func (s *Surface) Select(slot int) { s.events <- surface.SessionSelected{Slot: slot} }
 
 // Press injects a press of action.
-func (s *Surface) Press(a wire.Action) { s.events <- daemon.ActionPressed{Action: a} }
+func (s *Surface) Press(a wire.Action) { s.events <- surface.ActionPressed{Action: a} }
 
-// Inject injects any surface event (e.g. daemon.ExperienceRequested).
-func (s *Surface) Inject(ev daemon.Event) { s.events <- ev }
+// Inject injects any surface event (e.g. surface.ExperienceRequested).
+func (s *Surface) Inject(ev surface.Event) { s.events <- ev }
 
 // Views returns a copy of every view rendered so far (the most recent
 // ones when there were very many).
