@@ -11,6 +11,7 @@ import (
 	"github.com/lets-app/lets/backend/daemon"
 	"github.com/lets-app/lets/backend/daemon/daemontest"
 	"github.com/lets-app/lets/backend/surface"
+	"github.com/lets-app/lets/backend/visual"
 	"github.com/lets-app/lets/backend/wire"
 	"github.com/lets-app/lets/backend/wireclient"
 )
@@ -75,5 +76,67 @@ func TestCompositeBehindDaemon(t *testing.T) {
 	}
 	if a.Opens() != 1 || b.Opens() != 1 || a.Closes() != 1 || b.Closes() != 1 {
 		t.Fatalf("opens %d %d closes %d %d", a.Opens(), b.Opens(), a.Closes(), b.Closes())
+	}
+}
+
+// V41 (partly; the CLI flag handling is app's): `symbols` through the real
+// daemon shows the seven glyphs in enum order on the surface, announces
+// each state once, and ends the preview. (ttl = hold + 1 is checked where
+// the request is built, in wireclient.)
+func TestV41_SymbolsPreviewReachesTheCanvas(t *testing.T) {
+	s := daemontest.NewSurface()
+	dir, err := os.MkdirTemp("", "ls")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "s.sock")
+	d, err := daemon.Listen(daemon.Options{SocketPath: path, Surface: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() { errc <- d.Run(ctx) }()
+	defer func() {
+		d.Close()
+		<-errc
+	}()
+
+	var printed []wire.State
+	if err := wireclient.New(path).Symbols(ctx, 30*time.Millisecond, func(st wire.State) { printed = append(printed, st) }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.WaitView(5*time.Second, func(v control.View) bool { return !v.PreviewActive }); err != nil {
+		t.Fatal(err)
+	}
+	if len(printed) != 7 {
+		t.Fatalf("printed %v", printed)
+	}
+	var shown []wire.State
+	counter := surface.NewCounter(s.Capacity())
+	for _, v := range s.Views() {
+		_, f := counter.Next(v)
+		if !v.PreviewActive {
+			continue
+		}
+		if len(shown) == 0 || shown[len(shown)-1] != v.Centre {
+			shown = append(shown, v.Centre)
+		}
+		lit := 0
+		for _, c := range visual.Glyph(v.Centre) {
+			if f.State[c.Y][c.X] == visual.StatePrimary(v.Centre) {
+				lit++
+			}
+		}
+		if lit == 0 || lit != len(visual.Glyph(v.Centre)) {
+			t.Fatalf("preview of %q drew %d glyph cells", v.Centre, lit)
+		}
+	}
+	for i, st := range wire.States() {
+		if printed[i] != st || i >= len(shown) || shown[i] != st {
+			t.Fatalf("printed %v, shown %v, want enum order", printed, shown)
+		}
 	}
 }
