@@ -60,14 +60,51 @@ func presentedToken(r *http.Request) string {
 	return ""
 }
 
-// requireHostToken lets only holders of the host token through (401 else).
-func requireHostToken(hostToken string, next http.Handler) http.Handler {
+// requireHostToken lets only holders of the host token through: no or an
+// unknown token is 401, a window token is 403 (a window token is a
+// capability for one window, not for the API).
+func (s *Server) requireHostToken(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !token.Equal(presentedToken(r), hostToken) {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="lets"`)
-			writeError(w, http.StatusUnauthorized, "unauthorized", "a valid host token is required (see ~/.lets/host.json)")
+		t := presentedToken(r)
+		if token.Equal(t, s.opts.Token) {
+			next.ServeHTTP(w, r)
 			return
 		}
-		next.ServeHTTP(w, r)
+		if s.core != nil && s.core.isWindowToken(t) {
+			writeError(w, http.StatusForbidden, "forbidden", "a window token cannot use the host API")
+			return
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer realm="lets"`)
+		writeError(w, http.StatusUnauthorized, "unauthorized", "a valid host token is required (see ~/.lets/host.json)")
+	})
+}
+
+// windowHandler serves one window's endpoint.
+type windowHandler func(w http.ResponseWriter, r *http.Request, win *window)
+
+// requireWindowToken lets only the holder of a window's token through, to
+// that window: no or an unknown token is 401, the host token is 403, and
+// on /w/<wid>/ another window's token is 403.
+func (s *Server) requireWindowToken(next windowHandler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t := presentedToken(r)
+		if s.core == nil {
+			writeError(w, http.StatusServiceUnavailable, "internal", "this host runs without a data folder, so it has no windows")
+			return
+		}
+		if token.Equal(t, s.opts.Token) {
+			writeError(w, http.StatusForbidden, "forbidden", "the host token is not a window token")
+			return
+		}
+		win, ok := s.core.windowByToken(t)
+		if !ok {
+			writeError(w, http.StatusUnauthorized, "unauthorized", "a valid window token is required; open the window again from Lets")
+			return
+		}
+		if wid := r.PathValue("wid"); wid != "" && wid != win.id {
+			writeError(w, http.StatusForbidden, "forbidden", "this token belongs to another window")
+			return
+		}
+		next(w, r, win)
 	})
 }

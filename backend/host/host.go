@@ -1,5 +1,8 @@
-// Package host is the HTTP host of Lets on 127.0.0.1: the privileged API
-// for the CLI, hooks and the MCP server, and the pages of the app.
+// Package host is the HTTP host of Lets on 127.0.0.1 (LIP 1 §1, §6, §8):
+// the privileged API for the CLI, hooks and the MCP server (host token),
+// the window endpoints for shell pages (window tokens: the shell page, its
+// WebSocket, uploads and the runner), one origin per unique for the
+// unique's own files (origin U), and the pages of the app.
 package host
 
 import (
@@ -11,9 +14,20 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"sync/atomic"
 	"time"
+
+	"github.com/lets-app/lets/backend/config"
+	"github.com/lets-app/lets/backend/lip"
+	"github.com/lets-app/lets/backend/manifest"
+	"github.com/lets-app/lets/backend/ring"
+	"github.com/lets-app/lets/backend/runner"
+	"github.com/lets-app/lets/backend/sessions"
+	"github.com/lets-app/lets/shell"
+	"github.com/lets-app/lets/uniques"
 )
 
 // Status is what GET /lip/status answers.
@@ -29,15 +43,32 @@ type Status struct {
 	Services []string `json:"services"`
 	// WireSocket is the agent daemon's socket when it runs.
 	WireSocket string `json:"wire_socket,omitempty"`
+
+	// LIP is the protocol major; Epoch the ring's id of this host run.
+	LIP     int          `json:"lip"`
+	Epoch   string       `json:"epoch,omitempty"`
+	Ring    *ringStatus  `json:"ring,omitempty"`
+	Windows []windowInfo `json:"windows"`
+	Uniques int          `json:"uniques"`
 }
 
-// Options configure a Server.
+type ringStatus struct {
+	Size     int    `json:"size"`
+	Capacity int    `json:"capacity"`
+	Oldest   uint64 `json:"oldest"`
+	Newest   uint64 `json:"newest"`
+}
+
+// Options configure a Server. Only Token is required; everything else has
+// a default.
 type Options struct {
 	// Addr to listen on; must be a loopback address. "127.0.0.1:0" picks a
 	// free port.
 	Addr    string
 	Token   string
 	Version string
+	// DataDir is the Lets data folder (~/.lets). Without it the host
+	// serves only its status and pages: the LIP endpoints answer 503.
 	DataDir string
 	// Pages is the app's own static pages (the frontend bundle).
 	Pages fs.FS
@@ -45,7 +76,25 @@ type Options struct {
 	Extra func(*Status)
 	Now   func() time.Time
 	Log   *slog.Logger
+
+	// Builtin holds the built-in uniques; nil means the ones embedded in
+	// the binary (package uniques).
+	Builtin fs.FS
+	// Shell holds the bundled shell assets; nil means package shell's.
+	Shell fs.FS
+	// RingCapacity is the number of up-events kept; 0 means 2000.
+	RingCapacity int
+	// UploadMaxBytes caps one upload; 0 means 25 MB.
+	UploadMaxBytes int64
+	// Handoff overrides config.json's "handoff" ("close" or "stay");
+	// empty reads config.json when an export arrives.
+	Handoff string
+	// Getenv gives the runner's PATH, HOME and LANG; nil means os.Getenv.
+	Getenv func(string) string
 }
+
+// DefaultUploadMaxBytes is the upload cap when config says nothing (spec §8.2).
+const DefaultUploadMaxBytes = 25 << 20
 
 // Server is the host. Create it with Listen, then Run it.
 type Server struct {
@@ -54,6 +103,15 @@ type Server struct {
 	port    atomic.Int64
 	started time.Time
 	srv     *http.Server
+	timing  wsTiming
+
+	// LIP parts; nil when Options.DataDir is empty.
+	core    *lipCore
+	rng     *ring.Ring
+	origins *originSet
+	shell   fs.FS
+	perms   *runner.Permissions
+	runner  *runner.Runner
 }
 
 // Listen opens the loopback listener, so the port is known (and can be
@@ -65,11 +123,17 @@ func Listen(opts Options) (*Server, error) {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
 	if opts.Token == "" {
 		return nil, errors.New("host: a token is required")
 	}
 	if opts.Addr == "" {
 		opts.Addr = "127.0.0.1:0"
+	}
+	if opts.UploadMaxBytes <= 0 {
+		opts.UploadMaxBytes = DefaultUploadMaxBytes
 	}
 	h, _, err := net.SplitHostPort(opts.Addr)
 	if err != nil {
@@ -78,11 +142,17 @@ func Listen(opts Options) (*Server, error) {
 	if ip := net.ParseIP(h); ip == nil || !ip.IsLoopback() {
 		return nil, fmt.Errorf("host address %q is not a loopback address; Lets only listens on 127.0.0.1 or ::1", opts.Addr)
 	}
+	s := &Server{opts: opts, started: opts.Now(), timing: wsTiming{ping: pingInterval, write: writeDeadline, hello: helloDeadline}}
+	if opts.DataDir != "" {
+		if err := s.setupLIP(); err != nil {
+			return nil, err
+		}
+	}
 	ln, err := net.Listen("tcp", opts.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s (is another program using that port? set \"host_port\" to 0 in config.json to pick a free one): %w", opts.Addr, err)
 	}
-	s := &Server{opts: opts, ln: ln, started: opts.Now()}
+	s.ln = ln
 	s.port.Store(int64(ln.Addr().(*net.TCPAddr).Port))
 	s.srv = &http.Server{
 		Handler:           s.Handler(),
@@ -93,6 +163,48 @@ func Listen(opts Options) (*Server, error) {
 	return s, nil
 }
 
+// setupLIP opens the registry, the session store, the ring and the runner.
+func (s *Server) setupLIP() error {
+	o := s.opts
+	paths := config.Paths{Home: o.DataDir}
+	builtin := o.Builtin
+	if builtin == nil {
+		builtin = uniques.FS()
+	}
+	reg, err := manifest.OpenRegistry(manifest.RegistryOptions{Builtin: builtin, UserDir: paths.UniquesDir(), HostVersion: o.Version, Log: o.Log, Now: o.Now})
+	if err != nil {
+		return fmt.Errorf("load the uniques: %w", err)
+	}
+	s.shell = o.Shell
+	if s.shell == nil {
+		if s.shell, err = shell.Files(); err != nil {
+			return fmt.Errorf("load the shell: %w", err)
+		}
+	}
+	s.rng = ring.New(ring.Config{Capacity: o.RingCapacity, Store: newCursorFile(filepath.Join(paths.StateDir(), "cursors.json")), Logger: o.Log})
+	s.core = &lipCore{
+		log: o.Log, now: o.Now, paths: paths, registry: reg,
+		sessions:  sessions.NewStore(paths.SessionsDir(), sessions.Options{Log: o.Log}),
+		ring:      &eventRing{r: s.rng},
+		ids:       lip.NewIDs(nil),
+		handoff:   o.Handoff,
+		windows:   map[string]*window{},
+		version:   o.Version,
+		uploadMax: o.UploadMaxBytes,
+	}
+	s.origins = &originSet{log: o.Log, portsFile: filepath.Join(paths.StateDir(), "ports.json"), hostPort: s.Port, sdk: s.sdkBytes, origins: map[string]*uniqueOrigin{}}
+	s.core.onForget = func(w *window) {
+		if o, ok := s.origins.get(w.name); ok {
+			o.removeWindow(w)
+		}
+	}
+	s.perms = runner.OpenPermissions(paths.PermissionsFile())
+	s.runner = runner.New(filepath.Join(o.DataDir, "run"), o.Getenv)
+	return nil
+}
+
+func (s *Server) sdkBytes() ([]byte, error) { return fs.ReadFile(s.shell, "sdk.js") }
+
 // Port is the listening port.
 func (s *Server) Port() int { return int(s.port.Load()) }
 
@@ -102,15 +214,53 @@ func (s *Server) URL() string { return "http://127.0.0.1:" + strconv.Itoa(s.Port
 // Name is the service name.
 func (s *Server) Name() string { return "host" }
 
+// privilegedRoutes are the host-token endpoints (spec §8.1).
+var privilegedRoutes = []string{
+	"GET /lip/status", "GET /lip/uniques", "POST /lip/install", "DELETE /lip/uniques/{name}",
+	"POST /lip/open", "POST /lip/send", "GET /lip/listen", "POST /lip/listen", "POST /lip/close",
+	"GET /lip/sessions", "GET /lip/windows",
+}
+
 // Handler is the host's whole HTTP surface, with the loopback guard.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("GET /lip/status", requireHostToken(s.opts.Token, http.HandlerFunc(s.handleStatus)))
+	handlers := map[string]http.HandlerFunc{
+		"GET /lip/status":            s.handleStatus,
+		"GET /lip/uniques":           s.lipOnly(s.handleUniques),
+		"POST /lip/install":          s.lipOnly(s.handleInstall),
+		"DELETE /lip/uniques/{name}": s.lipOnly(s.handleRemove),
+		"POST /lip/open":             s.lipOnly(s.handleOpen),
+		"POST /lip/send":             s.lipOnly(s.handleSend),
+		"GET /lip/listen":            s.lipOnly(s.handleListen),
+		"POST /lip/listen":           s.lipOnly(s.handleListen),
+		"POST /lip/close":            s.lipOnly(s.handleClose),
+		"GET /lip/sessions":          s.lipOnly(s.handleSessions),
+		"GET /lip/windows":           s.lipOnly(s.handleWindows),
+	}
+	for _, route := range privilegedRoutes {
+		mux.Handle(route, s.requireHostToken(handlers[route]))
+	}
 	mux.HandleFunc("GET /lip/health", s.handleHealth)
+	mux.Handle("GET /w/{wid}/{$}", s.requireWindowToken(s.handleShellPage))
+	mux.Handle("GET /w/{wid}/{file}", s.requireWindowToken(s.handleShellAsset))
+	mux.Handle("GET /lip/ws", s.requireWindowToken(s.handleWS))
+	mux.Handle("POST /lip/upload", s.requireWindowToken(s.handleUpload))
+	mux.Handle("POST /lip/run", s.requireWindowToken(s.handleRun))
 	if s.opts.Pages != nil {
 		mux.Handle("GET /", pagesHandler(s.opts.Pages))
 	}
 	return loopbackGuard(s.Port, mux)
+}
+
+// lipOnly answers 503 when the host runs without a data folder.
+func (s *Server) lipOnly(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if s.core == nil {
+			writeError(w, http.StatusServiceUnavailable, string(lip.CodeInternal), "this host runs without a data folder, so it has no uniques or windows")
+			return
+		}
+		h(w, r)
+	}
 }
 
 // Status returns the current status.
@@ -125,6 +275,15 @@ func (s *Server) Status() Status {
 		StartedAt: s.started.UTC(),
 		UptimeSec: now.Sub(s.started).Seconds(),
 		Services:  []string{"host"},
+		LIP:       lip.Version,
+		Windows:   []windowInfo{},
+	}
+	if s.core != nil {
+		rs := s.rng.Stats()
+		st.Epoch = rs.Epoch
+		st.Ring = &ringStatus{Size: rs.Size, Capacity: rs.Capacity, Oldest: rs.Oldest, Newest: rs.Newest}
+		st.Windows = s.core.listWindows()
+		st.Uniques = len(s.core.registry.List())
 	}
 	if s.opts.Extra != nil {
 		s.opts.Extra(&st)
@@ -153,9 +312,11 @@ func (s *Server) Run(ctx context.Context) error {
 	s.opts.Log.Info("host listening", "url", s.URL())
 	select {
 	case err := <-errc:
+		s.stopLIP()
 		return fmt.Errorf("host stopped serving: %w", err)
 	case <-ctx.Done():
 	}
+	s.stopLIP()
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	if err := s.srv.Shutdown(shutdownCtx); err != nil {
@@ -165,8 +326,22 @@ func (s *Server) Run(ctx context.Context) error {
 	return nil
 }
 
+// stopLIP wakes blocked listeners, closes shell connections and stops the
+// unique origins.
+func (s *Server) stopLIP() {
+	if s.core == nil {
+		return
+	}
+	s.rng.Close()
+	s.core.stop(context.Background())
+	s.origins.stop()
+}
+
 // Close releases the listener of a server that was never Run.
-func (s *Server) Close() error { return s.ln.Close() }
+func (s *Server) Close() error {
+	s.stopLIP()
+	return s.ln.Close()
+}
 
 type errorBody struct {
 	Error struct {
@@ -179,6 +354,10 @@ func writeError(w http.ResponseWriter, status int, code, msg string) {
 	var b errorBody
 	b.Error.Code, b.Error.Message = code, msg
 	writeJSON(w, status, b)
+}
+
+func writeLIPError(w http.ResponseWriter, e *lip.Error) {
+	writeError(w, e.Code.HTTPStatus(), string(e.Code), e.Message)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

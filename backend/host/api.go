@@ -1,0 +1,233 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/lets-app/lets/backend/lip"
+	"github.com/lets-app/lets/backend/manifest"
+	"github.com/lets-app/lets/backend/ring"
+	"github.com/lets-app/lets/backend/sessions"
+)
+
+// maxAPIBody bounds privileged request bodies (a full batch plus slack).
+const maxAPIBody = lip.MaxBatchBytes + 64<<10
+
+// readBody reads a bounded request body; false means an answer was written.
+func readBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, bool) {
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			writeError(w, http.StatusRequestEntityTooLarge, string(lip.CodeTooLarge), "the request body is too large")
+			return nil, false
+		}
+		writeError(w, http.StatusBadRequest, string(lip.CodeBadEnvelope), "the request body could not be read")
+		return nil, false
+	}
+	return b, true
+}
+
+func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	b, ok := readBody(w, r, 64<<10)
+	if !ok {
+		return false
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		writeError(w, http.StatusBadRequest, string(lip.CodeBadEnvelope), "the body must be a JSON object: "+err.Error())
+		return false
+	}
+	return true
+}
+
+func (s *Server) handleUniques(w http.ResponseWriter, r *http.Request) {
+	reg := s.core.registry
+	if err := reg.Reload(); err != nil {
+		s.opts.Log.Warn("rescanning the uniques folder failed", "err", err)
+	}
+	list := reg.List()
+	out := make([]map[string]any, 0, len(list))
+	for _, u := range list {
+		sum := summarize(u)
+		out = append(out, map[string]any{
+			"name": sum.Name, "version": sum.Version, "title": sum.Title, "description": sum.Description,
+			"domains": sum.Domains, "source": sum.Source, "commit": sum.Commit, "builtin": sum.Builtin,
+			"events": summaries(u.Manifest.Events), "commands": summaries(u.Manifest.Commands),
+			"exec": u.Manifest.Permissions.Exec, "warnings": u.Warnings,
+		})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"uniques": out})
+}
+
+func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Source string `json:"source"`
+		Ref    string `json:"ref"`
+	}
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	if req.Source == "" {
+		writeError(w, http.StatusBadRequest, string(lip.CodeBadEnvelope), `give "source": a git URL or a local path`)
+		return
+	}
+	src := req.Source
+	if req.Ref != "" {
+		src += "#" + req.Ref
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Minute)
+	defer cancel()
+	u, err := s.core.registry.Install(ctx, src, nil)
+	if err != nil {
+		writeManifestError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"name": u.Name(), "version": u.Manifest.Version, "commit": u.Commit(), "warnings": u.Warnings})
+}
+
+func (s *Server) handleRemove(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if err := s.core.registry.Remove(name); err != nil {
+		writeManifestError(w, err)
+		return
+	}
+	if err := s.perms.Revoke(name); err != nil {
+		s.opts.Log.Warn("could not forget the removed unique's permissions", "unique", name, "err", err)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"removed": name})
+}
+
+func writeManifestError(w http.ResponseWriter, err error) {
+	switch {
+	case errors.Is(err, manifest.ErrUnknownUnique):
+		writeError(w, http.StatusNotFound, string(lip.CodeUnknownUnique), err.Error())
+	case errors.Is(err, manifest.ErrBuiltin):
+		writeError(w, http.StatusForbidden, string(lip.CodeForbidden), err.Error())
+	case errors.Is(err, manifest.ErrInvalid):
+		writeError(w, http.StatusBadRequest, string(lip.CodeInvalidManifest), err.Error())
+	default:
+		writeError(w, http.StatusBadRequest, string(lip.CodeInstallFailed), err.Error())
+	}
+}
+
+func (s *Server) handleOpen(w http.ResponseWriter, r *http.Request) {
+	var req openRequest
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	if req.Unique == "" {
+		writeError(w, http.StatusBadRequest, string(lip.CodeBadEnvelope), `give "unique": the name of an installed unique (see GET /lip/uniques)`)
+		return
+	}
+	res, _, err := s.core.open(req, s.origins, s.URL())
+	if err != nil {
+		var le *lip.Error
+		switch {
+		case errors.As(err, &le):
+			writeLIPError(w, le)
+		case errors.Is(err, manifest.ErrUnknownUnique):
+			writeError(w, http.StatusNotFound, string(lip.CodeUnknownUnique), err.Error())
+		case errors.Is(err, errUnknownSession):
+			writeError(w, http.StatusNotFound, "unknown_session", err.Error())
+		default:
+			writeError(w, http.StatusInternalServerError, string(lip.CodeInternal), err.Error())
+		}
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (s *Server) handleSend(w http.ResponseWriter, r *http.Request) {
+	body, ok := readBody(w, r, maxAPIBody)
+	if !ok {
+		return
+	}
+	src := lip.Source{Kind: lip.KindClaude}
+	if r.Header.Get("X-Lets-From") == "hook" {
+		src.Kind = lip.KindHook
+	}
+	accepted, rejected, whole := s.core.send(body, src)
+	if whole != nil {
+		writeLIPError(w, whole)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"accepted": accepted, "rejected": rejected})
+}
+
+func (s *Server) handleListen(w http.ResponseWriter, r *http.Request) {
+	var q ring.Query
+	var err error
+	if r.Method == http.MethodPost {
+		body, ok := readBody(w, r, 64<<10)
+		if !ok {
+			return
+		}
+		q, err = ring.ParseListenJSON(body)
+	} else {
+		q, err = ring.ParseListenQuery(r.URL.Query())
+	}
+	if err != nil {
+		var le *lip.Error
+		if errors.As(err, &le) {
+			writeLIPError(w, le)
+			return
+		}
+		writeError(w, http.StatusBadRequest, string(lip.CodeBadEnvelope), err.Error())
+		return
+	}
+	res, err := s.core.ring.listen(r.Context(), q)
+	if err != nil {
+		if errors.Is(err, ring.ErrClosed) {
+			writeError(w, http.StatusServiceUnavailable, string(lip.CodeInternal), err.Error())
+			return
+		}
+		if r.Context().Err() != nil {
+			return // the client went away
+		}
+		writeError(w, http.StatusInternalServerError, string(lip.CodeInternal), err.Error())
+		return
+	}
+	if res.Events == nil {
+		res.Events = []lip.Envelope{}
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (s *Server) handleClose(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Window string `json:"window"`
+	}
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	if err := s.core.closeWindow(req.Window, "claude"); err != nil {
+		var le *lip.Error
+		if errors.As(err, &le) {
+			writeLIPError(w, le)
+			return
+		}
+		writeError(w, http.StatusInternalServerError, string(lip.CodeInternal), err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "window": req.Window})
+}
+
+func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
+	list, err := s.core.sessions.List(r.URL.Query().Get("unique"))
+	if err != nil && !errors.Is(err, sessions.ErrNotFound) {
+		writeError(w, http.StatusInternalServerError, string(lip.CodeInternal), err.Error())
+		return
+	}
+	if list == nil {
+		list = []sessions.Info{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"sessions": list})
+}
+
+func (s *Server) handleWindows(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"windows": s.core.listWindows()})
+}

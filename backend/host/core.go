@@ -1,0 +1,430 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/lets-app/lets/backend/config"
+	"github.com/lets-app/lets/backend/lip"
+	"github.com/lets-app/lets/backend/manifest"
+	"github.com/lets-app/lets/backend/sessions"
+	"github.com/lets-app/lets/backend/token"
+)
+
+// coreCommands are the down-command types every window accepts whatever its
+// unique declares (spec §4): a command of any other type must be declared
+// by the unique, else it is refused with undeclared_type.
+var coreCommands = map[string]bool{
+	"session.close": true,
+	"entity.say":    true, "entity.mood": true, "entity.suggest": true, "entity.move": true,
+	"entity.show": true, "entity.hide": true, "entity.persona": true, "entity.react": true,
+	"chat.open": true, "chat.close": true, "chat.say": true, "chat.typing": true,
+	"component.create": true, "component.update": true, "component.remove": true,
+	"ui.toast": true, "ui.theme": true,
+	"lip.error": true, "lip.ping": true,
+}
+
+// lipCore is the transport-independent part of the host: windows, their
+// queues, the ring, sessions and uniques.
+type lipCore struct {
+	log      *slog.Logger
+	now      func() time.Time
+	paths    config.Paths
+	registry *manifest.Registry
+	sessions *sessions.Store
+	ring     *eventRing
+	ids      *lip.IDs
+	// handoff overrides config.json's "handoff" when set (tests).
+	handoff   string
+	version   string
+	uploadMax int64
+	// onForget runs when a window is gone for good (origin bookkeeping).
+	onForget func(*window)
+
+	mu      sync.Mutex
+	windows map[string]*window
+	nextWin int
+}
+
+func (c *lipCore) window(id string) (*window, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	w, ok := c.windows[id]
+	return w, ok
+}
+
+// windowByToken finds the window whose token is tok (constant-time per
+// comparison; there are few windows).
+func (c *lipCore) windowByToken(tok string) (*window, bool) {
+	if tok == "" {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var found *window
+	for _, w := range c.windows {
+		if token.Equal(tok, w.token) {
+			found = w
+		}
+	}
+	return found, found != nil
+}
+
+// isWindowToken reports whether tok is some window's token.
+func (c *lipCore) isWindowToken(tok string) bool {
+	_, ok := c.windowByToken(tok)
+	return ok
+}
+
+func (c *lipCore) listWindows() []windowInfo {
+	c.mu.Lock()
+	ws := make([]*window, 0, len(c.windows))
+	for _, w := range c.windows {
+		ws = append(ws, w)
+	}
+	c.mu.Unlock()
+	out := make([]windowInfo, len(ws))
+	for i, w := range ws {
+		out[i] = w.info()
+	}
+	sort.Slice(out, func(i, j int) bool { return winNum(out[i].Window) < winNum(out[j].Window) })
+	return out
+}
+
+func winNum(id string) int {
+	n, _ := strconv.Atoi(strings.TrimPrefix(id, "w"))
+	return n
+}
+
+// publish stamps an event the host itself produces and puts it in the ring.
+func (c *lipCore) publish(win, typ string, data any) {
+	now := c.now()
+	e := &lip.Envelope{LIP: lip.Version, ID: c.ids.Event(now), Type: typ, Data: dataObject(data)}
+	if err := lip.StampUp(e, lip.Source{Kind: lip.KindHost}, now); err != nil {
+		c.log.Error("host event refused by its own stamp", "type", typ, "err", err)
+		return
+	}
+	e.Win = win
+	c.ring.append(e, now)
+}
+
+// openRequest is the body of POST /lip/open.
+type openRequest struct {
+	Unique string `json:"unique"`
+	Resume string `json:"resume,omitempty"`
+	Title  string `json:"title,omitempty"`
+}
+
+// openResult is the answer of POST /lip/open.
+type openResult struct {
+	Window string `json:"window"`
+	// URL is the shell page with the window token, for the native window
+	// (or a browser) to load.
+	URL string `json:"url"`
+	// Token is the window token (also inside URL).
+	Token    string                `json:"token"`
+	Unique   uniqueSummary         `json:"unique"`
+	Guide    string                `json:"guide"`
+	Events   map[string]string     `json:"events"`
+	Commands map[string]string     `json:"commands"`
+	Session  *sessions.Info        `json:"session,omitempty"`
+	Types    manifest.SessionTypes `json:"sessionTypes"`
+}
+
+type uniqueSummary struct {
+	Name        string   `json:"name"`
+	Version     string   `json:"version"`
+	Title       string   `json:"title"`
+	Description string   `json:"description,omitempty"`
+	Domains     []string `json:"domains"`
+	Source      string   `json:"source"`
+	Commit      string   `json:"commit,omitempty"`
+	Builtin     bool     `json:"builtin"`
+	ExecAllowed []string `json:"exec,omitempty"`
+}
+
+func summarize(u *manifest.Unique) uniqueSummary {
+	m := u.Manifest
+	return uniqueSummary{Name: m.Name, Version: m.Version, Title: m.Title, Description: m.Description,
+		Domains: m.Domains, Source: u.Source(), Commit: u.Commit(), Builtin: u.Builtin, ExecAllowed: m.Permissions.Exec}
+}
+
+func summaries(in map[string]manifest.TypeInfo) map[string]string {
+	out := make(map[string]string, len(in))
+	for k, v := range in {
+		out[k] = v.Summary
+	}
+	return out
+}
+
+// errUnknownSession: open {resume} named no saved session.
+var errUnknownSession = errors.New("no saved session")
+
+// open creates a window record (spec §8.1 open). Launching a native window
+// is the caller's business; the answer carries the URL to load.
+func (c *lipCore) open(req openRequest, origins *originSet, hostURL string) (openResult, *window, error) {
+	u, err := c.registry.Get(req.Unique)
+	if err != nil {
+		return openResult{}, nil, err
+	}
+	var saved *sessions.Session
+	if req.Resume != "" {
+		s, err := c.sessions.Get(u.Name(), req.Resume)
+		if err != nil {
+			return openResult{}, nil, fmt.Errorf("%w %q for %s (see GET /lip/sessions): %w", errUnknownSession, req.Resume, u.Name(), err)
+		}
+		saved = &s
+	}
+	origin, err := origins.ensure(u)
+	if err != nil {
+		return openResult{}, nil, err
+	}
+	wt, err := token.New()
+	if err != nil {
+		return openResult{}, nil, err
+	}
+	ft, err := token.New()
+	if err != nil {
+		return openResult{}, nil, err
+	}
+	guide, err := u.GuideText()
+	if err != nil {
+		c.log.Warn("the unique's guide could not be read", "unique", u.Name(), "err", err)
+	}
+	now := c.now()
+	title := req.Title
+	if title == "" {
+		title = u.Manifest.Title
+	}
+	c.mu.Lock()
+	c.nextWin++
+	w := &window{core: c, id: "w" + strconv.Itoa(c.nextWin), unique: u, name: u.Name(), title: title, token: wt, frameToken: ft, opened: now, ask: map[string]chan string{}}
+	c.windows[w.id] = w
+	c.mu.Unlock()
+	origin.addWindow(w)
+
+	res := openResult{Window: w.id, URL: hostURL + "/w/" + w.id + "/?t=" + wt, Token: wt, Unique: summarize(u), Guide: guide,
+		Events: summaries(u.Manifest.Events), Commands: summaries(u.Manifest.Commands), Types: u.Manifest.Session}
+	openData := map[string]any{"unique": u.Name(), "window": w.id}
+	if saved != nil {
+		restore := &lip.Envelope{LIP: lip.Version, ID: c.ids.Command(now), Type: u.Manifest.Session.Restore, Data: saved.Payload, Win: w.id, Re: saved.ID}
+		if perr := lip.StampDown(restore, lip.Source{Kind: lip.KindHost}, now); perr != nil {
+			return openResult{}, nil, perr
+		}
+		w.prepend(restore)
+		w.session, w.resumed = saved.ID, saved.ID
+		info := saved.Info
+		res.Session = &info
+		openData["resumed"] = saved.ID
+	}
+	c.publish(w.id, "session.open", openData)
+	return res, w, nil
+}
+
+// send accepts down-commands from Claude (or the hook) for /lip/send.
+func (c *lipCore) send(body []byte, src lip.Source) (accepted []string, rejected []lip.Rejection, whole *lip.Error) {
+	now := c.now()
+	batch, err := lip.DecodeWith(body, lip.DecodeOptions{AssignID: func() string { return c.ids.Command(now) }})
+	if err != nil {
+		return nil, nil, err
+	}
+	rejected = batch.Rejected()
+	for _, it := range batch.Items {
+		e := it.Envelope
+		if e == nil {
+			continue
+		}
+		if perr := c.acceptDown(e, src, now); perr != nil {
+			rejected = append(rejected, lip.Rejection{Index: it.Index, ID: e.ID, Code: perr.Code, Message: perr.Message})
+			continue
+		}
+		accepted = append(accepted, e.ID)
+	}
+	sort.Slice(rejected, func(i, j int) bool { return rejected[i].Index < rejected[j].Index })
+	if accepted == nil {
+		accepted = []string{}
+	}
+	if rejected == nil {
+		rejected = []lip.Rejection{}
+	}
+	return accepted, rejected, nil
+}
+
+func (c *lipCore) acceptDown(e *lip.Envelope, src lip.Source, now time.Time) *lip.Error {
+	if e.Dir == lip.Up {
+		return lip.Errorf(lip.CodeBadEnvelope, "%s says dir \"up\"; /lip/send takes down-commands", e.ID)
+	}
+	if e.Win == "" {
+		return lip.Errorf(lip.CodeBadEnvelope, "%s has no win: name the target window (see GET /lip/windows)", e.ID)
+	}
+	w, ok := c.window(e.Win)
+	if !ok {
+		return lip.Errorf(lip.CodeUnknownWindow, "window %q is not open (see GET /lip/windows)", e.Win)
+	}
+	m := w.unique.Manifest
+	if !coreCommands[e.Type] {
+		if _, declared := m.Command(e.Type); !declared && e.Type != m.Session.Restore {
+			return lip.Errorf(lip.CodeUndeclaredType, "%s is neither a core command nor a command %s declares; see its commands in the open answer", e.Type, w.name)
+		}
+	}
+	if err := lip.StampDown(e, src, now); err != nil {
+		return err
+	}
+	c.deliver(w, e)
+	if e.Type == "session.close" {
+		w.mu.Lock()
+		if w.closing == "" {
+			w.closing = "claude"
+		}
+		w.mu.Unlock()
+	}
+	return nil
+}
+
+// deliver queues a stamped down-command and reports drops and expiries.
+func (c *lipCore) deliver(w *window, e *lip.Envelope) {
+	dropped := w.enqueue(e, func(ids []string) {
+		c.publish(w.id, "lip.expired", map[string]any{"ids": ids, "reason": "ttl"})
+	})
+	if len(dropped) > 0 {
+		c.publish(w.id, "lip.expired", map[string]any{"ids": dropped, "reason": "queue_full"})
+	}
+}
+
+// hostCommand queues a command the host itself issues to a window.
+func (c *lipCore) hostCommand(w *window, typ string, data any) *lip.Envelope {
+	now := c.now()
+	e := &lip.Envelope{LIP: lip.Version, ID: c.ids.Command(now), Type: typ, Data: dataObject(data), Win: w.id}
+	if err := lip.StampDown(e, lip.Source{Kind: lip.KindHost}, now); err != nil {
+		c.log.Error("host command refused by its own stamp", "type", typ, "err", err)
+		return nil
+	}
+	c.deliver(w, e)
+	return e
+}
+
+// closeWindow asks a window to close (POST /lip/close). A window that never
+// connected is removed at once.
+func (c *lipCore) closeWindow(id, reason string) error {
+	w, ok := c.window(id)
+	if !ok {
+		return lip.Errorf(lip.CodeUnknownWindow, "window %q is not open (see GET /lip/windows)", id)
+	}
+	w.mu.Lock()
+	connected := w.conn != nil
+	if w.closing == "" {
+		w.closing = reason
+	}
+	w.mu.Unlock()
+	c.hostCommand(w, "session.close", map[string]string{"reason": reason})
+	if !connected {
+		c.forget(w, reason)
+	}
+	return nil
+}
+
+// forget removes a window for good and reports session.closed.
+func (c *lipCore) forget(w *window, reason string) {
+	c.mu.Lock()
+	_, ok := c.windows[w.id]
+	delete(c.windows, w.id)
+	c.mu.Unlock()
+	if !ok {
+		return
+	}
+	w.mu.Lock()
+	w.closed = true
+	for _, it := range w.queue {
+		if it.timer != nil {
+			it.timer.Stop()
+		}
+	}
+	for id, ch := range w.ask {
+		close(ch)
+		delete(w.ask, id)
+	}
+	w.mu.Unlock()
+	if c.onForget != nil {
+		c.onForget(w)
+	}
+	c.publish(w.id, "session.closed", map[string]string{"reason": reason})
+}
+
+// handoffMode is config.json's "handoff", read when an export arrives so a
+// change applies without a restart.
+func (c *lipCore) handoffMode() string {
+	if c.handoff != "" {
+		return c.handoff
+	}
+	cfg, err := config.Load(c.paths.ConfigFile())
+	if err != nil {
+		c.log.Warn("config.json has a problem; using the default handoff", "err", err)
+	}
+	return cfg.Handoff
+}
+
+// saveSession stores an export or snapshot event (spec §4.2).
+func (c *lipCore) saveSession(w *window, e *lip.Envelope, kind sessions.Kind) {
+	w.mu.Lock()
+	current := w.session
+	w.mu.Unlock()
+	info, err := c.sessions.Save(w.name, current, kind, e.AppendJSON(nil), c.now())
+	if err != nil {
+		c.log.Error("a session could not be saved", "unique", w.name, "window", w.id, "err", err)
+		c.publish(w.id, "lip.error", lip.Errorf(lip.CodeInternal, "the session could not be saved: %v", err))
+		return
+	}
+	w.mu.Lock()
+	w.session = info.ID
+	w.mu.Unlock()
+	if kind != sessions.Export {
+		return
+	}
+	c.publish(w.id, "session.saved", map[string]any{"id": info.ID, "unique": w.name, "summary": info.Summary, "handoff": true})
+	if c.handoffMode() == "stay" {
+		return
+	}
+	w.mu.Lock()
+	if w.closing == "" {
+		w.closing = "handoff"
+	}
+	w.mu.Unlock()
+	c.hostCommand(w, "session.close", map[string]string{"reason": "handoff"})
+}
+
+// stop closes every window's timers at host shutdown.
+func (c *lipCore) stop(ctx context.Context) {
+	c.mu.Lock()
+	ws := make([]*window, 0, len(c.windows))
+	for _, w := range c.windows {
+		ws = append(ws, w)
+	}
+	c.mu.Unlock()
+	for _, w := range ws {
+		w.mu.Lock()
+		conn := w.conn
+		for _, it := range w.queue {
+			if it.timer != nil {
+				it.timer.Stop()
+			}
+		}
+		w.mu.Unlock()
+		if conn != nil {
+			conn.shutdown(closeGoingAway, "Lets is stopping")
+		}
+	}
+	_ = ctx
+}
+
+func jsonString(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}

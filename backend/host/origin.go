@@ -1,0 +1,354 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"mime"
+	"net"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/lets-app/lets/backend/atomicfile"
+	"github.com/lets-app/lets/backend/manifest"
+	"github.com/lets-app/lets/backend/token"
+)
+
+// originSet runs one loopback listener per unique in use (origin U, spec
+// §1.4), on a port remembered in state/ports.json so the unique's storage
+// survives restarts.
+type originSet struct {
+	log       *slog.Logger
+	portsFile string // "" keeps ports in memory only
+	hostPort  func() int
+	sdk       func() ([]byte, error)
+
+	mu      sync.Mutex
+	origins map[string]*uniqueOrigin
+	ctx     context.Context // canceled at host stop
+	stopped bool
+}
+
+// uniqueOrigin is the listener of one unique.
+type uniqueOrigin struct {
+	set    *originSet
+	unique *manifest.Unique
+	port   int
+	ln     net.Listener
+	srv    *http.Server
+	// secret is the cookie value this origin hands out for a valid frame
+	// token: it says "a window of this unique was opened in this browser".
+	secret string
+	cookie string
+
+	mu      sync.Mutex
+	windows map[string]*window
+}
+
+// portsState is state/ports.json.
+type portsState struct {
+	Uniques map[string]int `json:"uniques"`
+}
+
+func (s *originSet) readPorts() portsState {
+	st := portsState{Uniques: map[string]int{}}
+	if s.portsFile == "" {
+		return st
+	}
+	data, err := os.ReadFile(s.portsFile)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			s.log.Warn("ports.json could not be read; uniques get new ports (their saved browser storage may look empty)", "err", err)
+		}
+		return st
+	}
+	if err := json.Unmarshal(data, &st); err != nil || st.Uniques == nil {
+		s.log.Warn("ports.json is damaged; uniques get new ports", "err", err)
+		return portsState{Uniques: map[string]int{}}
+	}
+	return st
+}
+
+func (s *originSet) rememberPort(name string, port int) {
+	if s.portsFile == "" {
+		return
+	}
+	st := s.readPorts()
+	if st.Uniques[name] == port {
+		return
+	}
+	st.Uniques[name] = port
+	data, _ := json.MarshalIndent(st, "", "  ")
+	if err := atomicfile.Write(s.portsFile, append(data, '\n'), 0o600); err != nil {
+		s.log.Warn("could not remember the unique's port", "unique", name, "err", err)
+	}
+}
+
+// ensure returns the running origin of u, starting it when needed.
+func (s *originSet) ensure(u *manifest.Unique) (*uniqueOrigin, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return nil, errors.New("Lets is stopping; open the unique again after it restarts")
+	}
+	if o, ok := s.origins[u.Name()]; ok {
+		o.unique = u // a reinstall may have replaced it
+		return o, nil
+	}
+	var ln net.Listener
+	var err error
+	if p := s.readPorts().Uniques[u.Name()]; p > 0 && p != s.hostPort() {
+		ln, err = net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+		if err != nil {
+			s.log.Info("the unique's usual port is taken; using another (its browser storage starts empty)", "unique", u.Name(), "port", p)
+		}
+	}
+	if ln == nil {
+		ln, err = net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("open a loopback port for %s: %w", u.Name(), err)
+		}
+	}
+	secret, err := token.New()
+	if err != nil {
+		_ = ln.Close()
+		return nil, err
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	o := &uniqueOrigin{set: s, unique: u, port: port, ln: ln, secret: secret, cookie: "lets_u_" + strconv.Itoa(port), windows: map[string]*window{}}
+	o.srv = &http.Server{
+		Handler:           o,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+	}
+	s.origins[u.Name()] = o
+	go func() {
+		if err := o.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log.Warn("a unique's origin stopped", "unique", u.Name(), "err", err)
+		}
+	}()
+	s.rememberPort(u.Name(), port)
+	s.log.Info("unique origin listening", "unique", u.Name(), "url", o.url())
+	return o, nil
+}
+
+// get returns the origin of a unique if it runs.
+func (s *originSet) get(name string) (*uniqueOrigin, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o, ok := s.origins[name]
+	return o, ok
+}
+
+func (s *originSet) stop() {
+	s.mu.Lock()
+	s.stopped = true
+	all := make([]*uniqueOrigin, 0, len(s.origins))
+	for _, o := range s.origins {
+		all = append(all, o)
+	}
+	s.mu.Unlock()
+	for _, o := range all {
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		if err := o.srv.Shutdown(ctx); err != nil {
+			_ = o.srv.Close()
+		}
+		cancel()
+	}
+}
+
+func (o *uniqueOrigin) url() string { return "http://127.0.0.1:" + strconv.Itoa(o.port) }
+
+func (o *uniqueOrigin) addWindow(w *window) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.windows[w.id] = w
+}
+
+func (o *uniqueOrigin) removeWindow(w *window) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	delete(o.windows, w.id)
+}
+
+// frameURL is what the shell's iframe loads for w.
+func (o *uniqueOrigin) frameURL(w *window) string {
+	return o.url() + "/" + o.unique.Manifest.Entry + "?t=" + w.frameToken
+}
+
+// validFrameToken reports whether t is the frame token of an open window
+// of this unique.
+func (o *uniqueOrigin) validFrameToken(t string) bool {
+	if t == "" {
+		return false
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	ok := false
+	for _, w := range o.windows {
+		if token.Equal(t, w.frameToken) {
+			ok = true
+		}
+	}
+	return ok
+}
+
+func (o *uniqueOrigin) hasWindows() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.windows) > 0
+}
+
+// uniqueCSP is the policy of every origin-U answer (spec §1.4).
+func uniqueCSP(hostPort int) string {
+	return "default-src 'self'; base-uri 'self'; form-action 'self'; frame-ancestors http://127.0.0.1:" + strconv.Itoa(hostPort) + "; object-src 'none'"
+}
+
+func (o *uniqueOrigin) setHeaders(h http.Header) {
+	h.Set("Content-Security-Policy", uniqueCSP(o.set.hostPort()))
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cross-Origin-Resource-Policy", "same-origin")
+}
+
+func (o *uniqueOrigin) plain(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, msg+"\n")
+}
+
+// ServeHTTP serves the unique's folder and /lip/sdk.js, nothing else.
+func (o *uniqueOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	o.setHeaders(w.Header())
+	p := strconv.Itoa(o.port)
+	if !allowedHost(r.Host, p) {
+		o.plain(w, http.StatusMisdirectedRequest, "this server answers only to 127.0.0.1, localhost or [::1] on its own port")
+		return
+	}
+	if org := r.Header.Get("Origin"); org != "" && !allowedOrigin(org, p) {
+		o.plain(w, http.StatusForbidden, "requests from other origins are not allowed")
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		o.plain(w, http.StatusMethodNotAllowed, "a unique's files are read-only")
+		return
+	}
+	if t := r.URL.Query().Get("t"); t != "" {
+		if !o.validFrameToken(t) {
+			o.plain(w, http.StatusUnauthorized, "this link has expired; open the unique again")
+			return
+		}
+		http.SetCookie(w, &http.Cookie{Name: o.cookie, Value: o.secret, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		q := r.URL.Query()
+		q.Del("t")
+		u := *r.URL
+		u.RawQuery = q.Encode()
+		u.Scheme, u.Host = "", ""
+		http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+		return
+	}
+	c, err := r.Cookie(o.cookie)
+	if err != nil || !token.Equal(c.Value, o.secret) || !o.hasWindows() {
+		o.plain(w, http.StatusUnauthorized, "open this unique from Lets")
+		return
+	}
+	if r.URL.Path == "/lip/sdk.js" {
+		o.serveSDK(w, r)
+		return
+	}
+	urlPath := r.URL.Path
+	if urlPath == "/" {
+		http.Redirect(w, r, "/"+o.unique.Manifest.Entry, http.StatusSeeOther)
+		return
+	}
+	f, err := o.unique.Open(urlPath)
+	if err != nil {
+		o.plain(w, http.StatusNotFound, "not found")
+		return
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		o.plain(w, http.StatusNotFound, "not found")
+		return
+	}
+	ctype := mime.TypeByExtension(path.Ext(urlPath))
+	if ctype == "" {
+		ctype = "application/octet-stream"
+	}
+	w.Header().Set("Content-Type", ctype)
+	w.Header().Set("Cache-Control", "no-cache")
+	if strings.HasPrefix(ctype, "text/html") {
+		data, err := io.ReadAll(io.LimitReader(f, 16<<20))
+		if err != nil {
+			o.plain(w, http.StatusInternalServerError, "read failed")
+			return
+		}
+		data = injectSDK(data)
+		http.ServeContent(w, r, filepath.Base(urlPath), st.ModTime(), bytes.NewReader(data))
+		return
+	}
+	rs, ok := f.(io.ReadSeeker)
+	if !ok {
+		o.plain(w, http.StatusInternalServerError, "unreadable file")
+		return
+	}
+	http.ServeContent(w, r, filepath.Base(urlPath), st.ModTime(), rs)
+}
+
+func (o *uniqueOrigin) serveSDK(w http.ResponseWriter, r *http.Request) {
+	data, err := o.set.sdk()
+	if err != nil {
+		o.plain(w, http.StatusInternalServerError, "the SDK is missing from this build")
+		return
+	}
+	data = bytes.ReplaceAll(data, []byte(sdkShellOriginPlaceholder), []byte("http://127.0.0.1:"+strconv.Itoa(o.set.hostPort())))
+	w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	http.ServeContent(w, r, "sdk.js", time.Time{}, bytes.NewReader(data))
+}
+
+// sdkShellOriginPlaceholder is replaced in sdk.js with the shell's origin,
+// the only origin the SDK talks to.
+const sdkShellOriginPlaceholder = "__LETS_SHELL_ORIGIN__"
+
+var headOpen = regexp.MustCompile(`(?i)<head(\s[^>]*)?>`)
+
+// sdkTag loads the SDK before the unique's own scripts.
+const sdkTag = `<script src="/lip/sdk.js"></script>`
+
+// injectSDK puts the SDK's script tag at the start of <head> (or of the
+// document when it has no head tag).
+func injectSDK(html []byte) []byte {
+	if loc := headOpen.FindIndex(html); loc != nil {
+		out := make([]byte, 0, len(html)+len(sdkTag))
+		out = append(out, html[:loc[1]]...)
+		out = append(out, sdkTag...)
+		return append(out, html[loc[1]:]...)
+	}
+	lower := bytes.ToLower(html)
+	if i := bytes.Index(lower, []byte("<!doctype")); i >= 0 {
+		if j := bytes.IndexByte(html[i:], '>'); j >= 0 {
+			k := i + j + 1
+			out := append([]byte{}, html[:k]...)
+			out = append(out, sdkTag...)
+			return append(out, html[k:]...)
+		}
+	}
+	return append([]byte(sdkTag), html...)
+}
