@@ -8,6 +8,7 @@ require (
 	github.com/evanw/esbuild v0.28.2
 	github.com/gofrs/flock v0.13.2
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+	gitlab.com/gomidi/midi/v2 v2.3.24
 	golang.org/x/sys v0.49.0
 )
 
@@ -19,6 +20,5 @@ require (
 	github.com/gobwas/ws v1.4.0 // indirect
 	github.com/gorilla/websocket v1.5.3 // indirect
 	github.com/oklog/ulid/v2 v2.1.2 // indirect
-	gitlab.com/gomidi/midi/v2 v2.3.24 // indirect
 	golang.org/x/text v0.14.0 // indirect
 )
