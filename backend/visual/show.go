@@ -72,7 +72,7 @@ type ExperienceView struct {
 	Detail        *string
 	ElapsedMS     int
 	DurationMS    *int
-	Tempo         float64 // 1.0 when zero-valued views are normalised by the sender
+	Tempo         float64 // speed multiplier, > 0 (the daemon sends 1.0)
 	AudioAsset    *string
 	AudioCue      *string
 	AudioSlot     *int
