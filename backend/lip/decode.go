@@ -263,7 +263,7 @@ func Parse(b []byte) (Envelope, *Error) {
 			}
 		case "ttl":
 			env.TTL, ok0 = jsonInt(raw)
-			if !ok0 {
+			if !ok0 || env.TTL < 1 || env.TTL > MaxTTL {
 				fail(Errorf(CodeBadEnvelope, `"ttl" must be whole milliseconds from 1 to %d, got %s`, MaxTTL, clip(raw)))
 			}
 		case "win":
