@@ -9,7 +9,7 @@ import (
 	"github.com/lets-app/lets/schemas"
 )
 
-func ptrU(v uint64) *uint64    { return &v }
+func ptrU(v uint64) *uint64   { return &v }
 func ptrF(v float64) *float64 { return &v }
 
 // sampleMessages has one typed value per core type, built the way the host
