@@ -534,8 +534,8 @@ func runPadSymbols(ctx context.Context, env *Env, args []string) error {
 	if err := padNoArgs("symbols", fs, pos); err != nil {
 		return err
 	}
-	if math.IsNaN(*hold) || *hold < 0 || *hold+1 > wire.MaxPreviewTTL {
-		return &UsageError{Msg: fmt.Sprintf("symbols: --hold must be between 0 and %g seconds", wire.MaxPreviewTTL-1), flags: fs}
+	if math.IsNaN(*hold) || *hold <= 0 || *hold >= wire.MaxPreviewTTL {
+		return &UsageError{Msg: fmt.Sprintf("symbols: --hold must be more than 0 and less than %g seconds", wire.MaxPreviewTTL), flags: fs}
 	}
 	fmt.Fprintf(env.Stdout, "Showing the seven states on the pad, %gs each:\n", *hold)
 	each := func(st wire.State) { fmt.Fprintf(env.Stdout, "  %s\n", st) }

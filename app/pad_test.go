@@ -308,8 +308,11 @@ func TestPadUsageErrorsNameTheBadToken(t *testing.T) {
 		{[]string{"state", "running", "again"}, `"again"`},
 		{[]string{"state", "running", "--backend", ""}, "--backend and --session must not be empty"},
 		{[]string{"watch", "--actions", "stop,merge"}, `"merge"`},
-		{[]string{"symbols", "--hold", "40"}, "--hold must be between 0 and 29"},
+		{[]string{"symbols", "--hold", "40"}, "--hold must be more than 0 and less than 30"},
 		{[]string{"symbols", "--hold", "-1"}, "--hold"},
+		// Visual Protocol V42: 0 and 30 are both rejected.
+		{[]string{"symbols", "--hold", "0"}, "--hold must be more than 0"},
+		{[]string{"symbols", "--hold", "30"}, "less than 30"},
 		{[]string{"lease", "--backend", "codex"}, "both --backend and --session"},
 		{[]string{"ping", "--timeout", "3"}, "-timeout"},
 	}

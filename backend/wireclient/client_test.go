@@ -367,8 +367,11 @@ func TestCase124_SymbolsSevenPreviewsOneIDThenEnd(t *testing.T) {
 	if len(id) != 32 {
 		t.Fatalf("id %q", id)
 	}
-	if err := fast(srv.Path).Symbols(testCtx(t), 30*time.Second, nil); err == nil {
-		t.Fatal("hold 30 s accepted (ttl would be 31)")
+	// Visual Protocol V42: 0 < hold < 30.
+	for _, hold := range []time.Duration{0, 30 * time.Second, -time.Second} {
+		if err := fast(srv.Path).Symbols(testCtx(t), hold, nil); err == nil {
+			t.Fatalf("hold %v accepted", hold)
+		}
 	}
 }
 

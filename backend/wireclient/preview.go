@@ -55,10 +55,12 @@ func (p *Preview) Close() error { return p.cn.Close() }
 // each state is acknowledged. When ctx is cancelled the preview is ended
 // best-effort and ctx's error returned.
 func (c *Client) Symbols(ctx context.Context, hold time.Duration, each func(wire.State)) error {
-	ttl := hold.Seconds() + 1.0
-	if hold < 0 || ttl > wire.MaxPreviewTTL {
-		return fmt.Errorf("hold must be between 0 and %g seconds, got %v", wire.MaxPreviewTTL-1, hold)
+	if hold <= 0 || hold.Seconds() >= wire.MaxPreviewTTL {
+		return fmt.Errorf("hold must be more than 0 and less than %g seconds, got %v", wire.MaxPreviewTTL, hold)
 	}
+	// The reference sends hold+1, which the daemon refuses for holds past
+	// 29 s; cap it at the longest preview instead.
+	ttl := min(hold.Seconds()+1.0, wire.MaxPreviewTTL)
 	p, err := c.OpenPreview(ctx)
 	if err != nil {
 		return err
