@@ -24,7 +24,7 @@ var shellPageTmpl = template.Must(template.New("shell").Parse(`<!doctype html>
 <title>{{.Title}}</title>
 <link rel="stylesheet" href="/w/{{.Window}}/shell.css?t={{.Token}}">
 <script type="application/json" id="lets-config">{{.Config}}</script>
-<script type="module" src="/w/{{.Window}}/shell.js?t={{.Token}}"></script>
+<script defer src="/w/{{.Window}}/shell.js?t={{.Token}}"></script>
 </head>
 <body>
 <div id="lets-shell" class="shell" data-state="connecting">

@@ -219,7 +219,7 @@ func (core *lipCore) serveShell(c *shellConn) {
 		"host":    "lets",
 		"version": core.version,
 		"window":  w.id,
-		"unique":  map[string]string{"name": m.Name, "version": m.Version, "title": w.title},
+		"unique":  map[string]any{"name": m.Name, "version": m.Version, "title": w.title, "domains": m.Domains},
 		"limits": map[string]any{
 			"envelopeBytes": lip.MaxEnvelopeBytes, "batchBytes": lip.MaxBatchBytes, "batchLen": lip.MaxBatchLen,
 			"upPerSec": upRatePerSec, "upBurst": upRateBurst, "pingMs": c.timing.ping.Milliseconds(),

@@ -31,7 +31,7 @@ type Target struct {
 // Targets lists every bundle the repository commits.
 func Targets() []Target {
 	return []Target{
-		{Dir: "shell", Entries: []string{"src/envelope.ts"}, Format: api.FormatESModule},
+		{Dir: "shell", Entries: []string{"src/envelope.ts", "src/shell.ts", "src/sdk.ts"}, Format: api.FormatIIFE},
 		{Dir: "frontend", Entries: []string{"src/home.ts"}, Format: api.FormatIIFE},
 	}
 }

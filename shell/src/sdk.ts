@@ -1,0 +1,195 @@
+// The unique SDK: served by the unique's own origin as /lip/sdk.js and
+// injected at the top of the unique's HTML. It gives the page `window.lip`
+// and talks to the shell page only: a hello by postMessage to the shell's
+// exact origin, then a private MessageChannel port (spec lip-1 §7).
+
+import { isValidType } from "./envelope";
+
+// The host replaces this with the shell's origin when it serves the file.
+const SHELL_ORIGIN = "__LETS_SHELL_ORIGIN__";
+
+type Handler = (data: Record<string, unknown>, envelope: Record<string, unknown>) => void;
+
+interface PortMessage {
+  op: string;
+  rid?: number;
+  ok?: boolean;
+  value?: unknown;
+  error?: { code: string; message: string };
+  envelope?: Record<string, unknown>;
+}
+
+(() => {
+  const w = window as unknown as { lip?: unknown };
+  if (w.lip) return;
+
+  let port: MessagePort | null = null;
+  const outbox: unknown[] = [];
+  const handlers = new Map<string, Set<Handler>>();
+  const errorHandlers = new Set<(e: { code: string; message: string; re?: string }) => void>();
+  // Commands that arrived before a handler for their type was registered.
+  const early: Record<string, unknown>[] = [];
+  const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  let nextRid = 1;
+  let readySent = false;
+  let contextFn: ((target: Element | null, ev: MouseEvent) => unknown) | null = null;
+
+  function post(msg: unknown, transfer: Transferable[] = []): void {
+    if (port) port.postMessage(msg, transfer);
+    else if (outbox.length < 500) outbox.push(msg);
+  }
+
+  function request(msg: Record<string, unknown>): Promise<unknown> {
+    const rid = nextRid++;
+    return new Promise((resolve, reject) => {
+      waiting.set(rid, { resolve, reject });
+      post({ ...msg, rid });
+    });
+  }
+
+  function dispatch(env: Record<string, unknown>): boolean {
+    const type = String(env.type);
+    const set = handlers.get(type);
+    const any = handlers.get("*");
+    if (!set?.size && !any?.size) return false;
+    const data = (env.data as Record<string, unknown>) ?? {};
+    for (const h of [...(set ?? []), ...(any ?? [])]) {
+      try {
+        h(data, env);
+      } catch (err) {
+        console.error(`lip: the handler for ${type} failed`, err);
+      }
+    }
+    return true;
+  }
+
+  function onPort(ev: MessageEvent): void {
+    const m = ev.data as PortMessage;
+    if (!m || typeof m !== "object") return;
+    switch (m.op) {
+      case "command":
+        if (m.envelope && !dispatch(m.envelope) && early.length < 200) early.push(m.envelope);
+        break;
+      case "result": {
+        const wt = m.rid !== undefined ? waiting.get(m.rid) : undefined;
+        if (!wt) return;
+        waiting.delete(m.rid as number);
+        if (m.ok) wt.resolve(m.value);
+        else wt.reject(Object.assign(new Error(m.error?.message ?? "failed"), { code: m.error?.code }));
+        break;
+      }
+      case "error":
+        for (const h of errorHandlers) h(m.error as { code: string; message: string });
+        if (!errorHandlers.size) console.warn("lip:", m.error?.code, m.error?.message);
+        break;
+    }
+  }
+
+  window.addEventListener("message", (ev: MessageEvent) => {
+    // Only the shell page that frames us, from its exact origin.
+    if (ev.source !== window.parent || ev.origin !== SHELL_ORIGIN) return;
+    const d = ev.data as { lets?: string };
+    if (!d || d.lets !== "port" || !ev.ports[0]) return;
+    port = ev.ports[0];
+    port.onmessage = onPort;
+    for (const m of outbox.splice(0)) port.postMessage(m);
+    if (readySent) port.postMessage({ op: "ready" });
+  });
+
+  function checkType(type: string): void {
+    if (!isValidType(type)) throw new TypeError(`lip: "${type}" is not a LIP type (lowercase words joined by dots, like "graph.node.select")`);
+  }
+
+  function objectOf(data: unknown): Record<string, unknown> {
+    if (data === undefined || data === null) return {};
+    if (typeof data !== "object" || Array.isArray(data)) throw new TypeError("lip: data must be a plain object");
+    return data as Record<string, unknown>;
+  }
+
+  const lip = {
+    version: 1,
+    /** Emit one of the unique's declared events. */
+    emit(type: string, data?: Record<string, unknown>): void {
+      checkType(type);
+      post({ op: "emit", type, data: objectOf(data) });
+    },
+    /** Handle a command (a declared one, or a core command); "*" gets all. */
+    on(type: string, handler: Handler): () => void {
+      if (type !== "*") checkType(type);
+      let set = handlers.get(type);
+      if (!set) handlers.set(type, (set = new Set()));
+      set.add(handler);
+      for (let i = 0; i < early.length; ) {
+        const env = early[i];
+        if (type === "*" || env.type === type) {
+          early.splice(i, 1);
+          dispatch(env);
+        } else i++;
+      }
+      return () => set?.delete(handler);
+    },
+    /** Hear about refused events and other protocol errors. */
+    onError(handler: (e: { code: string; message: string }) => void): () => void {
+      errorHandlers.add(handler);
+      return () => errorHandlers.delete(handler);
+    },
+    /** Call the companion to a point inside the unique, with context. */
+    summon(x: number, y: number, context?: unknown): void {
+      post({ op: "emit", type: "entity.summon", data: { x, y, ...(context === undefined ? {} : { context }) } });
+    },
+    /** Hand the current state to Claude ("Send to Claude"). */
+    export(data?: Record<string, unknown>): void {
+      post({ op: "export", data: objectOf(data) });
+    },
+    /** Update the saved session silently. */
+    snapshot(data?: Record<string, unknown>): void {
+      post({ op: "snapshot", data: objectOf(data) });
+    },
+    /** Upload an image; resolves to {path, w, h, mime, bytes}. */
+    upload(blob: Blob, opts: { componentId?: string; source?: "paste" | "drop" | "file" } = {}): Promise<unknown> {
+      if (!(blob instanceof Blob)) return Promise.reject(new TypeError("lip.upload takes a Blob or File"));
+      return request({ op: "upload", blob, componentId: opts.componentId, source: opts.source ?? "file" });
+    },
+    /** Ask the host to run code (needs permissions.exec and the human's yes). */
+    run(language: string, code: string, opts: { stdin?: string; timeoutMs?: number } = {}): Promise<unknown> {
+      return request({ op: "run", language, code, stdin: opts.stdin, timeoutMs: opts.timeoutMs });
+    },
+    /** Say that commands may flow (done automatically after load). */
+    ready(): void {
+      if (readySent) return;
+      readySent = true;
+      post({ op: "ready" });
+    },
+    /** Give summons from the context menu something to carry. */
+    context(fn: (target: Element | null, ev: MouseEvent) => unknown): void {
+      contextFn = fn;
+    },
+  };
+  w.lip = Object.freeze(lip);
+
+  window.addEventListener("contextmenu", (ev: MouseEvent) => {
+    if (!contextFn) return;
+    ev.preventDefault();
+    let context: unknown;
+    try {
+      context = contextFn(ev.target instanceof Element ? ev.target : null, ev);
+    } catch (err) {
+      console.error("lip: the context function failed", err);
+    }
+    lip.summon(ev.clientX, ev.clientY, context);
+  });
+
+  window.addEventListener("paste", (ev: ClipboardEvent) => {
+    for (const item of Array.from(ev.clipboardData?.items ?? [])) {
+      if (item.kind === "file" && item.type.startsWith("image/")) {
+        const f = item.getAsFile();
+        if (f) void lip.upload(f, { source: "paste" }).catch((e) => console.warn("lip: upload failed", e));
+      }
+    }
+  });
+
+  if (document.readyState === "complete") setTimeout(() => lip.ready(), 0);
+  else window.addEventListener("load", () => setTimeout(() => lip.ready(), 0));
+
+  if (window.parent !== window) window.parent.postMessage({ lets: "sdk-hello", v: 1 }, SHELL_ORIGIN);
+})();

@@ -1,0 +1,439 @@
+// The shell page of a window (origin A, host code): it frames the unique
+// (origin U) in a sandboxed iframe, keeps the shell channel to the host
+// (/lip/ws) with resume and acks, relays the unique's SDK messages, and
+// draws host chrome: status, toasts, a speech bubble, notes, the chat
+// stream, and the runner's allow prompt (spec lip-1 §1.3, §6, §7, §10).
+
+import "./shell.css";
+import { checkEnvelope, makeEnvelope, RESERVED_DOMAINS, type Envelope } from "./envelope";
+import { backoff, ChatStream, checkThemeVars, componentView, Delivery, framesOf, uniqueMayEmit } from "./protocol";
+
+interface Config {
+  window: string;
+  token: string;
+  unique: string;
+  title: string;
+  frameUrl: string;
+  frameOrigin: string;
+  version: string;
+}
+
+interface SessionTypes {
+  export: string;
+  snapshot: string;
+  restore: string;
+}
+
+function readConfig(): Config {
+  const el = document.getElementById("lets-config");
+  if (!el?.textContent) throw new Error("the shell page has no config");
+  return JSON.parse(el.textContent) as Config;
+}
+
+const cfg = readConfig();
+// The token stays in memory only: take it out of the address bar and the
+// page before anything else runs.
+{
+  const url = new URL(location.href);
+  if (url.searchParams.has("t")) {
+    url.searchParams.delete("t");
+    history.replaceState(null, "", url.pathname + url.search + url.hash);
+  }
+  document.getElementById("lets-config")?.remove();
+}
+
+function byId<T extends HTMLElement>(id: string): T {
+  const el = document.getElementById(id);
+  if (!el) throw new Error(`the shell page is missing #${id}`);
+  return el as T;
+}
+
+const root = byId<HTMLDivElement>("lets-shell");
+const statusEl = byId<HTMLSpanElement>("lets-status");
+const frame = byId<HTMLIFrameElement>("lets-unique");
+const toasts = byId<HTMLDivElement>("lets-toasts");
+
+function setState(state: "connecting" | "online" | "offline" | "closed", text: string): void {
+  root.dataset.state = state;
+  statusEl.textContent = text;
+}
+
+// ---------------------------------------------------------------- unique
+
+let uniquePort: MessagePort | null = null;
+let uniqueReady = false;
+let domains: string[] = [];
+let sessionTypes: SessionTypes | null = null;
+
+function toUnique(msg: unknown, transfer: Transferable[] = []): void {
+  uniquePort?.postMessage(msg, transfer);
+}
+
+window.addEventListener("message", (ev: MessageEvent) => {
+  // Only our iframe, from the unique's exact origin.
+  if (ev.source !== frame.contentWindow || ev.origin !== cfg.frameOrigin) return;
+  const d = ev.data as { lets?: string };
+  if (!d || d.lets !== "sdk-hello") return;
+  // A new document in the frame (a reload) gets a fresh channel.
+  uniquePort?.close();
+  const channel = new MessageChannel();
+  uniquePort = channel.port1;
+  uniqueReady = false;
+  uniquePort.onmessage = (m) => void fromUnique(m.data as Record<string, unknown>);
+  frame.contentWindow?.postMessage({ lets: "port" }, cfg.frameOrigin, [channel.port2]);
+});
+
+function refuseToUnique(code: string, message: string): void {
+  toUnique({ op: "error", error: { code, message } });
+}
+
+async function fromUnique(m: Record<string, unknown>): Promise<void> {
+  if (!m || typeof m !== "object") return;
+  const rid = m.rid as number | undefined;
+  const reply = (ok: boolean, value: unknown, error?: { code: string; message: string }) =>
+    toUnique({ op: "result", rid, ok, value, error });
+  switch (m.op) {
+    case "ready":
+      uniqueReady = true;
+      send(makeEnvelope("lip.ready", {}), "shell");
+      break;
+    case "emit":
+    case "export":
+    case "snapshot": {
+      let type = String(m.type ?? "");
+      if (m.op !== "emit") {
+        if (!sessionTypes) return refuseToUnique("internal", "the shell is not connected yet; try again in a moment");
+        type = m.op === "export" ? sessionTypes.export : sessionTypes.snapshot;
+      }
+      if (!uniqueMayEmit(type, domains, RESERVED_DOMAINS)) {
+        return refuseToUnique("reserved_domain", `${type} is outside this unique's domains (${domains.join(", ")})`);
+      }
+      const c = checkEnvelope({ lip: 1, id: makeEnvelope(type).id, type, data: m.data ?? {} });
+      if (!c.ok) return refuseToUnique(c.code, c.message);
+      send(c.envelope, "unique");
+      break;
+    }
+    case "upload":
+      try {
+        reply(true, await upload(m.blob as Blob, String(m.source ?? "file"), m.componentId as string | undefined, "unique"));
+      } catch (e) {
+        reply(false, undefined, errorOf(e));
+      }
+      break;
+    case "run":
+      try {
+        reply(true, await post("/lip/run", JSON.stringify({ language: m.language, code: m.code, stdin: m.stdin, timeoutMs: m.timeoutMs }), { "Content-Type": "application/json" }));
+      } catch (e) {
+        reply(false, undefined, errorOf(e));
+      }
+      break;
+  }
+}
+
+function errorOf(e: unknown): { code: string; message: string } {
+  const x = e as { code?: string; message?: string };
+  return { code: x.code ?? "internal", message: x.message ?? String(e) };
+}
+
+async function post(path: string, body: BodyInit, headers: Record<string, string>): Promise<unknown> {
+  const res = await fetch(path, { method: "POST", body, headers: { ...headers, "X-Lets-Token": cfg.token }, credentials: "omit", cache: "no-store", referrerPolicy: "no-referrer" });
+  const json = (await res.json().catch(() => ({}))) as { error?: { code: string; message: string } };
+  if (!res.ok) throw Object.assign(new Error(json.error?.message ?? res.statusText), { code: json.error?.code ?? String(res.status) });
+  return json;
+}
+
+function upload(blob: Blob, source: string, componentId: string | undefined, via: "unique" | "shell"): Promise<unknown> {
+  const headers: Record<string, string> = { "Content-Type": blob.type || "application/octet-stream", "X-Lets-Source": source, "X-Lets-Via": via };
+  if (componentId) headers["X-Lets-Component"] = componentId;
+  return post("/lip/upload", blob, headers);
+}
+
+// --------------------------------------------------------------- channel
+
+const delivery = new Delivery();
+let ws: WebSocket | null = null;
+let attempt = 0;
+let welcomed = false;
+let everWelcomed = false;
+let closedForGood = false;
+const upQueue: string[] = [];
+
+function send(env: Envelope, as: "shell" | "unique"): void {
+  const text = JSON.stringify({ ...env, from: as });
+  if (ws && welcomed && ws.readyState === WebSocket.OPEN) ws.send(text);
+  else if (upQueue.length < 500) upQueue.push(text);
+}
+
+function connect(): void {
+  if (closedForGood) return;
+  const url = new URL("/lip/ws", location.href);
+  url.protocol = location.protocol === "https:" ? "wss:" : "ws:";
+  url.searchParams.set("t", cfg.token);
+  const sock = new WebSocket(url.toString());
+  ws = sock;
+  welcomed = false;
+  sock.onopen = () => {
+    const data: Record<string, unknown> = { shell: "lets-shell", version: cfg.version, window: cfg.window, medium: "screen", caps: ["toast", "theme", "note", "chat", "prompt"] };
+    if (everWelcomed) data.resume = delivery.lastSeq;
+    sock.send(JSON.stringify({ ...makeEnvelope("lip.hello", data), from: "shell" }));
+  };
+  sock.onmessage = (ev) => onFrame(String(ev.data));
+  sock.onclose = (ev) => {
+    if (ws !== sock) return;
+    ws = null;
+    welcomed = false;
+    if (ev.code === 4410 || closedForGood) {
+      closedForGood = true;
+      setState("closed", "Closed");
+      return;
+    }
+    if (ev.code === 4401 || ev.code === 4403) {
+      setState("offline", "Lets refused this window");
+      return;
+    }
+    setState("offline", "Reconnecting…");
+    setTimeout(connect, backoff(attempt++));
+  };
+}
+
+function onFrame(text: string): void {
+  const acks: string[] = [];
+  for (const env of framesOf(text)) {
+    switch (env.type) {
+      case "lip.welcome": {
+        const d = env.data as { unique?: { domains?: string[] }; sessionTypes?: SessionTypes };
+        domains = d.unique?.domains ?? [];
+        sessionTypes = d.sessionTypes ?? null;
+        welcomed = true;
+        everWelcomed = true;
+        attempt = 0;
+        setState("online", "Connected");
+        for (const t of upQueue.splice(0)) ws?.send(t);
+        if (uniqueReady) send(makeEnvelope("lip.ready", {}), "shell");
+        continue;
+      }
+      case "lip.ping":
+        send(makeEnvelope("lip.pong", {}), "shell");
+        continue;
+      case "lip.pong":
+        continue;
+      case "lip.error": {
+        const d = env.data as { code?: string; message?: string };
+        console.warn("lets:", d.code, d.message);
+        refuseToUnique(String(d.code ?? "internal"), String(d.message ?? ""));
+        continue;
+      }
+    }
+    if (delivery.accept(env)) apply(env);
+  }
+  acks.push(...delivery.takeAcks());
+  if (acks.length) send(makeEnvelope("lip.ack", { ids: acks }), "shell");
+}
+
+// ----------------------------------------------------------------- chrome
+
+function apply(env: Envelope): void {
+  const d = env.data ?? {};
+  switch (env.type) {
+    case "session.close":
+      closeWindow(String(d.reason ?? "host"));
+      break;
+    case "ui.toast":
+      toast(String(d.text ?? ""), String(d.level ?? "info"), typeof d.ttl === "number" ? d.ttl : 4000);
+      break;
+    case "ui.theme":
+      theme(d);
+      break;
+    case "entity.say":
+      say(String(d.text ?? ""), typeof d.ttl === "number" ? d.ttl : 6000);
+      break;
+    case "chat.say":
+      chat(env);
+      break;
+    case "component.create":
+    case "component.update":
+      component(String(d.id ?? ""), d.type, d.props, env.type === "component.update");
+      break;
+    case "component.remove":
+      document.querySelector(`[data-component="${CSS.escape(String(d.id ?? ""))}"]`)?.remove();
+      break;
+    case "shell.ask":
+      ask(d as { id: string; title: string; language: string; question: string });
+      return; // a host prompt is not the unique's business
+  }
+  // Every command also reaches the unique; it ignores what it does not handle.
+  toUnique({ op: "command", envelope: env });
+}
+
+function toast(text: string, level: string, ttl: number): void {
+  const el = document.createElement("div");
+  el.className = "toast";
+  el.dataset.level = ["info", "ok", "warn", "error"].includes(level) ? level : "info";
+  el.setAttribute("role", level === "error" ? "alert" : "status");
+  el.textContent = text;
+  toasts.append(el);
+  setTimeout(() => el.remove(), Math.max(1000, Math.min(ttl, 60000)));
+}
+
+let bubble: HTMLDivElement | null = null;
+let bubbleTimer = 0;
+function say(text: string, ttl: number): void {
+  if (!bubble) {
+    bubble = document.createElement("div");
+    bubble.className = "bubble";
+    bubble.setAttribute("role", "status");
+    root.append(bubble);
+  }
+  bubble.textContent = text;
+  bubble.hidden = false;
+  clearTimeout(bubbleTimer);
+  bubbleTimer = window.setTimeout(() => bubble && (bubble.hidden = true), Math.max(1000, Math.min(ttl, 120000)));
+}
+
+const streams = new Map<string, { stream: ChatStream; el: HTMLDivElement }>();
+function chat(env: Envelope): void {
+  const key = env.re ?? env.id;
+  let s = streams.get(key);
+  if (!s) {
+    const el = document.createElement("div");
+    el.className = "chat-bubble";
+    el.dataset.re = key;
+    el.setAttribute("role", "log");
+    byId("lets-chat-log").append(el);
+    s = { stream: new ChatStream(), el };
+    streams.set(key, s);
+  }
+  s.stream.add(env.data as { text?: unknown; seq?: unknown; done?: unknown });
+  s.el.textContent = s.stream.text();
+  s.el.dataset.done = String(s.stream.done);
+}
+
+function theme(d: Record<string, unknown>): void {
+  const name = d.name;
+  if (name === "light" || name === "dark") root.dataset.theme = name;
+  else if (name === "system") delete root.dataset.theme;
+  const { applied, refused } = checkThemeVars(d.vars);
+  for (const [k, v] of Object.entries(applied)) root.style.setProperty(k, v);
+  for (const r of refused) console.warn(`lets: theme variable ${r.name} refused: ${r.reason}`);
+  root.dataset.themeRefused = refused.map((r) => r.name).join(" ");
+}
+
+function component(id: string, type: unknown, props: unknown, update: boolean): void {
+  if (!id) return;
+  let el = document.querySelector<HTMLElement>(`[data-component="${CSS.escape(id)}"]`);
+  if (update && el) {
+    type = el.dataset.requested;
+    const old = JSON.parse(el.dataset.props ?? "{}") as Record<string, unknown>;
+    props = { ...old, ...(props as Record<string, unknown>) };
+  }
+  const view = componentView(type, props);
+  if (!el) {
+    el = document.createElement("section");
+    el.dataset.component = id;
+    byId("lets-dock").append(el);
+  }
+  el.dataset.requested = typeof type === "string" ? type : "";
+  el.dataset.props = JSON.stringify(view.props);
+  el.className = "component note";
+  el.dataset.type = view.type;
+  el.replaceChildren();
+  const title = view.props.title ?? view.props.label;
+  if (typeof title === "string") {
+    const h = document.createElement("h2");
+    h.textContent = title;
+    el.append(h);
+  }
+  const text = view.props.text ?? view.props.body;
+  if (typeof text === "string") {
+    const p = document.createElement("p");
+    p.textContent = text;
+    el.append(p);
+  }
+  if (view.fallbackFrom !== undefined || view.type !== "note") {
+    // Types this shell does not draw yet show their raw props.
+    const pre = document.createElement("pre");
+    pre.className = "raw";
+    pre.textContent = `${view.fallbackFrom ?? view.type}: ${JSON.stringify(view.props, null, 2)}`;
+    el.append(pre);
+  }
+}
+
+function ask(d: { id: string; title: string; language: string; question: string }): void {
+  const dlg = document.createElement("dialog");
+  dlg.className = "prompt";
+  dlg.setAttribute("aria-labelledby", "prompt-q");
+  dlg.setAttribute("aria-describedby", "prompt-why");
+  const q = document.createElement("h2");
+  q.id = "prompt-q";
+  q.textContent = d.question || `Allow ${d.title} to run ${d.language} on this computer?`;
+  const why = document.createElement("p");
+  why.id = "prompt-why";
+  why.textContent = `${d.title} wants to run ${d.language} code with your user's rights. Allow it only if you trust this unique.`;
+  const row = document.createElement("div");
+  row.className = "actions";
+  let answered = false;
+  const answer = (choice: string) => {
+    if (answered) return;
+    answered = true;
+    send(makeEnvelope("shell.answer", { id: d.id, choice }), "shell");
+    dlg.close();
+    dlg.remove();
+  };
+  for (const [choice, label] of [["deny", "Deny"], ["once", "Allow once"], ["always", "Always allow"]] as const) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.dataset.choice = choice;
+    b.textContent = label;
+    if (choice === "deny") b.className = "secondary";
+    b.addEventListener("click", () => answer(choice));
+    row.append(b);
+  }
+  dlg.append(q, why, row);
+  dlg.addEventListener("cancel", () => answer("deny"));
+  document.body.append(dlg);
+  dlg.showModal();
+  (row.querySelector('[data-choice="deny"]') as HTMLButtonElement).focus();
+}
+
+function closeWindow(reason: string): void {
+  closedForGood = true;
+  const text = reason === "handoff" ? "Sent to Claude. You can close this window." : "This window was closed.";
+  setState("closed", text);
+  const overlay = document.createElement("div");
+  overlay.className = "closed";
+  overlay.setAttribute("role", "status");
+  overlay.textContent = text;
+  root.append(overlay);
+  // Let the ack go out first, then say goodbye.
+  setTimeout(() => {
+    ws?.close(1000, "closed");
+    window.close();
+  }, 50);
+}
+
+// ------------------------------------------------------------------ start
+
+{
+  const dock = document.createElement("div");
+  dock.id = "lets-dock";
+  dock.className = "dock";
+  const log = document.createElement("div");
+  log.id = "lets-chat-log";
+  log.className = "chat-log";
+  log.setAttribute("aria-live", "polite");
+  root.append(dock, log);
+}
+// Focus moving into the unique's frame is still this window's focus.
+let focused = document.hasFocus();
+const focusChanged = () =>
+  setTimeout(() => {
+    const now = document.hasFocus();
+    if (now === focused) return;
+    focused = now;
+    send(makeEnvelope(now ? "session.focus" : "session.blur", {}), "shell");
+  }, 0);
+window.addEventListener("focus", focusChanged);
+window.addEventListener("blur", focusChanged);
+frame.src = cfg.frameUrl;
+setState("connecting", "Connecting…");
+connect();
