@@ -183,42 +183,75 @@ func (c *Checker) schemaProblems(data []byte) []Problem {
 	}
 	var out []Problem
 	seen := map[string]bool{}
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
+	add := func(p Problem) {
+		if p.Rule = ruleOfField(p.Field); p.Rule == 0 {
+			p.Check = "schema"
+		}
+		if key := p.String(); !seen[key] {
+			seen[key] = true
+			out = append(out, p)
+		}
+	}
+	var walk func(e *jsonschema.ValidationError, parent []string)
+	walk = func(e *jsonschema.ValidationError, parent []string) {
+		if pn, ok := e.ErrorKind.(*kind.PropertyNames); ok {
+			// The library reports the key's own problems at an empty
+			// location; name the key under its object instead.
+			field := strings.Join(append(slices.Clone(parent), pn.Property), "/")
+			add(Problem{Field: field, Message: fmt.Sprintf("%q is not a valid type: lowercase words joined by dots, like \"graph.node.add\", at most %d characters", pn.Property, maxTypeLen)})
+			return
+		}
+		loc := e.InstanceLocation
 		if len(e.Causes) > 0 {
 			for _, c := range e.Causes {
-				walk(c)
+				walk(c, loc)
 			}
 			return
 		}
-		field := strings.Join(e.InstanceLocation, "/")
-		var ps []Problem
+		field := strings.Join(loc, "/")
 		if req, ok := e.ErrorKind.(*kind.Required); ok {
 			for _, missing := range req.Missing {
 				f := missing
 				if field != "" {
 					f = field + "/" + missing
 				}
-				ps = append(ps, Problem{Field: f, Message: "is required"})
+				add(Problem{Field: f, Message: "is required"})
 			}
-		} else {
-			leaf := &jsonschema.ValidationError{SchemaURL: e.SchemaURL, InstanceLocation: e.InstanceLocation, ErrorKind: e.ErrorKind}
-			msg := leaf.BasicOutput().Error.String()
-			ps = append(ps, Problem{Field: field, Message: msg})
+			return
 		}
-		for _, p := range ps {
-			if p.Rule = ruleOfField(p.Field); p.Rule == 0 {
-				p.Check = "schema"
-			}
-			key := p.String()
-			if !seen[key] {
-				seen[key] = true
-				out = append(out, p)
-			}
+		if msg := friendly(field, e.ErrorKind); msg != "" {
+			add(Problem{Field: field, Message: msg})
+			return
+		}
+		leaf := &jsonschema.ValidationError{SchemaURL: e.SchemaURL, InstanceLocation: e.InstanceLocation, ErrorKind: e.ErrorKind}
+		add(Problem{Field: field, Message: leaf.BasicOutput().Error.String()})
+	}
+	walk(ve, nil)
+	return out
+}
+
+// friendly words the schema failures authors meet most; "" keeps the
+// schema library's own wording.
+func friendly(field string, k jsonschema.ErrorKind) string {
+	switch k := k.(type) {
+	case *kind.Pattern:
+		if field == "version" {
+			return fmt.Sprintf("%q must be a semantic version like 0.1.0", k.Got)
+		}
+	case *kind.MinItems:
+		if field == "domains" {
+			return `declare at least one domain of your own, like ["graph"]`
+		}
+	case *kind.MinLength:
+		if k.Got == 0 {
+			return "must not be empty"
+		}
+	case *kind.AdditionalProperties:
+		if field == "session" {
+			return fmt.Sprintf("unknown key(s) %s; session knows export, snapshot and restore", strings.Join(k.Properties, ", "))
 		}
 	}
-	walk(ve)
-	return out
+	return ""
 }
 
 // checkRules decodes the known fields leniently (a field of the wrong

@@ -336,7 +336,8 @@ func (r *Registry) runGit(ctx context.Context, dir string, args ...string) (stri
 	if ctx.Err() != nil {
 		return "", fmt.Errorf("%w: git took too long and was stopped (%v)", ErrInstallFailed, ctx.Err())
 	}
-	if errors.Is(err, exec.ErrNotFound) {
+	var pe *fs.PathError
+	if errors.Is(err, exec.ErrNotFound) || errors.As(err, &pe) && pe.Op == "fork/exec" {
 		return "", fmt.Errorf("%w: Lets needs git to install uniques; install git (e.g. `sudo apt install git`) and try again", ErrInstallFailed)
 	}
 	if err != nil {
