@@ -181,7 +181,6 @@ func TestRules(t *testing.T) {
 	}
 }
 
-
 func TestCase011_NameGraphIsRule1Exactly(t *testing.T) {
 	m := base()
 	m["name"] = "Graph"

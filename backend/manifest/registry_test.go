@@ -247,7 +247,7 @@ func TestInstallRefs(t *testing.T) {
 		{"main", second, "0.2.0"},
 		{"v0.1.0", first, "0.1.0"},
 		{"dev", third, "0.3.0-dev"},
-		{first, first, "0.1.0"},         // full commit id
+		{first, first, "0.1.0"},          // full commit id
 		{third[:10], third, "0.3.0-dev"}, // abbreviated commit id
 	}
 	for _, tc := range cases {
