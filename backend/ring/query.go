@@ -82,14 +82,13 @@ func ParseListenJSON(b []byte) (Query, error) {
 	}
 	var in struct {
 		Cursor *string          `json:"cursor"`
-		WaitMS *json.Number     `json:"wait_ms"`
-		Max    *json.Number     `json:"max"`
+		WaitMS json.RawMessage  `json:"wait_ms"`
+		Max    json.RawMessage  `json:"max"`
 		Types  *json.RawMessage `json:"types"`
 		Window *string          `json:"window"`
 		Beyond *string          `json:"beyond"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
 	if err := dec.Decode(&in); err != nil {
 		return Query{}, &lip.Error{Code: lip.CodeBadEnvelope, Message: "listen: the query must be a JSON object {cursor?, wait_ms?, max?, types?, window?}: " + err.Error()}
 	}
@@ -106,19 +105,19 @@ func ParseListenJSON(b []byte) (Query, error) {
 			return Query{}, err
 		}
 	}
-	if in.WaitMS != nil {
-		n, err := in.WaitMS.Int64()
+	if in.WaitMS != nil && string(in.WaitMS) != "null" {
+		n, err := strconv.ParseInt(string(in.WaitMS), 10, 64)
 		if err != nil {
-			return Query{}, qerr("wait_ms", "must be whole milliseconds from 0 to %d, got %s", MaxWait.Milliseconds(), clip(string(*in.WaitMS)))
+			return Query{}, qerr("wait_ms", "must be whole milliseconds from 0 to %d, got %s", MaxWait.Milliseconds(), clip(string(in.WaitMS)))
 		}
 		if err := setWait(&q, n); err != nil {
 			return Query{}, err
 		}
 	}
-	if in.Max != nil {
-		n, err := in.Max.Int64()
+	if in.Max != nil && string(in.Max) != "null" {
+		n, err := strconv.ParseInt(string(in.Max), 10, 64)
 		if err != nil {
-			return Query{}, qerr("max", "must be a whole number from 1 to %d, got %s", MaxMax, clip(string(*in.Max)))
+			return Query{}, qerr("max", "must be a whole number from 1 to %d, got %s", MaxMax, clip(string(in.Max)))
 		}
 		if err := setMax(&q, n); err != nil {
 			return Query{}, err

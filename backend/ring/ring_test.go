@@ -516,7 +516,7 @@ func TestGapWithFiltersAndCoalescing(t *testing.T) {
 	r, clk := newTestRing(t, 4)
 	listenNow(t, r, Query{Cursor: "claude"})
 	// 6 events, two of them merged by coalescing: 5 live-or-evicted, 4 kept.
-	r.Append(ev("a.x", "w1", ""))          // 1 evicted
+	r.Append(ev("a.x", "w1", ""))           // 1 evicted
 	r.Append(ev("graph.changed", "w1", "")) // 2 merged away
 	clk.Advance(time.Millisecond)
 	r.Append(ev("graph.changed", "w1", "")) // 3
