@@ -1,0 +1,454 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/lets-app/lets/backend/lip"
+)
+
+const testHostToken = "test-host-token-0123456789abcdefghijklmnop"
+
+// boardFiles is a small test unique: declared events and commands, the
+// default session types, and a page whose script reacts to commands.
+func boardFiles(name string, exec []string) map[string]string {
+	execJSON, _ := json.Marshal(exec)
+	return map[string]string{
+		"unique.json": `{
+  "lip": 1, "name": "` + name + `", "version": "0.1.0", "title": "Board ` + name + `",
+  "description": "A test board.", "entry": "index.html", "guide": "GUIDE.md",
+  "domains": ["` + name + `"],
+  "events": {
+    "` + name + `.note": {"summary": "a note"},
+    "` + name + `.changed": {"summary": "the board changed"}
+  },
+  "commands": {"` + name + `.add": {"summary": "add an item"}},
+  "permissions": {"exec": ` + string(execJSON) + `}
+}`,
+		"GUIDE.md": "# " + name + "\nSay hello.\n",
+		"index.html": `<!doctype html>
+<html><head><meta charset="utf-8"><title>` + name + `</title><script src="app.js" defer></script></head>
+<body><h1>Board</h1><ul id="log"></ul><button id="probe">probe</button><p id="probe-result"></p></body></html>
+`,
+		"app.js": `window.commands = [];
+lip.on("*", function (data, env) { window.commands.push(env.type); });
+lip.on("` + name + `.add", function (d) {
+  var li = document.createElement("li"); li.textContent = d.label; document.getElementById("log").append(li);
+});
+lip.on("` + name + `.load", function (d) { window.loaded = d; });
+document.addEventListener("securitypolicyviolation", function (e) {
+  document.getElementById("probe-result").dataset.violation = e.violatedDirective + " " + e.blockedURI;
+});
+document.getElementById("probe").addEventListener("click", function () {
+  var out = document.getElementById("probe-result");
+  fetch(document.body.dataset.target).then(function (r) { out.textContent = "reached " + r.status; })
+    .catch(function (e) { out.textContent = "blocked"; });
+});
+`,
+		"style.css":  "body { font-family: sans-serif; }\n",
+		".secret":    "dot-file\n",
+		"sub/a.txt":  "inside\n",
+	}
+}
+
+// testHost is a running host with a data folder.
+type testHost struct {
+	*Server
+	home   string
+	logBuf *syncBuffer
+	cancel context.CancelFunc
+	done   chan error
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+type hostOpt func(*Options)
+
+// startLIPHost runs a host with built-in test uniques "board" (no exec)
+// and "coder" (exec python) in a fresh data folder.
+func startLIPHost(t testing.TB, opts ...hostOpt) *testHost {
+	t.Helper()
+	home := t.TempDir()
+	return startLIPHostAt(t, home, opts...)
+}
+
+func startLIPHostAt(t testing.TB, home string, opts ...hostOpt) *testHost {
+	t.Helper()
+	builtin := fstest.MapFS{}
+	for _, u := range []struct {
+		name string
+		exec []string
+	}{{"board", []string{}}, {"coder", []string{"python", "shell"}}} {
+		for p, data := range boardFiles(u.name, u.exec) {
+			builtin[u.name+"/"+p] = &fstest.MapFile{Data: []byte(data), Mode: 0o644}
+		}
+	}
+	buf := &syncBuffer{}
+	o := Options{
+		Token: testHostToken, Version: "0.1.0", DataDir: home, Builtin: builtin,
+		Log: slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	}
+	for _, f := range opts {
+		f(&o)
+	}
+	s, err := Listen(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	th := &testHost{Server: s, home: home, logBuf: buf, cancel: cancel, done: make(chan error, 1)}
+	go func() { th.done <- s.Run(ctx) }()
+	t.Cleanup(th.stop)
+	return th
+}
+
+func (th *testHost) stop() {
+	if th.cancel == nil {
+		return
+	}
+	th.cancel()
+	th.cancel = nil
+	select {
+	case <-th.done:
+	case <-time.After(5 * time.Second):
+	}
+}
+
+// call does an HTTP request against the host and decodes a JSON answer.
+func (th *testHost) call(t testing.TB, method, path string, body any, tok string) (int, map[string]any) {
+	t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case []byte:
+		rd = bytes.NewReader(b)
+	case string:
+		rd = strings.NewReader(b)
+	default:
+		data, _ := json.Marshal(b)
+		rd = bytes.NewReader(data)
+	}
+	req, err := http.NewRequest(method, th.URL()+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok != "" {
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	out := map[string]any{}
+	_ = json.Unmarshal(data, &out)
+	return resp.StatusCode, out
+}
+
+// open opens a unique and returns the answer.
+func (th *testHost) open(t testing.TB, unique string, resume string) openResult {
+	t.Helper()
+	body := map[string]any{"unique": unique}
+	if resume != "" {
+		body["resume"] = resume
+	}
+	data, _ := json.Marshal(body)
+	req, _ := http.NewRequest("POST", th.URL()+"/lip/open", bytes.NewReader(data))
+	req.Header.Set("Authorization", "Bearer "+testHostToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		t.Fatalf("open %s: %d %s", unique, resp.StatusCode, raw)
+	}
+	var res openResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// send posts down-commands with the host token.
+func (th *testHost) send(t testing.TB, body any) (int, map[string]any) {
+	t.Helper()
+	return th.call(t, "POST", "/lip/send", body, testHostToken)
+}
+
+// listenResult is a decoded listen answer.
+type listenResult struct {
+	Events  []lip.Envelope `json:"events"`
+	Cursor  string         `json:"cursor"`
+	Seq     uint64         `json:"seq"`
+	Epoch   string         `json:"epoch"`
+	Gap     *struct{ From, To, Lost uint64 }
+	Pending int `json:"pending"`
+}
+
+func (th *testHost) listen(t testing.TB, query string) listenResult {
+	t.Helper()
+	req, _ := http.NewRequest("GET", th.URL()+"/lip/listen?"+query, nil)
+	req.Header.Set("Authorization", "Bearer "+testHostToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		t.Fatalf("listen %s: %d %s", query, resp.StatusCode, raw)
+	}
+	var res listenResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatalf("listen answer %s: %v", raw, err)
+	}
+	return res
+}
+
+// eventsOfType lists events of one type (all windows) from cursor name.
+func (th *testHost) waitEvent(t testing.TB, cursor, typ string, within time.Duration) lip.Envelope {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		res := th.listen(t, "cursor="+cursor+"&types="+typ+"&wait_ms="+strconv.Itoa(int(time.Until(deadline).Milliseconds())))
+		if len(res.Events) > 0 {
+			return res.Events[0]
+		}
+	}
+	t.Fatalf("no %s event within %v", typ, within)
+	return lip.Envelope{}
+}
+
+// shellClient is a WebSocket client that speaks to /lip/ws exactly as the
+// shell page does.
+type shellClient struct {
+	t       testing.TB
+	ws      *websocket.Conn
+	window  string
+	welcome lip.Envelope
+	mu      sync.Mutex
+}
+
+func (th *testHost) dialShell(t testing.TB, win openResult, resume *uint64) *shellClient {
+	t.Helper()
+	c := th.dialRaw(t, win.Token)
+	sc := &shellClient{t: t, ws: c, window: win.Window}
+	data := map[string]any{"shell": "test-shell", "version": "0", "window": win.Window, "medium": "screen", "caps": []string{}}
+	if resume != nil {
+		data["resume"] = *resume
+	}
+	sc.sendEnv("lip.hello", data, "shell")
+	sc.welcome = sc.read(2 * time.Second)[0]
+	if sc.welcome.Type != "lip.welcome" {
+		t.Fatalf("first frame %s, want lip.welcome", sc.welcome.Type)
+	}
+	return sc
+}
+
+func (th *testHost) dialRaw(t testing.TB, tok string) *websocket.Conn {
+	t.Helper()
+	u := "ws://127.0.0.1:" + strconv.Itoa(th.Port()) + "/lip/ws?t=" + tok
+	hdr := http.Header{"Origin": []string{th.URL()}}
+	c, resp, err := websocket.DefaultDialer.Dial(u, hdr)
+	if err != nil {
+		status := 0
+		if resp != nil {
+			status = resp.StatusCode
+		}
+		t.Fatalf("dial /lip/ws: %v (HTTP %d)", err, status)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+var testIDs = lip.NewIDs(nil)
+
+func (sc *shellClient) sendEnv(typ string, data any, from string) string {
+	sc.t.Helper()
+	id := testIDs.Event(time.Now())
+	env := map[string]any{"lip": 1, "id": id, "type": typ, "data": data, "from": from}
+	sc.writeJSON(env)
+	return id
+}
+
+func (sc *shellClient) writeJSON(v any) {
+	sc.t.Helper()
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	_ = sc.ws.SetWriteDeadline(time.Now().Add(2 * time.Second))
+	if err := sc.ws.WriteJSON(v); err != nil {
+		sc.t.Fatalf("write to /lip/ws: %v", err)
+	}
+}
+
+// read returns the envelopes of the next frame.
+func (sc *shellClient) read(within time.Duration) []lip.Envelope {
+	sc.t.Helper()
+	envs, err := sc.tryRead(within)
+	if err != nil {
+		sc.t.Fatalf("read from /lip/ws: %v", err)
+	}
+	return envs
+}
+
+func (sc *shellClient) tryRead(within time.Duration) ([]lip.Envelope, error) {
+	_ = sc.ws.SetReadDeadline(time.Now().Add(within))
+	_, data, err := sc.ws.ReadMessage()
+	if err != nil {
+		return nil, err
+	}
+	return decodeFrame(data)
+}
+
+func decodeFrame(data []byte) ([]lip.Envelope, error) {
+	var list []json.RawMessage
+	if len(data) > 0 && data[0] == '[' {
+		if err := json.Unmarshal(data, &list); err != nil {
+			return nil, err
+		}
+	} else {
+		list = []json.RawMessage{data}
+	}
+	out := make([]lip.Envelope, 0, len(list))
+	for _, raw := range list {
+		e, perr := lip.Parse(raw)
+		if perr != nil {
+			return nil, perr
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// commands reads frames until n commands (not pings/errors) arrived.
+func (sc *shellClient) commands(n int, within time.Duration) []lip.Envelope {
+	sc.t.Helper()
+	deadline := time.Now().Add(within)
+	var out []lip.Envelope
+	for len(out) < n && time.Now().Before(deadline) {
+		envs, err := sc.tryRead(time.Until(deadline))
+		if err != nil {
+			break
+		}
+		for _, e := range envs {
+			if strings.HasPrefix(e.Type, "lip.") {
+				continue
+			}
+			out = append(out, e)
+		}
+	}
+	if len(out) < n {
+		sc.t.Fatalf("got %d commands, want %d: %v", len(out), n, typesOf(out))
+	}
+	return out
+}
+
+// nextOfType reads until an envelope of typ (including lip.*) arrives.
+func (sc *shellClient) nextOfType(typ string, within time.Duration) (lip.Envelope, bool) {
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		envs, err := sc.tryRead(time.Until(deadline))
+		if err != nil {
+			return lip.Envelope{}, false
+		}
+		for _, e := range envs {
+			if e.Type == typ {
+				return e, true
+			}
+		}
+	}
+	return lip.Envelope{}, false
+}
+
+func (sc *shellClient) ack(envs ...lip.Envelope) {
+	ids := make([]string, len(envs))
+	for i, e := range envs {
+		ids[i] = e.ID
+	}
+	sc.sendEnv("lip.ack", map[string]any{"ids": ids}, "shell")
+}
+
+func typesOf(envs []lip.Envelope) []string {
+	out := make([]string, len(envs))
+	for i, e := range envs {
+		out[i] = e.Type
+	}
+	return out
+}
+
+func dataOf(t testing.TB, e lip.Envelope) map[string]any {
+	t.Helper()
+	m := map[string]any{}
+	if err := json.Unmarshal(e.DataOrEmpty(), &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// makeUniqueRepo commits files to a fresh repository and returns the path
+// of a bare clone, for installing with the real installer.
+func makeUniqueRepo(t testing.TB, files map[string]string) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	work := filepath.Join(dir, "work")
+	for p, data := range files {
+		full := filepath.Join(work, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = work
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	git("add", "-A")
+	git("commit", "-q", "-m", "test unique")
+	bare := filepath.Join(dir, "unique.git")
+	git("clone", "-q", "--bare", work, bare)
+	return bare
+}

@@ -1,0 +1,75 @@
+package host
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lets-app/lets/backend/lip"
+)
+
+// TestOpenSendDeliverAck walks the main path: open, the shell connects and
+// says ready, Claude sends a declared command, the shell receives it in
+// order and acks it, the unique's event reaches listen stamped by the host.
+func TestOpenSendDeliverAck(t *testing.T) {
+	th := startLIPHost(t)
+	win := th.open(t, "board", "")
+	if win.Window != "w1" || !strings.Contains(win.URL, "/w/w1/?t=") || win.Guide == "" || win.Commands["board.add"] == "" {
+		t.Fatalf("open answer: %+v", win)
+	}
+	opened := th.waitEvent(t, "t1", "session.open", 2*time.Second)
+	if opened.Win != "w1" || opened.From != "host" {
+		t.Fatalf("session.open = %+v", opened)
+	}
+	sc := th.dialShell(t, win, nil)
+	sc.sendEnv("lip.ready", map[string]any{}, "shell")
+
+	code, ans := th.send(t, []map[string]any{
+		{"lip": 1, "type": "board.add", "win": "w1", "data": map[string]any{"label": "one"}},
+		{"lip": 1, "type": "ui.toast", "win": "w1", "data": map[string]any{"text": "hi"}},
+	})
+	if code != 200 || len(ans["accepted"].([]any)) != 2 {
+		t.Fatalf("send: %d %v", code, ans)
+	}
+	cmds := sc.commands(2, 2*time.Second)
+	if cmds[0].Type != "board.add" || cmds[1].Type != "ui.toast" || cmds[0].Seq != 1 || cmds[1].Seq != 2 || cmds[0].From != "claude" {
+		t.Fatalf("commands %+v", cmds)
+	}
+	sc.ack(cmds...)
+
+	// The unique emits (relayed by the shell); a forged from is ignored.
+	sc.sendEnv("board.note", map[string]any{"text": "hello"}, "claude")
+	ev := th.waitEvent(t, "t1", "board.note", 2*time.Second)
+	if ev.From != "unique:board#w1" || ev.Win != "w1" || ev.Seq == 0 {
+		t.Fatalf("event = %+v", ev)
+	}
+	// A human act from the shell is stamped shell:.
+	sc.sendEnv("chat.message", map[string]any{"text": "hi"}, "shell")
+	ev = th.waitEvent(t, "t1", "chat.message", 2*time.Second)
+	if ev.From != "shell:board#w1" {
+		t.Fatalf("shell event from %q", ev.From)
+	}
+	// The unique may not emit chat.message.
+	sc.sendEnv("chat.message", map[string]any{"text": "forged"}, "unique")
+	e, ok := sc.nextOfType("lip.error", 2*time.Second)
+	if !ok || dataOf(t, e)["code"] != "reserved_domain" {
+		t.Fatalf("unique chat.message: %+v %v", e, ok)
+	}
+	// Acked commands are gone from the queue.
+	w, _ := th.core.window("w1")
+	deadline := time.Now().Add(2 * time.Second)
+	for len(w.queuedIDs()) > 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if q := w.queuedIDs(); len(q) != 0 {
+		t.Fatalf("queue after ack: %v", q)
+	}
+	var st Status
+	_, raw := th.call(t, "GET", "/lip/status", nil, testHostToken)
+	b, _ := json.Marshal(raw)
+	_ = json.Unmarshal(b, &st)
+	if st.LIP != lip.Version || st.Epoch == "" || len(st.Windows) != 1 || !st.Windows[0].Connected {
+		t.Fatalf("status: %s", b)
+	}
+}
