@@ -60,9 +60,9 @@ document.getElementById("probe").addEventListener("click", function () {
     .catch(function (e) { out.textContent = "blocked"; });
 });
 `,
-		"style.css":  "body { font-family: sans-serif; }\n",
-		".secret":    "dot-file\n",
-		"sub/a.txt":  "inside\n",
+		"style.css": "body { font-family: sans-serif; }\n",
+		".secret":   "dot-file\n",
+		"sub/a.txt": "inside\n",
 	}
 }
 
