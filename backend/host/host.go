@@ -91,6 +91,9 @@ type Options struct {
 	Handoff string
 	// Getenv gives the runner's PATH, HOME and LANG; nil means os.Getenv.
 	Getenv func(string) string
+
+	// timing shortens the shell channel's timers in tests.
+	timing *wsTiming
 }
 
 // DefaultUploadMaxBytes is the upload cap when config says nothing (spec §8.2).
@@ -143,6 +146,9 @@ func Listen(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("host address %q is not a loopback address; Lets only listens on 127.0.0.1 or ::1", opts.Addr)
 	}
 	s := &Server{opts: opts, started: opts.Now(), timing: wsTiming{ping: pingInterval, write: writeDeadline, hello: helloDeadline}}
+	if opts.timing != nil {
+		s.timing = *opts.timing
+	}
 	if opts.DataDir != "" {
 		if err := s.setupLIP(); err != nil {
 			return nil, err

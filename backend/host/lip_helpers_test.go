@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -260,12 +261,41 @@ type shellClient struct {
 	window  string
 	welcome lip.Envelope
 	mu      sync.Mutex
+	// frames is fed by a reader goroutine, so a read that times out in a
+	// test does not break the connection (gorilla's reads cannot resume
+	// after a deadline).
+	frames chan []lip.Envelope
+	errMu  sync.Mutex
+	err    error
+}
+
+func newShellClient(t testing.TB, c *websocket.Conn, window string) *shellClient {
+	sc := &shellClient{t: t, ws: c, window: window, frames: make(chan []lip.Envelope, 4096)}
+	go func() {
+		defer close(sc.frames)
+		for {
+			_, data, err := c.ReadMessage()
+			if err == nil {
+				var envs []lip.Envelope
+				envs, err = decodeFrame(data)
+				if err == nil {
+					sc.frames <- envs
+					continue
+				}
+			}
+			sc.errMu.Lock()
+			sc.err = err
+			sc.errMu.Unlock()
+			return
+		}
+	}()
+	return sc
 }
 
 func (th *testHost) dialShell(t testing.TB, win openResult, resume *uint64) *shellClient {
 	t.Helper()
 	c := th.dialRaw(t, win.Token)
-	sc := &shellClient{t: t, ws: c, window: win.Window}
+	sc := newShellClient(t, c, win.Window)
 	data := map[string]any{"shell": "test-shell", "version": "0", "window": win.Window, "medium": "screen", "caps": []string{}}
 	if resume != nil {
 		data["resume"] = *resume
@@ -325,12 +355,32 @@ func (sc *shellClient) read(within time.Duration) []lip.Envelope {
 }
 
 func (sc *shellClient) tryRead(within time.Duration) ([]lip.Envelope, error) {
-	_ = sc.ws.SetReadDeadline(time.Now().Add(within))
-	_, data, err := sc.ws.ReadMessage()
-	if err != nil {
-		return nil, err
+	t := time.NewTimer(within)
+	defer t.Stop()
+	select {
+	case envs, ok := <-sc.frames:
+		if !ok {
+			sc.errMu.Lock()
+			defer sc.errMu.Unlock()
+			return nil, sc.err
+		}
+		return envs, nil
+	case <-t.C:
+		return nil, errTimeout
 	}
-	return decodeFrame(data)
+}
+
+var errTimeout = errors.New("timed out")
+
+// closeErr waits for the connection to end and returns why.
+func (sc *shellClient) closeErr(within time.Duration) error {
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		if _, err := sc.tryRead(time.Until(deadline)); err != nil && err != errTimeout {
+			return err
+		}
+	}
+	return errTimeout
 }
 
 func decodeFrame(data []byte) ([]lip.Envelope, error) {
