@@ -3,8 +3,6 @@ package lip
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
 	"math"
 	"strconv"
 	"unicode/utf8"
@@ -102,26 +100,25 @@ func decodeArray(b []byte, opts DecodeOptions) (Batch, *Error) {
 	if !utf8.Valid(b) {
 		return Batch{}, Errorf(CodeBadEnvelope, "the batch is not valid UTF-8")
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if _, err := dec.Token(); err != nil { // '['
-		return Batch{}, Errorf(CodeBadEnvelope, "the batch is not valid JSON: %v", err)
+	if !json.Valid(b) {
+		return Batch{}, Errorf(CodeBadEnvelope, "the batch is not valid JSON: %s", syntaxError(b))
 	}
 	out := Batch{IsBatch: true}
-	for i := 0; dec.More(); i++ {
-		if i >= MaxBatchLen {
+	i := skipWS(b, 0) + 1 // after '['
+	for n := 0; ; n++ {
+		i = skipWS(b, i)
+		if b[i] == ']' {
+			break
+		}
+		if n >= MaxBatchLen {
 			return Batch{}, Errorf(CodeTooLarge, "a batch may hold at most %d envelopes; split it", MaxBatchLen)
 		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return Batch{}, Errorf(CodeBadEnvelope, "the batch is not valid JSON at element %d: %v", i, err)
+		end := skipValue(b, i)
+		out.Items = append(out.Items, decodeElement(n, b[i:end], opts, true))
+		i = skipWS(b, end)
+		if b[i] == ',' {
+			i++
 		}
-		out.Items = append(out.Items, decodeElement(i, raw, opts, true))
-	}
-	if _, err := dec.Token(); err != nil { // ']'
-		return Batch{}, Errorf(CodeBadEnvelope, "the batch is not valid JSON: %v", err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return Batch{}, Errorf(CodeBadEnvelope, "unexpected data after the batch")
 	}
 	return out, nil
 }
@@ -135,7 +132,13 @@ func decodeElement(i int, raw []byte, opts DecodeOptions, inBatch bool) Item {
 		}
 		return it
 	}
-	env, err := Parse(raw)
+	var env Envelope
+	var err *Error
+	if inBatch {
+		env, err = parseValid(raw) // the whole batch was checked
+	} else {
+		env, err = Parse(raw)
+	}
 	it.ID = env.ID
 	if err == nil && env.ID == "" && opts.AssignID != nil {
 		env.ID = opts.AssignID()
@@ -166,20 +169,25 @@ func prefixIndex(i int, e *Error) *Error {
 // becomes {}. On error the returned envelope still carries what was read
 // (notably ID), for error answers.
 func Parse(b []byte) (Envelope, *Error) {
-	var env Envelope
 	if !utf8.Valid(b) {
-		return env, Errorf(CodeBadEnvelope, "the envelope is not valid UTF-8")
+		return Envelope{}, Errorf(CodeBadEnvelope, "the envelope is not valid UTF-8")
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	tok, err := dec.Token()
-	if err != nil {
-		return env, Errorf(CodeBadEnvelope, "the envelope is not valid JSON: %v", err)
+	if !json.Valid(b) {
+		return Envelope{}, Errorf(CodeBadEnvelope, "the envelope is not valid JSON: %s", syntaxError(b))
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
+	return parseValid(b)
+}
+
+// parseValid is Parse for input already known to be valid UTF-8 and JSON.
+func parseValid(b []byte) (Envelope, *Error) {
+	var env Envelope
+	i := skipWS(b, 0)
+	if b[i] != '{' {
 		return env, Errorf(CodeBadEnvelope, "an envelope must be a JSON object")
 	}
-	seen := make(map[string]bool, 12)
+	i++
+	var seen uint16 // known fields, by bit
+	var extraNames map[string]bool
 	var hasLIP, ok0 bool
 	var firstErr *Error
 	fail := func(e *Error) {
@@ -187,21 +195,37 @@ func Parse(b []byte) (Envelope, *Error) {
 			firstErr = e
 		}
 	}
-	for dec.More() {
-		kt, err := dec.Token()
-		if err != nil {
-			return env, Errorf(CodeBadEnvelope, "the envelope is not valid JSON: %v", err)
+	for {
+		i = skipWS(b, i)
+		if b[i] == '}' {
+			break
 		}
-		key, _ := kt.(string)
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return env, Errorf(CodeBadEnvelope, "the envelope is not valid JSON at %q: %v", key, err)
+		kend := skipString(b, i)
+		key, _ := jsonString(b[i:kend])
+		i = skipWS(b, kend) + 1 // ':'
+		i = skipWS(b, i)
+		vend := skipValue(b, i)
+		raw := json.RawMessage(b[i:vend])
+		i = skipWS(b, vend)
+		if b[i] == ',' {
+			i++
 		}
-		if seen[key] {
-			fail(Errorf(CodeBadEnvelope, "field %q appears twice", key))
-			continue
+		if bit, known := knownFields[key]; known {
+			if seen&bit != 0 {
+				fail(Errorf(CodeBadEnvelope, "field %q appears twice", key))
+				continue
+			}
+			seen |= bit
+		} else {
+			if extraNames == nil {
+				extraNames = make(map[string]bool, 4)
+			}
+			if extraNames[key] {
+				fail(Errorf(CodeBadEnvelope, "field %q appears twice", key))
+				continue
+			}
+			extraNames[key] = true
 		}
-		seen[key] = true
 		switch key {
 		case "lip":
 			n, ok := jsonInt(raw)
@@ -251,7 +275,7 @@ func Parse(b []byte) (Envelope, *Error) {
 			if isNull(raw) {
 				continue // absent
 			}
-			if len(raw) == 0 || raw[0] != '{' {
+			if raw[0] != '{' {
 				fail(Errorf(CodeBadEnvelope, `"data" must be a JSON object, got %s`, clip(raw)))
 				continue
 			}
@@ -281,12 +305,6 @@ func Parse(b []byte) (Envelope, *Error) {
 			env.Extra = append(env.Extra, Field{Name: key, Value: compact(raw)})
 		}
 	}
-	if _, err := dec.Token(); err != nil { // '}'
-		return env, Errorf(CodeBadEnvelope, "the envelope is not valid JSON: %v", err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return env, Errorf(CodeBadEnvelope, "unexpected data after the envelope")
-	}
 	if firstErr != nil {
 		return env, firstErr
 	}
@@ -297,6 +315,21 @@ func Parse(b []byte) (Envelope, *Error) {
 		env.Data = json.RawMessage(`{}`)
 	}
 	return env, nil
+}
+
+// knownFields are the envelope fields of §2, by bit.
+var knownFields = map[string]uint16{
+	"lip": 1 << 0, "id": 1 << 1, "ts": 1 << 2, "sts": 1 << 3, "dir": 1 << 4, "from": 1 << 5,
+	"type": 1 << 6, "data": 1 << 7, "re": 1 << 8, "ttl": 1 << 9, "win": 1 << 10, "seq": 1 << 11,
+}
+
+// syntaxError describes why b is not valid JSON.
+func syntaxError(b []byte) string {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err.Error()
+	}
+	return "invalid JSON"
 }
 
 // Validate checks an envelope's values against spec §2: lip equals Version
@@ -429,8 +462,11 @@ func jsonInt(raw json.RawMessage) (int64, bool) {
 }
 
 func jsonString(raw json.RawMessage) (string, bool) {
-	if len(raw) == 0 || raw[0] != '"' {
+	if len(raw) < 2 || raw[0] != '"' {
 		return "", false
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : len(raw)-1]), true // valid JSON: no escapes to undo
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
@@ -442,6 +478,9 @@ func jsonString(raw json.RawMessage) (string, bool) {
 func isNull(raw json.RawMessage) bool { return string(raw) == "null" }
 
 func compact(raw json.RawMessage) json.RawMessage {
+	if bytes.IndexAny(raw, " \t\r\n") < 0 {
+		return append(json.RawMessage(nil), raw...) // already compact; copy so the input may be reused
+	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, raw); err != nil {
 		return append(json.RawMessage(nil), raw...)

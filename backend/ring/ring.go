@@ -94,6 +94,7 @@ type Ring struct {
 	cursors     map[string]*cursor
 	notify      chan struct{} // closed and replaced on every change
 	closed      bool
+	waiting     int // listeners blocked right now
 
 	saveMu   sync.Mutex
 	gen      uint64 // bumped on every cursor change (under mu)
@@ -188,6 +189,7 @@ type Stats struct {
 	Oldest   uint64            `json:"oldest"` // seq of the oldest live event, 0 when empty
 	Newest   uint64            `json:"newest"` // last seq assigned, 0 when none
 	Evicted  uint64            `json:"evicted"`
+	Waiting  int               `json:"waiting"` // listeners blocked right now
 	Cursors  map[string]uint64 `json:"cursors"`
 }
 
@@ -195,7 +197,7 @@ type Stats struct {
 func (r *Ring) Stats() Stats {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	s := Stats{Epoch: r.epoch, Capacity: r.capacity, Size: r.live.len(), Newest: r.lastSeq, Evicted: r.evicted,
+	s := Stats{Epoch: r.epoch, Capacity: r.capacity, Size: r.live.len(), Newest: r.lastSeq, Evicted: r.evicted, Waiting: r.waiting,
 		Cursors: make(map[string]uint64, len(r.cursors))}
 	if f := r.live.front(); f != nil {
 		s.Oldest = f.seq
@@ -521,8 +523,13 @@ func (r *Ring) Listen(ctx context.Context, q Query) (Result, error) {
 			timer.Stop()
 		}
 	}()
+	blocked := false
 	for {
 		r.mu.Lock()
+		if blocked {
+			r.waiting--
+			blocked = false
+		}
 		if r.closed {
 			r.mu.Unlock()
 			return Result{}, ErrClosed
@@ -535,6 +542,8 @@ func (r *Ring) Listen(ctx context.Context, q Query) (Result, error) {
 			return res, nil
 		}
 		wake := r.notify
+		r.waiting++
+		blocked = true
 		r.mu.Unlock()
 		if timer == nil {
 			timer = r.clock.NewTimer(q.Wait)
@@ -544,6 +553,9 @@ func (r *Ring) Listen(ctx context.Context, q Query) (Result, error) {
 		case <-timer.C():
 			timedOut = true
 		case <-ctx.Done():
+			r.mu.Lock()
+			r.waiting--
+			r.mu.Unlock()
 			return Result{}, ctx.Err()
 		}
 	}
