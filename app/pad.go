@@ -40,7 +40,10 @@ func padCommands() []padCommand {
 		{name: "watch", usage: "[--backend NAME] [--session ID] [--actions LIST] [--socket PATH]", summary: "print pad actions (approve, reject, stop, retry) until Ctrl+C", run: runPadWatch},
 		{name: "symbols", usage: "[--hold SECONDS] [--socket PATH]", summary: "preview the seven state symbols on the pad, one after another", run: runPadSymbols},
 		{name: "lease", usage: "[--lease-id ID] [--backend NAME --session ID] [--label TEXT] [--cwd DIR] [--socket PATH]", summary: "hold a session lease until Ctrl+C (the session ends when it is released)", run: runPadLease},
-		{name: "daemon", usage: "[flags]", summary: "run the pad daemon in the foreground", run: runPadDaemon},
+		{name: "daemon", usage: "[--midi [--profile ID] [--input NAME --output NAME] [--no-greeting]] [flags]", summary: "run the pad daemon in the foreground (--midi: on a MIDI pad)", run: runPadDaemon},
+		{name: "devices", usage: "", summary: "list MIDI ports and the pad profiles that match them", run: runPadDevices},
+		{name: "profile-check", usage: "FILE", summary: "check a custom device profile (JSON) without opening any port", run: runPadProfileCheck},
+		{name: "test-profile", usage: "(--profile ID | --profile-file FILE) --report FILE [--input NAME] [--output NAME]", summary: "guided test of a pad: see each symbol, press each button, get a report", run: runPadTestProfile},
 	}
 }
 

@@ -19,6 +19,7 @@ func runPadDaemon(ctx context.Context, env *Env, args []string) error {
 	fs, socket := padFlags(env, "daemon")
 	ttl := fs.Float64("session-ttl", wire.DefaultSessionTTL, "forget an agent session after this many `seconds` without news (0 keeps sessions until they end)")
 	hold := fs.Float64("terminal-hold", wire.DefaultTerminalHold, "show success, error or cancelled for this many `seconds` before going back to waiting")
+	pad := addMIDIDaemonFlags(fs)
 	pos, err := parsePad(env, "daemon", fs, args)
 	if err != nil {
 		return err
@@ -35,6 +36,9 @@ func runPadDaemon(ctx context.Context, env *Env, args []string) error {
 	if *socket == "" {
 		return &UsageError{Msg: "daemon: --socket must not be empty", flags: fs}
 	}
+	if err := pad.validate(fs); err != nil {
+		return err
+	}
 
 	st, err := openSetup(env, false)
 	if err != nil {
@@ -47,6 +51,13 @@ func runPadDaemon(ctx context.Context, env *Env, args []string) error {
 	cfg.SessionTTL = *ttl
 	cfg.TerminalHold = *hold
 	opts.Control = &cfg
+	surface, err := pad.open(ctx, env, st.log)
+	if err != nil {
+		return err
+	}
+	if surface != nil {
+		opts.Surface = surface // the daemon owns and closes it from here on
+	}
 	d, err := daemon.Listen(opts)
 	if err != nil {
 		return err
