@@ -98,9 +98,22 @@ func UserProfileRoots(getenv func(string) string, home string) []string {
 
 // LoadProfileFile reads and parses one profile file (no schema check).
 func LoadProfileFile(path string) (*Profile, error) {
+	return LoadProfileFileChecked(path, nil)
+}
+
+// LoadProfileFileChecked is LoadProfileFile with an optional JSON Schema
+// check that runs once, before the parser (§1: `--validate-schema`).
+// validate gets the file's bytes; its error is returned wrapped with the
+// path.
+func LoadProfileFileChecked(path string, validate func(data []byte) error) (*Profile, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, &ProfileError{Msg: fmt.Sprintf("%s: could not read profile: %v", path, err)}
+	}
+	if validate != nil {
+		if err := validate(data); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
 	}
 	return ParseProfile(data, path)
 }
