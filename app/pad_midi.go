@@ -254,7 +254,7 @@ func (m midiDaemonFlags) open(ctx context.Context, env *Env, log *slog.Logger) (
 	s, err := midi.Open(ctx, cat, m.dev.resolve(), opts)
 	if err != nil {
 		if errors.Is(err, midi.ErrNoDevice) {
-			return nil, fmt.Errorf("%w (plug the pad in, check `lets pad devices`, or start without --midi)", err)
+			return nil, fmt.Errorf("%w (plug the pad in, or start without --midi)", err)
 		}
 		return nil, err
 	}
