@@ -436,3 +436,13 @@ func writeFile(t testing.TB, p, text string) {
 		t.Fatal(err)
 	}
 }
+
+func BenchmarkParse(b *testing.B) {
+	c := checker(b)
+	data := encode(b, base())
+	for b.Loop() {
+		if _, _, err := c.Parse(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -164,3 +164,20 @@ func FuzzServedName(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkOpenFile(b *testing.B) {
+	root := b.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "ui"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "ui", "app.js"), []byte("x"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		f, err := OpenFile(root, "/ui/app.js")
+		if err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+	}
+}

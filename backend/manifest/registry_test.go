@@ -622,3 +622,21 @@ func TestBuiltinServing(t *testing.T) {
 		t.Fatal("host read outside")
 	}
 }
+
+// BenchmarkRegistryGet is the host's per-request lookup of a user unique
+// (a stat of unique.json when nothing changed).
+func BenchmarkRegistryGet(b *testing.B) {
+	userDir := b.TempDir()
+	for name, text := range uniqueFiles(b, "notes", "0.1.0") {
+		writeFile(b, filepath.Join(userDir, "notes", name), text)
+	}
+	r, err := OpenRegistry(RegistryOptions{UserDir: userDir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := r.Get("notes"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
