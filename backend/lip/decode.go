@@ -376,13 +376,13 @@ func Validate(e *Envelope) *Error {
 	return nil
 }
 
-// EncodedLen is the length of the envelope's encoding.
+// EncodedLen is the length of the envelope's encoding (AppendJSON).
 func (e *Envelope) EncodedLen() int {
-	n := 64 + len(e.ID) + len(e.Type) + len(e.From) + len(e.Re) + len(e.Win) + len(e.Dir) + len(e.DataOrEmpty())
-	if n < MaxEnvelopeBytes-4096 && len(e.Extra) == 0 && isPlainASCII(e.ID+e.Type+e.From+e.Re+e.Win) {
-		return len(e.AppendJSON(nil)) // exact; cheap for small envelopes
+	n := 96 + len(e.ID) + len(e.Type) + len(e.From) + len(e.Re) + len(e.Win) + len(e.DataOrEmpty())
+	for _, f := range e.Extra {
+		n += len(f.Name) + len(f.Value) + 4
 	}
-	return len(e.AppendJSON(make([]byte, 0, n+1024)))
+	return len(e.AppendJSON(make([]byte, 0, n)))
 }
 
 // ValidID reports whether s is a valid envelope id (§2).
