@@ -5,6 +5,23 @@
 // Novation Launchpad, and the asynchronous, hot-plug-aware Surface the
 // daemon renders to. Spec: device-profiles-and-midi.md (cited as "§n") and
 // visual-protocol-1.md ("VP §n").
+//
+// Answers to the spec's open questions (§13):
+//   - Clear order is the recommended deterministic one of §6.4.
+//   - Port patterns use a small backtracking matcher of this package
+//     (pattern.go) with lookahead; features it lacks are rejected when the
+//     profile is parsed, never dropped.
+//   - Hot-plug is added (Surface): a vanished device goes quiet and is
+//     reopened, re-initialized and repainted when it comes back. The
+//     reference has none.
+//   - Channels stay as permissive as the reference (any 0…15).
+//   - The guided-test report keeps the reference keys: "python" holds the
+//     Go version, "pad_lattice_version" the Lets version.
+//   - Close attempts every step and joins all errors (errors.Join).
+//
+// The built-in profiles (profiles/) are our own files written from §4;
+// tests prove they parse to the same values and produce byte-identical
+// MIDI as the reference files.
 package midi
 
 import (
