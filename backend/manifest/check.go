@@ -318,6 +318,9 @@ func (c *Checker) checkRules(raw map[string]json.RawMessage) (*Manifest, []Probl
 			add(2, f.key, "%s", msg)
 		}
 	}
+	if m.Entry != "" && insidePathProblem(m.Entry) == "" && hiddenName(cleanRel(m.Entry), []string{m.GuidePath()}) {
+		add(2, "entry", "%q is only for the host (unique.json and the guide are never served to the page); point entry at an HTML file", m.Entry)
+	}
 	if m.Entry != "" && insidePathProblem(m.Entry) == "" {
 		if ext := strings.ToLower(path.Ext(m.Entry)); ext != ".html" && ext != ".htm" {
 			warnings = append(warnings, fmt.Sprintf("entry %q is not an .html file; the host injects the LIP SDK only into HTML", m.Entry))

@@ -91,6 +91,8 @@ func TestRules(t *testing.T) {
 		{0, "rule 2: event schema outside", func(m map[string]any) {
 			m["events"] = map[string]any{"graph.x": map[string]any{"summary": "x", "schema": "../s.json"}}
 		}, 2, "events/graph.x/schema", "outside"},
+		{0, "rule 2: entry is the manifest", func(m map[string]any) { m["entry"] = "./unique.json" }, 2, "entry", "only for the host"},
+		{0, "rule 2: entry is the guide", func(m map[string]any) { m["entry"] = "docs/g.md"; m["guide"] = "docs/g.md" }, 2, "entry", "only for the host"},
 		{0, "rule 2: entry inside after cleaning ok", func(m map[string]any) { m["entry"] = "ui/../index.html" }, 0, "", ""},
 		{13, "rule 3: domains [entity]", func(m map[string]any) {
 			m["domains"] = []any{"entity"}
