@@ -1,7 +1,6 @@
 package lip
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -90,15 +89,20 @@ func editData(data json.RawMessage, key string, value json.RawMessage, first boo
 	if len(data) == 0 {
 		data = json.RawMessage(`{}`)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+	if !json.Valid(data) || !json.Valid(value) {
+		return nil, fmt.Errorf("data and the new value must be valid JSON")
+	}
+	i := skipWS(data, 0)
+	if data[i] != '{' {
 		return nil, fmt.Errorf("data is not a JSON object")
 	}
+	i++
 	kv := appendString(nil, key)
-	var out []byte
+	value = compact(value)
+	out := make([]byte, 0, len(data)+len(kv)+len(value)+2)
 	out = append(out, '{')
 	n := 0
-	add := func(k []byte, v []byte) {
+	add := func(k, v []byte) {
 		if n > 0 {
 			out = append(out, ',')
 		}
@@ -111,15 +115,20 @@ func editData(data json.RawMessage, key string, value json.RawMessage, first boo
 		add(kv, value)
 	}
 	replaced := first
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, fmt.Errorf("data is not valid JSON: %w", err)
+	for {
+		i = skipWS(data, i)
+		if data[i] == '}' {
+			break
 		}
-		k, _ := t.(string)
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, fmt.Errorf("data is not valid JSON: %w", err)
+		kend := skipString(data, i)
+		rawKey := data[i:kend]
+		k, _ := jsonString(rawKey)
+		i = skipWS(data, skipWS(data, kend)+1)
+		vend := skipValue(data, i)
+		v := data[i:vend]
+		i = skipWS(data, vend)
+		if data[i] == ',' {
+			i++
 		}
 		if k == key {
 			if !replaced {
@@ -128,7 +137,7 @@ func editData(data json.RawMessage, key string, value json.RawMessage, first boo
 			}
 			continue
 		}
-		add(appendString(nil, k), compact(raw))
+		add(rawKey, compact(v))
 	}
 	if !replaced {
 		add(kv, value)
