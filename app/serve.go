@@ -16,6 +16,8 @@ import (
 	"github.com/lets-app/lets/backend/instance"
 	"github.com/lets-app/lets/backend/logging"
 	"github.com/lets-app/lets/backend/service"
+	"github.com/lets-app/lets/backend/surface"
+	"github.com/lets-app/lets/backend/surface/midi"
 	"github.com/lets-app/lets/backend/token"
 	"github.com/lets-app/lets/frontend"
 )
@@ -120,7 +122,9 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	var pad *daemon.Daemon
 	padNote := "off (enable with \"wire\": {\"enabled\": true} in config.json)"
 	if cfg.Wire.Enabled {
-		pad, err = daemon.Listen(daemon.OptionsFromConfig(st.paths, cfg.Wire, env.Getenv, log))
+		opts := daemon.OptionsFromConfig(st.paths, cfg.Wire, env.Getenv, log)
+		opts.Surface = openPadSurface(ctx, cfg.Wire, log)
+		pad, err = daemon.Listen(opts)
 		if err != nil {
 			// The host is still useful without the pad side, for example
 			// when another Pad-Lattice daemon already owns the socket.
@@ -193,4 +197,23 @@ func closeAll(services []service.Service) {
 			_ = c.Close()
 		}
 	}
+}
+
+// openPadSurface finds a Launchpad when MIDI is on. Without one the daemon
+// still serves agents (and, later, browsers); nil means no surface.
+func openPadSurface(ctx context.Context, wc config.WireConfig, log *slog.Logger) surface.Surface {
+	if !wc.MIDI {
+		return nil
+	}
+	s, err := midi.OpenAuto(ctx, midi.Options{Greeting: midi.DefaultGreeting, Log: log})
+	switch {
+	case errors.Is(err, midi.ErrNoDevice):
+		log.Info("no Launchpad found; plug one in and restart Lets to use it", "detail", err.Error())
+		return nil
+	case err != nil:
+		log.Warn("could not open the Launchpad; continuing without it", "err", err)
+		return nil
+	}
+	log.Info("Launchpad connected", "profile", s.Describe().Profile)
+	return s
 }

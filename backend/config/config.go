@@ -32,11 +32,14 @@ type WireConfig struct {
 	Enabled bool `json:"enabled"`
 	// Socket overrides the socket path; empty uses the protocol's resolution.
 	Socket string `json:"socket,omitempty"`
+	// MIDI looks for a supported Launchpad at start and shows the agents
+	// on it.
+	MIDI bool `json:"midi"`
 }
 
 // Defaults returns the configuration used when config.json says nothing.
 func Defaults() Config {
-	return Config{Handoff: "close", Wire: WireConfig{Enabled: true}}
+	return Config{Handoff: "close", Wire: WireConfig{Enabled: true, MIDI: true}}
 }
 
 // knownKeys are the top-level keys Config understands.
