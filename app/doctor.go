@@ -22,7 +22,7 @@ import (
 // the same list.
 var aptPackages = []string{
 	"libgtk-3-dev", "libwebkit2gtk-4.1-dev", "libasound2-dev", "pkg-config", "gcc",
-	"xvfb", "dbus", "dbus-x11", "chromium", "imagemagick", "x11-utils",
+	"xvfb", "dbus", "dbus-x11", "chromium", "imagemagick", "x11-utils", "git",
 }
 
 type checkLevel int

@@ -98,3 +98,21 @@ func TestDoctorPingsALiveDaemon(t *testing.T) {
 		t.Fatalf("got %+v", r)
 	}
 }
+
+// TestDoctorChecksWhatMakeDepsInstalls keeps the two package lists equal.
+func TestDoctorChecksWhatMakeDepsInstalls(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.ReplaceAll(string(data), "\\\n", " ")
+	var fromMake []string
+	for _, line := range strings.Split(text, "\n") {
+		if rest, ok := strings.CutPrefix(line, "APT_PACKAGES := "); ok {
+			fromMake = strings.Fields(rest)
+		}
+	}
+	if strings.Join(fromMake, " ") != strings.Join(aptPackages, " ") {
+		t.Fatalf("Makefile installs %v but doctor checks %v", fromMake, aptPackages)
+	}
+}
