@@ -6,7 +6,6 @@ import (
 	"math"
 
 	"github.com/lets-app/lets/backend/config"
-	"github.com/lets-app/lets/backend/control"
 	"github.com/lets-app/lets/backend/daemon"
 	"github.com/lets-app/lets/backend/wire"
 )
@@ -18,6 +17,7 @@ import (
 func runPadDaemon(ctx context.Context, env *Env, args []string) error {
 	fs, socket := padFlags(env, "daemon")
 	ttl := fs.Float64("session-ttl", wire.DefaultSessionTTL, "forget an agent session after this many `seconds` without news (0 keeps sessions until they end)")
+	motion := fs.Bool("activity-motion", false, "animate a running agent's glyph on the pad (a slow moving dot)")
 	hold := fs.Float64("terminal-hold", wire.DefaultTerminalHold, "show success, error or cancelled for this many `seconds` before going back to waiting")
 	pad := addMIDIDaemonFlags(fs)
 	pos, err := parsePad(env, "daemon", fs, args)
@@ -46,11 +46,9 @@ func runPadDaemon(ctx context.Context, env *Env, args []string) error {
 	}
 	defer st.close()
 
-	opts := daemon.OptionsFromConfig(st.paths, config.WireConfig{Enabled: true, Socket: *socket}, env.Getenv, st.log)
-	cfg := control.DefaultConfig(0)
-	cfg.SessionTTL = *ttl
-	cfg.TerminalHold = *hold
-	opts.Control = &cfg
+	opts := daemon.OptionsFromConfig(st.paths, config.WireConfig{Enabled: true, Socket: *socket, ActivityMotion: *motion}, env.Getenv, st.log)
+	opts.Control.SessionTTL = *ttl
+	opts.Control.TerminalHold = *hold
 	surface, err := pad.open(ctx, env, st.log)
 	if err != nil {
 		return err

@@ -35,6 +35,8 @@ type WireConfig struct {
 	// MIDI looks for a supported Launchpad at start and shows the agents
 	// on it.
 	MIDI bool `json:"midi"`
+	// ActivityMotion animates a running agent's glyph on the pads.
+	ActivityMotion bool `json:"activity_motion,omitempty"`
 }
 
 // Defaults returns the configuration used when config.json says nothing.

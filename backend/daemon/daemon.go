@@ -55,6 +55,7 @@ import (
 	"github.com/lets-app/lets/backend/identitystore"
 	"github.com/lets-app/lets/backend/service"
 	"github.com/lets-app/lets/backend/surface"
+	"github.com/lets-app/lets/backend/visual"
 	"github.com/lets-app/lets/backend/wire"
 )
 
@@ -121,9 +122,12 @@ func OptionsFromConfig(paths config.Paths, wc config.WireConfig, getenv func(str
 	if sock == "" {
 		sock = SocketPath(getenv)
 	}
+	cfg := control.DefaultConfig(0)
+	cfg.ActivityMotion = wc.ActivityMotion
 	return Options{
 		SocketPath:    sock,
 		IdentityStore: identitystore.DefaultPath(paths.StateDir()),
+		Control:       &cfg,
 		Log:           log,
 	}
 }
@@ -170,7 +174,9 @@ type Daemon struct {
 	lastTick  float64
 	ticked    bool
 	rendered  uint64
-	renderErr bool
+	// lastRender is the control-plane time of the last render.
+	lastRender float64
+	renderErr  bool
 }
 
 // New validates the options and builds the control plane. It does not touch
@@ -655,15 +661,28 @@ func (d *Daemon) write(c *conn, msg wire.Message, unsolicited bool) {
 	}
 }
 
+// renderIfChanged renders when the control plane changed, or when running
+// activity motion needs its next step (Visual Protocol §8: at least every
+// 1.5 s while the selected agent runs, no preview is active and motion is
+// on).
 func (d *Daemon) renderIfChanged() {
 	if v := d.plane.Version(); v != d.rendered {
 		d.rendered = v
 		d.renderNow()
+		return
+	}
+	view := d.plane.View()
+	if view.ActivityMotion && !view.PreviewActive && view.Centre == wire.StateRunning &&
+		d.clock() >= d.lastRender+visual.ActivityInterval {
+		d.renderView(view)
 	}
 }
 
-func (d *Daemon) renderNow() {
-	if err := d.surface.Render(d.plane.View()); err != nil {
+func (d *Daemon) renderNow() { d.renderView(d.plane.View()) }
+
+func (d *Daemon) renderView(view control.View) {
+	d.lastRender = d.clock()
+	if err := d.surface.Render(view); err != nil {
 		if !d.renderErr {
 			d.log.Warn("the surface could not show the agents' state", "err", err)
 		}

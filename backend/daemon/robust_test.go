@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lets-app/lets/backend/control"
 	"github.com/lets-app/lets/backend/daemon"
 	"github.com/lets-app/lets/backend/wire"
 )
@@ -275,5 +276,41 @@ func TestConnectionCapRefusesOnlyNewConnections(t *testing.T) {
 			t.Fatal("a freed slot was never reused")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestActivityMotionRendersEveryInterval: with motion on and the selected
+// agent running, the daemon renders again once 1.5 s of control-plane time
+// passed without any change (Visual Protocol §8); without motion it does not.
+func TestActivityMotionRendersEveryInterval(t *testing.T) {
+	for _, motion := range []bool{true, false} {
+		cfg := control.DefaultConfig(0)
+		cfg.ActivityMotion = motion
+		h := start(t, func(o *daemon.Options) { o.Control = &cfg })
+		h.update("codex", "a", "running")
+		if _, err := h.surface.WaitView(ioTimeout, func(v control.View) bool { return v.Centre == wire.StateRunning }); err != nil {
+			t.Fatal(err)
+		}
+		before := len(h.surface.Views())
+		time.Sleep(quiet) // several real ticks, no control-plane time passes
+		if n := len(h.surface.Views()); n != before {
+			t.Fatalf("motion=%v: %d renders without any change or time passing", motion, n-before)
+		}
+		h.clock.Advance(1.6)
+		deadline := time.Now().Add(ioTimeout)
+		for motion && len(h.surface.Views()) == before && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		if !motion {
+			time.Sleep(quiet)
+		}
+		got := len(h.surface.Views()) - before
+		if motion && got < 1 {
+			t.Fatal("motion on: no render after 1.6 s of running")
+		}
+		if !motion && got != 0 {
+			t.Fatalf("motion off: %d renders after time passed", got)
+		}
+		h.stop()
 	}
 }
