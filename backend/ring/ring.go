@@ -574,10 +574,12 @@ func (r *Ring) scanLocked(q Query, now time.Time) (Result, bool) {
 	}
 	lists := r.listsFor(q)
 	heads := make([]int, len(lists))
+	avail := 0
 	for i, l := range lists {
 		heads[i] = l.search(start)
+		avail += l.len() - heads[i]
 	}
-	res.Events = make([]lip.Envelope, 0, min(q.Max, 16))
+	res.Events = make([]lip.Envelope, 0, min(q.Max, avail))
 	for len(res.Events) < q.Max {
 		best := -1
 		var bestSeq uint64
