@@ -15,7 +15,15 @@ import (
 
 // TestEnvelopeHelpers runs src/envelope.test.ts with Node's test runner.
 // esbuild strips the types, so no TypeScript compiler is needed.
-func TestEnvelopeHelpers(t *testing.T) {
+func TestEnvelopeHelpers(t *testing.T) { runNodeTests(t, "envelope.test.ts") }
+
+// TestCase034_035_039_ShellProtocol runs src/protocol.test.ts: unknown
+// component types fall back to a note (34), chat.say chunks assemble in
+// order (35), ui.theme refuses a bad var alone (39), plus delivery
+// bookkeeping. The browser test in backend/host checks the same in Chromium.
+func TestCase034_035_039_ShellProtocol(t *testing.T) { runNodeTests(t, "protocol.test.ts") }
+
+func runNodeTests(t *testing.T, file string) {
 	node, err := exec.LookPath("node")
 	if err != nil {
 		msg := "NODE.JS MISSING — SKIPPING the shell's TypeScript tests. `make test` installs it."
@@ -25,9 +33,9 @@ func TestEnvelopeHelpers(t *testing.T) {
 		}
 		t.Skip(msg)
 	}
-	out := filepath.Join(t.TempDir(), "envelope.test.mjs")
+	out := filepath.Join(t.TempDir(), strings.TrimSuffix(file, ".ts")+".mjs")
 	res := api.Build(api.BuildOptions{
-		EntryPoints: []string{filepath.Join("src", "envelope.test.ts")},
+		EntryPoints: []string{filepath.Join("src", file)},
 		Outfile:     out,
 		Bundle:      true,
 		Write:       true,
@@ -57,9 +65,11 @@ func TestFilesEmbedsBundle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := fsys.Open("envelope.js")
-	if err != nil {
-		t.Fatalf("envelope.js not embedded: %v", err)
+	for _, name := range []string{"envelope.js", "shell.js", "shell.css", "sdk.js"} {
+		data, err := fsys.Open(name)
+		if err != nil {
+			t.Fatalf("%s not embedded: %v", name, err)
+		}
+		_ = data.Close()
 	}
-	_ = data.Close()
 }

@@ -88,7 +88,7 @@ export class ChatStream {
   get done(): boolean {
     if (this.doneAt < 0) return false;
     const seqs = [...this.chunks.keys()].filter((s) => s <= this.doneAt);
-    const first = Math.min(...seqs);
+    const first = Math.min(1, ...seqs);
     return seqs.length === this.doneAt - first + 1;
   }
 }
