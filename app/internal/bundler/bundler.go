@@ -32,7 +32,7 @@ type Target struct {
 func Targets() []Target {
 	return []Target{
 		{Dir: "shell", Entries: []string{"src/envelope.ts", "src/shell.ts", "src/sdk.ts"}, Format: api.FormatIIFE},
-		{Dir: "frontend", Entries: []string{"src/home.ts"}, Format: api.FormatIIFE},
+		{Dir: "frontend", Entries: []string{"src/home.ts", "src/pad.ts"}, Format: api.FormatIIFE},
 	}
 }
 
