@@ -30,12 +30,12 @@ func sniffImage(head []byte, all io.Reader) (kind imageKind, w, h int, ok bool) 
 	case len(head) >= 12 && bytes.Equal(head[:4], []byte("RIFF")) && bytes.Equal(head[8:12], []byte("WEBP")):
 		kind = imageKind{"image/webp", ".webp"}
 		w, h, ok = webpSize(head)
-		return kind, w, h, ok
+		return kind, w, h, ok && w > 0 && h > 0
 	default:
 		return imageKind{}, 0, 0, false
 	}
 	cfg, _, err := image.DecodeConfig(all)
-	if err != nil {
+	if err != nil || cfg.Width <= 0 || cfg.Height <= 0 {
 		return imageKind{}, 0, 0, false
 	}
 	return kind, cfg.Width, cfg.Height, true

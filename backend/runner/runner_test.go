@@ -1,0 +1,204 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func newRunner(t *testing.T) *Runner {
+	t.Helper()
+	return New(t.TempDir(), func(k string) string {
+		return map[string]string{"PATH": os.Getenv("PATH"), "HOME": "/nonexistent-home", "LANG": "C.UTF-8", "SECRET": "x"}[k]
+	})
+}
+
+func TestRunPassesStdinAndCodeAsAFile(t *testing.T) {
+	r := newRunner(t)
+	res, err := r.Run(context.Background(), "demo", Request{Language: "shell", Code: `read x; echo "got $x"; echo "$0" | grep -q 'main.sh$' && echo file; env`, Stdin: "hi\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Stdout, "got hi\nfile\n") || res.ExitCode != 0 || res.TimedOut {
+		t.Fatalf("%+v", res)
+	}
+	if strings.Contains(res.Stdout, "SECRET") || !strings.Contains(res.Stdout, "HOME=/nonexistent-home") {
+		t.Fatalf("environment not minimal: %s", res.Stdout)
+	}
+	// The working folder is removed afterwards.
+	entries, _ := os.ReadDir(filepath.Join(r.dir, "demo"))
+	if len(entries) != 0 {
+		t.Fatalf("left behind %v", entries)
+	}
+}
+
+func TestRunNoShellInterpolationOfTheCode(t *testing.T) {
+	r := newRunner(t)
+	marker := filepath.Join(t.TempDir(), "pwned")
+	// For python the code is a file: shell syntax in it is just Python.
+	res, err := r.Run(context.Background(), "demo", Request{Language: "python", Code: "print('a'); # $(touch " + marker + ")"})
+	if err != nil {
+		if errors.Is(err, ErrUnknownLanguage) || strings.Contains(err.Error(), "not installed") {
+			t.Skip("python3 missing")
+		}
+		t.Fatal(err)
+	}
+	if res.Stdout != "a\n" {
+		t.Fatalf("%+v", res)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the code was interpolated into a shell")
+	}
+}
+
+func TestRunTimeoutKillsTheProcessGroup(t *testing.T) {
+	r := newRunner(t)
+	start := time.Now()
+	res, err := r.Run(context.Background(), "demo", Request{Language: "shell", Code: "sleep 30 & sleep 30", TimeoutMs: 150})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.TimedOut || time.Since(start) > 3*time.Second {
+		t.Fatalf("%+v after %v", res, time.Since(start))
+	}
+}
+
+func TestRunCapsOutput(t *testing.T) {
+	r := newRunner(t)
+	res, err := r.Run(context.Background(), "demo", Request{Language: "shell", Code: "head -c 3000000 /dev/zero | tr '\\0' a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Stdout) != MaxOutput || !res.Truncated {
+		t.Fatalf("stdout %d bytes, truncated %v", len(res.Stdout), res.Truncated)
+	}
+}
+
+func TestRunLimitsConcurrencyPerUnique(t *testing.T) {
+	r := newRunner(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 3)
+	started := make(chan struct{}, 2)
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			started <- struct{}{}
+			_, err := r.Run(context.Background(), "demo", Request{Language: "shell", Code: "sleep 0.5"})
+			errs <- err
+		}()
+	}
+	<-started
+	<-started
+	deadline := time.Now().Add(2 * time.Second)
+	for time.Now().Before(deadline) {
+		r.mu.Lock()
+		n := r.running["demo"]
+		r.mu.Unlock()
+		if n == MaxConcurrent {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if _, err := r.Run(context.Background(), "demo", Request{Language: "shell", Code: "true"}); !errors.Is(err, ErrBusy) {
+		t.Fatalf("third run: %v, want ErrBusy", err)
+	}
+	if _, err := r.Run(context.Background(), "other", Request{Language: "shell", Code: "true"}); err != nil {
+		t.Fatalf("another unique is not limited: %v", err)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestRunRefusesBadRequests(t *testing.T) {
+	r := newRunner(t)
+	for name, tc := range map[string]struct {
+		unique string
+		req    Request
+		want   error
+	}{
+		"language": {"demo", Request{Language: "ruby"}, ErrUnknownLanguage},
+		"name":     {"../x", Request{Language: "shell"}, ErrBadRequest},
+		"timeout":  {"demo", Request{Language: "shell", TimeoutMs: -1}, ErrBadRequest},
+		"code":     {"demo", Request{Language: "shell", Code: strings.Repeat("a", MaxCode+1)}, ErrBadRequest},
+	} {
+		if _, err := r.Run(context.Background(), tc.unique, tc.req); !errors.Is(err, tc.want) {
+			t.Errorf("%s: %v, want %v", name, err, tc.want)
+		}
+	}
+	if _, to, _ := Check(Request{Language: "shell", TimeoutMs: 999999}); to != MaxTimeout {
+		t.Errorf("timeout capped to %v", to)
+	}
+}
+
+func TestPermissionsKeyedByUniqueAndCommit(t *testing.T) {
+	p := OpenPermissions(filepath.Join(t.TempDir(), "permissions.json"))
+	now := time.Unix(1000, 0)
+	if p.Allowed("graph", "c1", "python") {
+		t.Fatal("nothing is allowed at first")
+	}
+	if err := p.Allow("graph", "c1", "python", now); err != nil {
+		t.Fatal(err)
+	}
+	if !p.Allowed("graph", "c1", "python") || p.Allowed("graph", "c1", "shell") || p.Allowed("graph", "c2", "python") || p.Allowed("other", "c1", "python") {
+		t.Fatal("grant does not match exactly unique + commit + language")
+	}
+	fi, _ := os.Stat(p.path)
+	if fi.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %o", fi.Mode().Perm())
+	}
+	// An update (new commit) asks again and replaces the old grant.
+	_ = p.Allow("graph", "c2", "shell", now)
+	if p.Allowed("graph", "c1", "python") || !p.Allowed("graph", "c2", "shell") {
+		t.Fatal("a new commit must replace the old grant")
+	}
+	_ = p.Revoke("graph")
+	if p.Allowed("graph", "c2", "shell") {
+		t.Fatal("revoke kept the grant")
+	}
+	// A damaged file allows nothing and is replaced by the next answer.
+	_ = os.WriteFile(p.path, []byte("{broken"), 0o600)
+	if p.Allowed("graph", "c2", "shell") {
+		t.Fatal("a damaged file must allow nothing")
+	}
+	if err := p.Allow("graph", "c3", "python", now); err != nil || !p.Allowed("graph", "c3", "python") {
+		t.Fatalf("rewrite after damage: %v", err)
+	}
+}
+
+// FuzzPermissionsFile: permissions.json may be edited or damaged by hand;
+// reading it never panics and never allows what it does not say.
+func FuzzPermissionsFile(f *testing.F) {
+	f.Add([]byte(`{"exec":{"graph":{"commit":"c1","languages":["python"]}}}`))
+	f.Add([]byte(`{"exec":null}`))
+	f.Add([]byte(`[]`))
+	f.Add([]byte(`{"exec":{"graph":{"commit":"c1","languages":"python"}}}`))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(dir, "permissions.json")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		p := OpenPermissions(path)
+		allowed := p.Allowed("graph", "c1", "python")
+		if allowed && !strings.Contains(string(data), "python") {
+			t.Fatal("allowed a language the file does not name")
+		}
+		if err := p.Allow("graph", "c9", "shell", time.Unix(1, 0)); err != nil {
+			t.Fatal(err)
+		}
+		if !p.Allowed("graph", "c9", "shell") {
+			t.Fatal("an answer was not remembered")
+		}
+	})
+}
