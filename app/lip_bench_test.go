@@ -1,0 +1,106 @@
+package app
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/lets-app/lets/backend/config"
+)
+
+// BenchmarkServeRSS50Windows runs `lets serve` as its own process, opens 50
+// windows with connected, ready shells that each received a command, and
+// reports the host's resident memory (target ≤ 60 MB).
+func BenchmarkServeRSS50Windows(b *testing.B) {
+	home := filepath.Join(b.TempDir(), "home")
+	cmd := exec.Command(os.Args[0], "serve", "--port", "0", "--no-pad")
+	cmd.Env = append(os.Environ(), "LETS_RUN_AS_CLI=1", "LETS_HOME="+home)
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	ready := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "Press Ctrl+C") {
+				close(ready)
+			}
+		}
+	}()
+	select {
+	case <-ready:
+	case <-time.After(15 * time.Second):
+		b.Fatal("lets serve did not start")
+	}
+	info, err := config.ReadHostInfo(config.Paths{Home: home})
+	if err != nil {
+		b.Fatal(err)
+	}
+	base := "http://127.0.0.1:" + strconv.Itoa(info.Port)
+	post := func(path string, body any, out any) {
+		data, _ := json.Marshal(body)
+		req, _ := http.NewRequest("POST", base+path, bytes.NewReader(data))
+		req.Header.Set("Authorization", "Bearer "+info.Token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if out != nil {
+			_ = json.NewDecoder(resp.Body).Decode(out)
+		}
+	}
+	var conns []*websocket.Conn
+	defer func() {
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	}()
+	b.ResetTimer()
+	for i := range 50 {
+		var win struct{ Window, Token string }
+		post("/lip/open", map[string]string{"unique": "hello"}, &win)
+		c, _, err := websocket.DefaultDialer.Dial("ws://127.0.0.1:"+strconv.Itoa(info.Port)+"/lip/ws?t="+win.Token, http.Header{"Origin": {base}})
+		if err != nil {
+			b.Fatalf("window %d: %v", i, err)
+		}
+		conns = append(conns, c)
+		_ = c.WriteJSON(map[string]any{"lip": 1, "id": "h", "type": "lip.hello", "from": "shell", "data": map[string]any{"window": win.Window}})
+		_ = c.WriteJSON(map[string]any{"lip": 1, "id": "r", "type": "lip.ready", "from": "shell", "data": map[string]any{}})
+		post("/lip/send", map[string]any{"lip": 1, "type": "hello.show", "win": win.Window, "data": map[string]any{"text": "hi"}}, nil)
+		_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		for {
+			_, data, err := c.ReadMessage()
+			if err != nil {
+				b.Fatalf("window %d got no command: %v", i, err)
+			}
+			if strings.Contains(string(data), "hello.show") {
+				break
+			}
+		}
+	}
+	b.StopTimer()
+	time.Sleep(300 * time.Millisecond)
+	status, err := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/status")
+	if err != nil {
+		b.Skip("no /proc on this system")
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
+			b.ReportMetric(float64(kb)/1024, "RSS-MB")
+		}
+	}
+}
