@@ -1,6 +1,9 @@
 package host
 
 import (
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -303,5 +306,26 @@ func TestTokensNeverReachTheLog(t *testing.T) {
 		if strings.Contains(logs, tok) {
 			t.Errorf("the %s token is in the log", name)
 		}
+	}
+}
+
+// TestUniquePortRememberedAcrossRestarts: the unique's origin comes back on
+// the same port (so its browser storage survives), recorded in ports.json.
+func TestUniquePortRememberedAcrossRestarts(t *testing.T) {
+	home := t.TempDir()
+	th := startLIPHostAt(t, home)
+	th.open(t, "board", "")
+	o, _ := th.origins.get("board")
+	port := o.port
+	th.stop()
+	raw, err := os.ReadFile(filepath.Join(home, "state", "ports.json"))
+	if err != nil || !strings.Contains(string(raw), `"board": `+strconv.Itoa(port)) {
+		t.Fatalf("ports.json: %s %v", raw, err)
+	}
+	th2 := startLIPHostAt(t, home)
+	th2.open(t, "board", "")
+	o2, _ := th2.origins.get("board")
+	if o2.port != port {
+		t.Fatalf("port %d after restart, was %d", o2.port, port)
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/lets-app/lets/backend/lip"
 	"github.com/lets-app/lets/backend/manifest"
 	"github.com/lets-app/lets/backend/ring"
+	"github.com/lets-app/lets/backend/ring/cursorfile"
 	"github.com/lets-app/lets/backend/runner"
 	"github.com/lets-app/lets/backend/sessions"
 	"github.com/lets-app/lets/shell"
@@ -187,7 +188,7 @@ func (s *Server) setupLIP() error {
 			return fmt.Errorf("load the shell: %w", err)
 		}
 	}
-	s.rng = ring.New(ring.Config{Capacity: o.RingCapacity, Store: newCursorFile(filepath.Join(paths.StateDir(), "cursors.json")), Logger: o.Log})
+	s.rng = ring.New(ring.Config{Capacity: o.RingCapacity, Store: cursorfile.New(paths.StateDir()), Logger: o.Log})
 	s.core = &lipCore{
 		log: o.Log, now: o.Now, paths: paths, registry: reg,
 		sessions:  sessions.NewStore(paths.SessionsDir(), sessions.Options{Log: o.Log}),

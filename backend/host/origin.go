@@ -91,6 +91,10 @@ func (s *originSet) rememberPort(name string, port int) {
 	}
 	st.Uniques[name] = port
 	data, _ := json.MarshalIndent(st, "", "  ")
+	if err := os.MkdirAll(filepath.Dir(s.portsFile), 0o700); err != nil {
+		s.log.Warn("could not remember the unique's port", "unique", name, "err", err)
+		return
+	}
 	if err := atomicfile.Write(s.portsFile, append(data, '\n'), 0o600); err != nil {
 		s.log.Warn("could not remember the unique's port", "unique", name, "err", err)
 	}
