@@ -138,6 +138,9 @@ func (s *Server) handleOpen(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	if s.opts.OnOpen != nil {
+		s.opts.OnOpen(WindowLaunch{Window: res.Window, Unique: res.Unique.Name, Title: res.Unique.Title, URL: res.URL})
+	}
 	writeJSON(w, http.StatusOK, res)
 }
 

@@ -93,8 +93,40 @@ type Options struct {
 	// Getenv gives the runner's PATH, HOME and LANG; nil means os.Getenv.
 	Getenv func(string) string
 
+	// OnOpen, when set, is told about every window POST /lip/open made, so
+	// the app can start a native window process for it (pass URL through
+	// the child's environment, never argv). It must not block.
+	OnOpen func(WindowLaunch)
+
 	// timing shortens the shell channel's timers in tests.
 	timing *wsTiming
+}
+
+// WindowLaunch is what a native window needs to show a window's shell page.
+type WindowLaunch struct {
+	Window string
+	Unique string
+	Title  string
+	// URL is the shell page with the window token in its query: a secret.
+	URL string
+}
+
+// WindowGone tells the host that a window's process ended (the person
+// closed it, or it crashed): the window is forgotten and session.closed
+// reports reason ("human", "crash", …). Unknown ids are ignored.
+func (s *Server) WindowGone(id, reason string) {
+	if s.core == nil {
+		return
+	}
+	if w, ok := s.core.window(id); ok {
+		w.mu.Lock()
+		conn := w.conn
+		w.mu.Unlock()
+		if conn != nil {
+			conn.shutdown(4410, "this window was closed")
+		}
+		s.core.forget(w, reason)
+	}
 }
 
 // DefaultUploadMaxBytes is the upload cap when config says nothing (spec §8.2).

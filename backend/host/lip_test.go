@@ -73,3 +73,28 @@ func TestOpenSendDeliverAck(t *testing.T) {
 		t.Fatalf("status: %s", b)
 	}
 }
+
+// TestOnOpenAndWindowGone: the app hears about new windows and reports
+// their end; the host then forgets the window and says why.
+func TestOnOpenAndWindowGone(t *testing.T) {
+	launched := make(chan WindowLaunch, 1)
+	th := startLIPHost(t, func(o *Options) { o.OnOpen = func(l WindowLaunch) { launched <- l } })
+	win := th.open(t, "board", "")
+	l := <-launched
+	if l.Window != win.Window || l.URL != win.URL || l.Unique != "board" {
+		t.Fatalf("launch %+v", l)
+	}
+	sc := th.dialShell(t, win, nil)
+	th.WindowGone(win.Window, "human")
+	ev := th.waitEvent(t, "g", "session.closed", 2*time.Second)
+	if ev.Win != win.Window || dataOf(t, ev)["reason"] != "human" {
+		t.Fatalf("session.closed %+v", ev)
+	}
+	if err := sc.closeErr(2 * time.Second); err == nil || !strings.Contains(err.Error(), "4410") {
+		t.Fatalf("the shell socket should close with 4410: %v", err)
+	}
+	if code, _ := th.call(t, "GET", "/w/w1/?t="+win.Token, nil, ""); code != 401 {
+		t.Fatalf("token of a gone window: %d", code)
+	}
+	th.WindowGone("w99", "human") // unknown: ignored
+}
