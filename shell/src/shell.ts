@@ -390,7 +390,8 @@ function ask(d: { id: string; title: string; language: string; question: string 
   }
   dlg.append(q, why, row);
   dlg.addEventListener("cancel", () => answer("deny"));
-  document.body.append(dlg);
+  // Inside the shell element, so the dialog gets the shell's theme variables.
+  (document.getElementById("lets-shell") ?? document.body).append(dlg);
   dlg.showModal();
   (row.querySelector('[data-choice="deny"]') as HTMLButtonElement).focus();
 }
