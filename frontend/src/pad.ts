@@ -1,5 +1,7 @@
-// The virtual pad (placeholder while the app is being written).
+// Entry point of the virtual pad app (frontend.PadApp, served by the
+// browser surface in backend/surface/web).
+import { PadApp } from "./pad/app";
+
 if (typeof document !== "undefined") {
-  const app = document.getElementById("app");
-  if (app) app.textContent = "Lets Pad is starting…";
+  new PadApp().start();
 }
