@@ -345,7 +345,9 @@ func injectSDK(html []byte) []byte {
 		out = append(out, sdkTag...)
 		return append(out, html[loc[1]:]...)
 	}
-	lower := bytes.ToLower(html)
+	// ASCII-only lowering keeps byte offsets equal to html's; bytes.ToLower
+	// turns invalid UTF-8 into longer replacement runes.
+	lower := asciiLower(html)
 	if i := bytes.Index(lower, []byte("<!doctype")); i >= 0 {
 		if j := bytes.IndexByte(html[i:], '>'); j >= 0 {
 			k := i + j + 1
@@ -355,4 +357,15 @@ func injectSDK(html []byte) []byte {
 		}
 	}
 	return append([]byte(sdkTag), html...)
+}
+
+func asciiLower(b []byte) []byte {
+	out := make([]byte, len(b))
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		out[i] = c
+	}
+	return out
 }
