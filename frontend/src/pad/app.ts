@@ -29,6 +29,7 @@ import {
   announcement,
   clock,
   darkLights,
+  formatPairedAt,
   glyphWords,
   headline,
   lightsFromFrame,
@@ -824,15 +825,4 @@ export class PadApp {
     );
     byId("exp-stop").addEventListener("click", () => this.send(stopExperience()));
   }
-}
-
-/** "today 14:05", "3 May" — when a device was paired (ISO 8601 or Unix s). */
-export function formatPairedAt(v: string, now = new Date()): string {
-  if (!v) return "";
-  const n = Number(v);
-  const d = Number.isFinite(n) && /^\d+(\.\d+)?$/.test(v) ? new Date(n * 1000) : new Date(v);
-  if (Number.isNaN(d.getTime())) return "";
-  const hm = `${String(d.getHours()).padStart(2, "0")}:${String(d.getMinutes()).padStart(2, "0")}`;
-  if (d.toDateString() === now.toDateString()) return `today ${hm}`;
-  return d.toLocaleDateString(undefined, { day: "numeric", month: "short" });
 }

@@ -183,8 +183,11 @@ function parseDevices(v: unknown): Device[] | null {
   if (!Array.isArray(v)) return null;
   const out: Device[] = [];
   for (const d of v) {
-    if (!isObj(d) || !isStr(d.id) || !isStr(d.name) || typeof d.connected !== "boolean") return null;
-    out.push({ id: d.id, name: d.name, paired_at: isStr(d.paired_at) ? d.paired_at : "", connected: d.connected });
+    if (!isObj(d) || !isStr(d.id) || !isStr(d.name)) return null;
+    // connected: a flag, or the number of open connections.
+    const connected = d.connected === true || (typeof d.connected === "number" && d.connected > 0);
+    const pairedAt = isStr(d.paired_at) ? d.paired_at : typeof d.paired_at === "number" ? String(d.paired_at) : "";
+    out.push({ id: d.id, name: d.name, paired_at: pairedAt, connected });
   }
   return out;
 }
