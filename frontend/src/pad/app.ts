@@ -297,6 +297,10 @@ export class PadApp {
         this.frameLights = lightsFromFrame(msg.visual_frame);
         this.renderView();
         this.paintLights();
+        // Animate changes only after the first frame is on screen.
+        if (!document.body.classList.contains("ready")) {
+          requestAnimationFrame(() => requestAnimationFrame(() => document.body.classList.add("ready")));
+        }
         if (prev) this.say(announcement(prev, msg.view));
         return;
       }
@@ -344,7 +348,7 @@ export class PadApp {
     }
     this.pendingPin = null;
     this.fragment = { admin: null, pair: null };
-    this.setConn("ok", admin ? "Connected · this computer" : "Connected");
+    this.setConn("ok", "Connected");
     this.show("pad");
     byId("admin").hidden = !admin;
     if (admin) {
@@ -487,34 +491,35 @@ export class PadApp {
     // Row 0: the top rail and the corner.
     TOP_RAIL.forEach((role, x) => {
       const cell = el("div", "cell rail-cell");
-      let light: HTMLElement;
+      const light = el("span", "rail");
+      light.dataset.light = `top-${x}`;
       if (role && role !== "overflow") {
-        const b = el("button", "rail top-btn");
+        // The whole cell is the touch target; the round light sits inside.
+        const b = el("button", "rail-hit top-btn");
         b.type = "button";
         b.dataset.action = role;
         b.dataset.pos = `${x},-1`;
         b.setAttribute("aria-label", ACTION_LABELS[role]);
         b.setAttribute("aria-disabled", "true");
         b.tabIndex = -1;
-        b.append(el("span", "glyph", { approve: "✓", reject: "✕", stop: "■", retry: "↻" }[role]));
+        light.append(el("span", "glyph", { approve: "✓", reject: "✕", stop: "■", retry: "↻" }[role]));
+        b.append(light);
         this.padButtons.set(`${x},-1`, b);
-        light = b;
+        cell.append(b);
       } else {
-        light = el("div", "rail rail-idle");
-        if (role === "overflow") {
-          light.classList.add("overflow-light");
-          light.append(el("span", "glyph", "+"));
-        }
+        light.classList.add(role === "overflow" ? "overflow-light" : "reserved");
+        if (role === "overflow") light.append(el("span", "glyph", "+"));
         light.setAttribute("aria-hidden", "true");
+        cell.append(light);
       }
-      light.dataset.light = `top-${x}`;
-      cell.append(light);
       frag.append(cell);
       this.top.push({ el: light, colour: "" });
     });
     const corner = el("div", "cell corner");
     corner.setAttribute("aria-hidden", "true");
-    corner.append(el("span", "logo", "L"));
+    const logo = el("span", "logo");
+    logo.append(el("i"), el("i"), el("i"), el("i"));
+    corner.append(logo);
     frag.append(corner);
     for (let y = 0; y < 8; y++) {
       const row: Light[] = [];
@@ -527,19 +532,21 @@ export class PadApp {
       }
       this.grid.push(row);
       const sceneCell = el("div", "cell rail-cell");
-      const b = el("button", "rail scene");
+      const b = el("button", "rail-hit scene");
       b.type = "button";
       b.dataset.slot = String(y);
       b.dataset.pos = `8,${y}`;
-      b.dataset.light = `right-${y}`;
       b.tabIndex = -1;
       b.setAttribute("aria-label", sceneLabel(y, null));
       b.setAttribute("aria-disabled", "true");
-      b.append(el("span", "glyph", String(y + 1)));
+      const light = el("span", "rail");
+      light.dataset.light = `right-${y}`;
+      light.append(el("span", "glyph", String(y + 1)));
+      b.append(light);
       this.padButtons.set(`8,${y}`, b);
       sceneCell.append(b);
       frag.append(sceneCell);
-      this.right.push({ el: b, colour: "" });
+      this.right.push({ el: light, colour: "" });
     }
     device.append(frag);
     this.setRoving(PAD_BUTTONS[0]);
