@@ -1,0 +1,371 @@
+package frontend_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+	"github.com/gorilla/websocket"
+
+	"github.com/lets-app/lets/backend/browsertest"
+	"github.com/lets-app/lets/backend/daemon"
+	"github.com/lets-app/lets/backend/surface/web"
+	"github.com/lets-app/lets/backend/wire"
+	"github.com/lets-app/lets/backend/wireclient"
+	"github.com/lets-app/lets/frontend"
+)
+
+const adminToken = "pad-browser-test-admin-token"
+
+// padRig is the real browser surface behind the real daemon, with a Wire
+// client to play agents.
+type padRig struct {
+	srv    *web.Server
+	socket string
+	wire   *wireclient.Client
+	ctx    context.Context
+}
+
+func (r *padRig) base() string { return "http://127.0.0.1:" + strconv.Itoa(r.srv.Port()) }
+
+func (r *padRig) adminURL() string { return r.base() + "/#admin=" + adminToken }
+
+// startPadRig starts web.Server (loopback, LAN configured like the
+// reference e2e harness so pairing works) and the daemon rendering to it.
+func startPadRig(t *testing.T, opts web.Options) *padRig {
+	t.Helper()
+	app, err := frontend.PadApp()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.App = app
+	if opts.AdminToken == "" {
+		opts.AdminToken = adminToken
+	}
+	srv, err := web.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	if err := srv.Open(ctx); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	if opts.LAN == nil {
+		if err := srv.ConfigureLAN(fmt.Sprintf("http://192.168.1.10:%d", srv.Port())); err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+	}
+	dir, err := os.MkdirTemp("", "lp")
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	socket := filepath.Join(dir, "pad.sock")
+	d, err := daemon.Listen(daemon.Options{SocketPath: socket, Surface: srv})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- d.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Error("daemon did not stop")
+		}
+		os.RemoveAll(dir)
+	})
+	return &padRig{srv: srv, socket: socket, wire: wireclient.New(socket), ctx: ctx}
+}
+
+func (r *padRig) state(t *testing.T, session, label string, st wire.State) {
+	t.Helper()
+	err := r.wire.ReportState(r.ctx, wire.StateCommand{
+		Agent:    wire.Identity{Backend: "codex", SessionID: session},
+		Metadata: wire.Metadata{{Key: "label", Value: label}},
+		State:    st,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// threeAgents: Builder running, Reviewer waiting for approval (subscribed
+// to approve and reject), Tests failed. Returns the Reviewer subscription.
+func (r *padRig) threeAgents(t *testing.T) *wireclient.Subscription {
+	t.Helper()
+	r.state(t, "builder", "Builder", wire.StateRunning)
+	r.state(t, "reviewer", "Reviewer", wire.StateWaitingForApproval)
+	r.state(t, "tests", "Tests", wire.StateError)
+	sub, err := r.wire.Subscribe(r.ctx, wire.SubscribeActionsCommand{
+		Agent:   wire.Identity{Backend: "codex", SessionID: "reviewer"},
+		Actions: []wire.Action{wire.ActionApprove, wire.ActionReject},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sub.Close() })
+	return sub
+}
+
+// wsClient is a protocol client for checks next to the browser.
+type wsClient struct {
+	c *websocket.Conn
+}
+
+func dialPad(t *testing.T, r *padRig, credential string) *wsClient {
+	t.Helper()
+	h := http.Header{}
+	h.Set("Origin", r.base())
+	c, _, err := websocket.DefaultDialer.Dial("ws://127.0.0.1:"+strconv.Itoa(r.srv.Port())+"/ws", h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	w := &wsClient{c: c}
+	w.send(t, map[string]any{"protocol": 1, "type": "authenticate", "credential": credential})
+	return w
+}
+
+func (w *wsClient) send(t *testing.T, m map[string]any) {
+	t.Helper()
+	if err := w.c.WriteJSON(m); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// next reads messages until one of type typ arrives.
+func (w *wsClient) next(t *testing.T, typ string, match func(map[string]any) bool) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		w.c.SetReadDeadline(deadline)
+		var m map[string]any
+		if err := w.c.ReadJSON(&m); err != nil {
+			t.Fatalf("waiting for %s: %v", typ, err)
+		}
+		if os.Getenv("PAD_DEBUG") != "" {
+			b, _ := json.Marshal(m)
+			t.Logf("got %.300s", b)
+		}
+		if m["type"] == typ && (match == nil || match(m)) {
+			return m
+		}
+	}
+	t.Fatalf("no %s message", typ)
+	return nil
+}
+
+// Browser colours of visual-protocol-1.md §6.2, written out here so the
+// test does not trust the app's own table.
+var specColours = map[string][3]int{
+	"off": {0x11, 0x17, 0x1c}, "idle": {0x46, 0x53, 0x5c}, "activity": {0xa9, 0xd5, 0xff}, "system:overflow": {0xf0, 0xb6, 0x3f},
+	"state:running:primary": {0x33, 0x89, 0xe8}, "state:running:summary": {0x24, 0x5f, 0x9d},
+	"state:waiting_for_reply:primary": {0xf2, 0xf5, 0xf7}, "state:waiting_for_reply:summary": {0x8e, 0x99, 0xa2},
+	"state:user_typing:primary": {0x14, 0xbc, 0xc7}, "state:user_typing:summary": {0x08, 0x7b, 0x83},
+	"state:waiting_for_approval:primary": {0xf0, 0xb6, 0x3f}, "state:waiting_for_approval:summary": {0x9c, 0x76, 0x28},
+	"state:success:primary": {0x55, 0xc7, 0x6a}, "state:success:summary": {0x34, 0x7d, 0x43},
+	"state:error:primary": {0xef, 0x5b, 0x64}, "state:error:summary": {0x96, 0x3d, 0x43},
+	"state:cancelled:primary": {0x84, 0x90, 0x9a}, "state:cancelled:summary": {0x50, 0x59, 0x60},
+	"action:approve:enabled": {0x55, 0xc7, 0x6a}, "action:reject:enabled": {0xef, 0x5b, 0x64},
+	"action:retry:enabled": {0x33, 0x89, 0xe8}, "action:stop:enabled": {0xef, 0x5b, 0x64},
+	"accent:cyan:selected": {0, 174, 187}, "accent:magenta:selected": {200, 62, 201}, "accent:lime:selected": {112, 185, 45},
+	"accent:orange:selected": {230, 126, 34}, "accent:violet:selected": {118, 86, 199}, "accent:teal:selected": {0, 155, 131},
+	"accent:rose:selected": {217, 76, 118}, "accent:sky:selected": {55, 136, 216},
+	"accent:cyan:unselected": {0, 84, 90}, "accent:magenta:unselected": {96, 30, 96}, "accent:lime:unselected": {54, 89, 22},
+	"accent:orange:unselected": {110, 60, 16}, "accent:violet:unselected": {57, 41, 96}, "accent:teal:unselected": {0, 74, 63},
+	"accent:rose:unselected": {104, 36, 57}, "accent:sky:unselected": {26, 65, 104},
+}
+
+func cssRGB(token string) string {
+	c, ok := specColours[token]
+	if !ok {
+		c = specColours["off"]
+	}
+	return fmt.Sprintf("rgb(%d, %d, %d)", c[0], c[1], c[2])
+}
+
+// expectedLights maps a surface message to the computed colour of each of
+// the 80 lights, keyed like the page's data-light attributes.
+func expectedLights(t *testing.T, surface map[string]any) map[string]string {
+	t.Helper()
+	raw, _ := json.Marshal(surface["visual_frame"])
+	var f struct {
+		State     [][]string        `json:"state"`
+		Selectors []string          `json:"selectors"`
+		Statuses  []string          `json:"statuses"`
+		Actions   map[string]string `json:"actions"`
+		Overflow  string            `json:"overflow"`
+	}
+	if err := json.Unmarshal(raw, &f); err != nil || len(f.State) != 8 {
+		t.Fatalf("surface frame: %v", err)
+	}
+	want := map[string]string{}
+	for y := range 8 {
+		for x := range 7 {
+			want[fmt.Sprintf("grid-%d-%d", y, x)] = cssRGB(f.State[y][x])
+		}
+		want[fmt.Sprintf("grid-%d-7", y)] = cssRGB(f.Statuses[y])
+		want[fmt.Sprintf("right-%d", y)] = cssRGB(f.Selectors[y])
+	}
+	top := []string{f.Actions["approve"], f.Actions["reject"], "off", "off", f.Overflow, "off", f.Actions["retry"], f.Actions["stop"]}
+	for x, tok := range top {
+		want[fmt.Sprintf("top-%d", x)] = cssRGB(tok)
+	}
+	return want
+}
+
+const readLightsJS = `(() => { const o = {}; document.querySelectorAll('[data-light]').forEach(e => { o[e.dataset.light] = getComputedStyle(e).backgroundColor; }); return o; })()`
+
+func compareLights(t *testing.T, ctx context.Context, want map[string]string) {
+	t.Helper()
+	// Colours fade in over a fraction of a second: wait until they settle.
+	wantJSON, _ := json.Marshal(want)
+	settled := fmt.Sprintf(`(() => { const want = %s; const got = %s; return Object.keys(want).every(k => got[k] === want[k]); })()`, wantJSON, readLightsJS)
+	_ = chromedp.Run(ctx, waitJS(ctx, settled))
+	var got map[string]string
+	if err := chromedp.Run(ctx, chromedp.Evaluate(readLightsJS, &got)); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 80 {
+		t.Fatalf("the page has %d lights, want 80", len(got))
+	}
+	bad := 0
+	for k, w := range want {
+		if got[k] != w {
+			bad++
+			if bad <= 5 {
+				t.Errorf("light %s is %s, want %s", k, got[k], w)
+			}
+		}
+	}
+	if bad > 0 {
+		t.Fatalf("%d of 80 lights differ from the frame", bad)
+	}
+}
+
+// clickScene taps the Scene button of the agent with that label.
+func clickScene(t *testing.T, ctx context.Context, label string) {
+	t.Helper()
+	var slot string
+	js := fmt.Sprintf(`[...document.querySelectorAll('button.scene')].find(b => b.getAttribute('aria-label').includes(%q)).dataset.slot`, ": "+label+",")
+	if err := chromedp.Run(ctx, chromedp.Evaluate(js, &slot)); err != nil {
+		t.Fatalf("no Scene for %s: %v", label, err)
+	}
+	if err := chromedp.Run(ctx, chromedp.Click(fmt.Sprintf(`button.scene[data-slot="%s"]`, slot), chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitJS polls a JavaScript condition in the page.
+func waitJS(ctx context.Context, cond string) chromedp.Action {
+	return chromedp.Poll(cond, nil, chromedp.WithPollingTimeout(10*time.Second))
+}
+
+// TestPadAdminPageRendersTheFrame is end-to-end case (1): the loopback
+// admin page opens with the admin token, hides the token from the address
+// bar, and its 80 lights have exactly the colours of the frame the server
+// sent. It also selects an agent with a Scene button.
+func TestPadAdminPageRendersTheFrame(t *testing.T) {
+	rig := startPadRig(t, web.Options{})
+	rig.threeAgents(t)
+	probe := dialPad(t, rig, adminToken)
+	probe.next(t, "authenticated", nil)
+	probe.next(t, "surface", func(m map[string]any) bool {
+		return len(m["view"].(map[string]any)["sessions"].([]any)) == 3
+	})
+
+	ctx := browsertest.New(t, browsertest.Options{Width: 1280, Height: 860})
+	var href string
+	if err := chromedp.Run(ctx,
+		browsertest.Media("prefers-color-scheme", "dark"),
+		chromedp.Navigate(rig.adminURL()),
+		chromedp.WaitVisible(`#pad-screen`, chromedp.ByID),
+		waitJS(ctx, `document.querySelectorAll('#agent-list li').length === 3`),
+		chromedp.Location(&href),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(href, adminToken) {
+		t.Errorf("the admin token stays in the address bar: %s", href)
+	}
+	// Select Tests, then the Reviewer, with their Scene buttons.
+	clickScene(t, ctx, "Tests")
+	probe.next(t, "surface", func(m map[string]any) bool {
+		return m["view"].(map[string]any)["selected_state"] == "error"
+	})
+	clickScene(t, ctx, "Reviewer")
+	surface := probe.next(t, "surface", func(m map[string]any) bool {
+		return m["view"].(map[string]any)["selected_state"] == "waiting_for_approval"
+	})
+	if err := chromedp.Run(ctx, waitJS(ctx, `document.querySelector('.act[data-act="approve"]').classList.contains('on')`)); err != nil {
+		t.Fatal(err)
+	}
+	compareLights(t, ctx, expectedLights(t, surface))
+	browsertest.Screenshot(t, ctx, "pad-admin-desktop.png")
+}
+
+// phone makes the page behave like a 390×844 phone (touch, 3× pixels).
+func phone(width, height int) chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		if err := emulation.SetDeviceMetricsOverride(int64(width), int64(height), 3, true).Do(ctx); err != nil {
+			return err
+		}
+		return emulation.SetTouchEmulationEnabled(true).Do(ctx)
+	})
+}
+
+// TestPadPhoneLayouts takes the phone screenshots (portrait and
+// landscape, dark and light) of the admin page and checks that nothing
+// overflows sideways and the controls are large enough to tap.
+func TestPadPhoneLayouts(t *testing.T) {
+	rig := startPadRig(t, web.Options{})
+	rig.threeAgents(t)
+	for _, c := range []struct {
+		name          string
+		width, height int
+		scheme        string
+	}{
+		{"pad-phone-dark.png", 390, 844, "dark"},
+		{"pad-phone-light.png", 390, 844, "light"},
+		{"pad-phone-landscape.png", 844, 390, "dark"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := browsertest.New(t, browsertest.Options{Width: c.width, Height: c.height})
+			var scrollW, innerW int
+			var smallest float64
+			if err := chromedp.Run(ctx,
+				phone(c.width, c.height),
+				browsertest.Media("prefers-color-scheme", c.scheme),
+				chromedp.Navigate(rig.adminURL()),
+				chromedp.WaitVisible(`#pad-screen`, chromedp.ByID),
+				waitJS(ctx, `document.querySelectorAll('#agent-list li').length === 3`),
+				chromedp.Evaluate(`document.documentElement.scrollWidth`, &scrollW),
+				chromedp.Evaluate(`innerWidth`, &innerW),
+				chromedp.Evaluate(`Math.min(...[...document.querySelectorAll('.act, .agent, button.scene, .top-btn')].map(b => { const r = b.getBoundingClientRect(); return Math.min(r.width, r.height); }))`, &smallest),
+			); err != nil {
+				t.Fatal(err)
+			}
+			if scrollW > innerW {
+				t.Errorf("the page scrolls sideways: %d > %d", scrollW, innerW)
+			}
+			if smallest < 30 {
+				t.Errorf("a button is only %.0f px across; fingers need more", smallest)
+			}
+			browsertest.Screenshot(t, ctx, c.name)
+		})
+	}
+}
