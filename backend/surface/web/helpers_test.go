@@ -91,6 +91,7 @@ type envOptions struct {
 	advertise   string // overrides pad-host.local
 	authTimeout time.Duration
 	ping        time.Duration
+	pong        time.Duration
 	app         fstest.MapFS
 }
 
@@ -114,6 +115,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 			anyLANBind:   true,
 			authTimeout:  o.authTimeout,
 			pingInterval: o.ping,
+			pongTimeout:  o.pong,
 		},
 	}
 	if o.lan {
@@ -513,3 +515,5 @@ func (e *env) waitIdle() {
 	}
 	e.t.Fatal("connections still open")
 }
+
+func itoaPort(p int) string { return strconv.Itoa(p) }
