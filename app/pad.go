@@ -40,6 +40,7 @@ func padCommands() []padCommand {
 		{name: "watch", usage: "[--backend NAME] [--session ID] [--actions LIST] [--socket PATH]", summary: "print pad actions (approve, reject, stop, retry) until Ctrl+C", run: runPadWatch},
 		{name: "symbols", usage: "[--hold SECONDS] [--socket PATH]", summary: "preview the seven state symbols on the pad, one after another", run: runPadSymbols},
 		{name: "lease", usage: "[--lease-id ID] [--backend NAME --session ID] [--label TEXT] [--cwd DIR] [--socket PATH]", summary: "hold a session lease until Ctrl+C (the session ends when it is released)", run: runPadLease},
+		{name: "pair", usage: "[--new] [--png FILE] [--no-qr] [--admin-url URL]", summary: "pair a phone or tablet with the browser pad: LAN URL, QR code and PIN", run: runPadPair},
 		{name: "daemon", usage: "[--midi [--profile ID] [--input NAME --output NAME] [--no-greeting]] [flags]", summary: "run the pad daemon in the foreground (--midi: on a MIDI pad)", run: runPadDaemon},
 		{name: "devices", usage: "", summary: "list MIDI ports and the pad profiles that match them", run: runPadDevices},
 		{name: "profile-check", usage: "FILE", summary: "check a custom device profile (JSON) without opening any port", run: runPadProfileCheck},

@@ -117,13 +117,14 @@ func (c *Code) PNG(w io.Writer, scale int) error {
 	return err
 }
 
-// WritePNGFile writes the PNG atomically to path (mode 0644).
+// WritePNGFile writes the PNG atomically to path with mode 0600: codes
+// here carry one-use pairing secrets, which other users must not read.
 func (c *Code) WritePNGFile(path string, scale int) error {
 	var buf bytes.Buffer
 	if err := c.PNG(&buf, scale); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(path, buf.Bytes(), 0o644); err != nil {
+	if err := atomicfile.Write(path, buf.Bytes(), 0o600); err != nil {
 		return fmt.Errorf("qr: write %s: %w (choose a folder you can write to)", path, err)
 	}
 	return nil

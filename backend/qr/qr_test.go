@@ -88,6 +88,9 @@ func TestWritePNGFile(t *testing.T) {
 	if err := c.WritePNGFile(p, 6); err != nil {
 		t.Fatal(err)
 	}
+	if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("PNG file mode: %v %v (the code holds a secret: 0600)", fi.Mode(), err)
+	}
 	f, err := os.Open(p)
 	if err != nil {
 		t.Fatal(err)
