@@ -104,12 +104,14 @@ func (r *padRig) state(t *testing.T, session, label string, st wire.State) {
 }
 
 // threeAgents: Builder running, Reviewer waiting for approval (subscribed
-// to approve and reject), Tests failed. Returns the Reviewer subscription.
+// to approve and reject), Tests waiting for a reply (states that do not
+// change by themselves, unlike error, which reverts after 2 s). Returns the
+// Reviewer subscription.
 func (r *padRig) threeAgents(t *testing.T) *wireclient.Subscription {
 	t.Helper()
 	r.state(t, "builder", "Builder", wire.StateRunning)
 	r.state(t, "reviewer", "Reviewer", wire.StateWaitingForApproval)
-	r.state(t, "tests", "Tests", wire.StateError)
+	r.state(t, "tests", "Tests", wire.StateWaitingForReply)
 	sub, err := r.wire.Subscribe(r.ctx, wire.SubscribeActionsCommand{
 		Agent:   wire.Identity{Backend: "codex", SessionID: "reviewer"},
 		Actions: []wire.Action{wire.ActionApprove, wire.ActionReject},
@@ -305,7 +307,7 @@ func TestPadAdminPageRendersTheFrame(t *testing.T) {
 	// Select Tests, then the Reviewer, with their Scene buttons.
 	clickScene(t, ctx, "Tests")
 	probe.next(t, "surface", func(m map[string]any) bool {
-		return m["view"].(map[string]any)["selected_state"] == "error"
+		return m["view"].(map[string]any)["selected_state"] == "waiting_for_reply"
 	})
 	clickScene(t, ctx, "Reviewer")
 	surface := probe.next(t, "surface", func(m map[string]any) bool {
@@ -315,6 +317,27 @@ func TestPadAdminPageRendersTheFrame(t *testing.T) {
 		t.Fatal(err)
 	}
 	compareLights(t, ctx, expectedLights(t, surface))
+
+	// The admin makes a pairing code: QR, PIN and LAN URL appear.
+	var pin, lanURL string
+	var qrWidth int
+	if err := chromedp.Run(ctx,
+		chromedp.Click(`#new-pairing`, chromedp.ByID),
+		chromedp.WaitVisible(`#pairing`, chromedp.ByID),
+		waitJS(ctx, `document.getElementById('qr').complete && document.getElementById('qr').naturalWidth > 0`),
+		chromedp.Evaluate(`document.getElementById('pin-digits').textContent.replace(/\s/g, '')`, &pin),
+		chromedp.Text(`#lan-url`, &lanURL, chromedp.ByID),
+		chromedp.Evaluate(`document.getElementById('qr').naturalWidth`, &qrWidth),
+	); err != nil {
+		t.Fatal(err)
+	}
+	live, ok := rig.srv.CurrentPairing()
+	if !ok || pin != live.PIN {
+		t.Errorf("page shows PIN %q, the server's is %q", pin, live.PIN)
+	}
+	if want := fmt.Sprintf("http://192.168.1.10:%d", rig.srv.Port()); lanURL != want {
+		t.Errorf("LAN URL %q, want %q", lanURL, want)
+	}
 	browsertest.Screenshot(t, ctx, "pad-admin-desktop.png")
 }
 
@@ -368,4 +391,58 @@ func TestPadPhoneLayouts(t *testing.T) {
 			browsertest.Screenshot(t, ctx, c.name)
 		})
 	}
+}
+
+// approveOnce checks e2e case (3) on an open pad page: with the Reviewer
+// waiting for approval and subscribed, Approve is lit; one tap delivers
+// exactly one approve action to the Reviewer.
+func approveOnce(t *testing.T, ctx context.Context, sub *wireclient.Subscription, button string) {
+	t.Helper()
+	if err := chromedp.Run(ctx,
+		waitJS(ctx, `document.querySelector('.act[data-act="approve"]').classList.contains('on')`),
+		waitJS(ctx, `document.querySelector('.top-btn[data-action="approve"]').getAttribute('aria-disabled') === 'false'`),
+		chromedp.Click(button, chromedp.ByQuery),
+	); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case ev := <-sub.Actions():
+		if ev.Action != wire.ActionApprove || ev.Agent.SessionID != "reviewer" {
+			t.Fatalf("delivered %s to %s", ev.Action, ev.Agent)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the tap delivered no action")
+	}
+	select {
+	case ev, ok := <-sub.Actions():
+		if ok {
+			t.Fatalf("a second action arrived: %s", ev.Action)
+		}
+	case <-time.After(time.Second):
+	}
+}
+
+// TestPadApproveTapDeliversOneAction: e2e case (3) on the admin page, with
+// the big Approve button, then the Reviewer waits again and the top-rail
+// Approve light does the same.
+func TestPadApproveTapDeliversOneAction(t *testing.T) {
+	rig := startPadRig(t, web.Options{})
+	sub := rig.threeAgents(t)
+	ctx := browsertest.New(t, browsertest.Options{Width: 390, Height: 844})
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(rig.adminURL()),
+		chromedp.WaitVisible(`#pad-screen`, chromedp.ByID),
+		waitJS(ctx, `document.querySelectorAll('#agent-list li').length === 3`),
+	); err != nil {
+		t.Fatal(err)
+	}
+	clickScene(t, ctx, "Reviewer")
+	approveOnce(t, ctx, sub, `.act[data-act="approve"]`)
+	// After the approval the Reviewer works again: Approve goes dark.
+	rig.state(t, "reviewer", "Reviewer", wire.StateRunning)
+	if err := chromedp.Run(ctx, waitJS(ctx, `!document.querySelector('.act[data-act="approve"]').classList.contains('on')`)); err != nil {
+		t.Fatal(err)
+	}
+	rig.state(t, "reviewer", "Reviewer", wire.StateWaitingForApproval)
+	approveOnce(t, ctx, sub, `.top-btn[data-action="approve"]`)
 }
