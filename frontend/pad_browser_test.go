@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -445,4 +446,79 @@ func TestPadApproveTapDeliversOneAction(t *testing.T) {
 	}
 	rig.state(t, "reviewer", "Reviewer", wire.StateWaitingForApproval)
 	approveOnce(t, ctx, sub, `.top-btn[data-action="approve"]`)
+}
+
+// staticPad serves the pad app alone on 127.0.0.2 (a loopback address the
+// page does not treat as this computer), to look at the pairing screens
+// without a pad server.
+func staticPad(t *testing.T) string {
+	t.Helper()
+	app, err := frontend.PadApp()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp4", "127.0.0.2:0")
+	if err != nil {
+		t.Skipf("no 127.0.0.2 on this machine: %v", err)
+	}
+	srv := &http.Server{Handler: http.FileServer(http.FS(app)), ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return "http://" + ln.Addr().String()
+}
+
+// TestPadPairingScreen: a phone without a credential sees the PIN form at
+// once; the field keeps digits only and groups them; a stored lock-out
+// disables the form with a countdown.
+func TestPadPairingScreen(t *testing.T) {
+	base := staticPad(t)
+	for _, scheme := range []string{"dark", "light"} {
+		t.Run(scheme, func(t *testing.T) {
+			ctx := browsertest.New(t, browsertest.Options{Width: 390, Height: 844})
+			var value, title string
+			var focused bool
+			if err := chromedp.Run(ctx,
+				phone(390, 844),
+				browsertest.Media("prefers-color-scheme", scheme),
+				chromedp.Navigate(base+"/"),
+				chromedp.WaitVisible(`#pin-form`, chromedp.ByID),
+				chromedp.Evaluate(`document.activeElement === document.getElementById('pin')`, &focused),
+				chromedp.SendKeys(`#pin`, "04a29", chromedp.ByID),
+				chromedp.Value(`#pin`, &value, chromedp.ByID),
+				chromedp.Text(`#pair-title`, &title, chromedp.ByID),
+			); err != nil {
+				t.Fatal(err)
+			}
+			if !focused {
+				t.Error("the PIN field should have the focus")
+			}
+			if value != "042 9" || title != "Pair this phone" {
+				t.Errorf("PIN field %q, title %q", value, title)
+			}
+			browsertest.Screenshot(t, ctx, "pad-pair-phone-"+scheme+".png")
+		})
+	}
+	t.Run("locked", func(t *testing.T) {
+		ctx := browsertest.New(t, browsertest.Options{Width: 390, Height: 844})
+		var disabled bool
+		var button, detail string
+		if err := chromedp.Run(ctx,
+			phone(390, 844),
+			chromedp.Navigate(base+"/"),
+			chromedp.WaitVisible(`#pin-form`, chromedp.ByID),
+			chromedp.Evaluate(`(() => { const n = Date.now(); localStorage.setItem('lets-pad-pin-failures', JSON.stringify([n-4000, n-3000, n-2000, n-1000, n])); })()`, nil),
+			chromedp.Reload(),
+			chromedp.WaitVisible(`#pin-form`, chromedp.ByID),
+			chromedp.Sleep(300*time.Millisecond),
+			chromedp.Evaluate(`document.getElementById('pin').disabled`, &disabled),
+			chromedp.Text(`#pin-submit`, &button, chromedp.ByID),
+			chromedp.Text(`#pair-detail`, &detail, chromedp.ByID),
+		); err != nil {
+			t.Fatal(err)
+		}
+		if !disabled || !strings.HasPrefix(button, "Wait 0:") || !strings.Contains(detail, "Try again in") {
+			t.Errorf("locked form: disabled %v, button %q, detail %q", disabled, button, detail)
+		}
+		browsertest.Screenshot(t, ctx, "pad-pair-locked-phone.png")
+	})
 }

@@ -176,7 +176,7 @@ export class PadApp {
     byId("wait-screen").hidden = screen !== "connecting";
   }
 
-  private setConn(state: "ok" | "connecting" | "down", text: string): void {
+  private setConn(state: "ok" | "connecting" | "down" | "off", text: string): void {
     const c = byId("conn");
     c.dataset.state = state;
     byId("conn-text").textContent = text;
@@ -206,6 +206,7 @@ export class PadApp {
     const loopback = isLoopbackHost(location.hostname);
     if (kind === "none") {
       // Nothing to try: ask for what is missing right away.
+      this.setConn("off", loopback ? "No admin link" : "Not paired");
       if (loopback) this.show("link");
       else this.showPinForm(explainForbidden("none", this.failures, Date.now()));
       return;
@@ -418,6 +419,7 @@ export class PadApp {
 
   private showPinForm(e: { title: string; detail: string; lockedMs: number }): void {
     this.show("pair");
+    this.setConn("off", "Not paired");
     byId("pair-title").textContent = e.title;
     byId("pair-detail").textContent = e.detail;
     byId("pin-error").textContent = "";
