@@ -15,6 +15,7 @@ import (
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/gorilla/websocket"
 
 	"github.com/lets-app/lets/backend/browsertest"
@@ -521,4 +522,106 @@ func TestPadPairingScreen(t *testing.T) {
 		}
 		browsertest.Screenshot(t, ctx, "pad-pair-locked-phone.png")
 	})
+}
+
+// TestPadKeyboard: the pad is one Tab stop; arrow keys move between its
+// buttons with a visible focus ring; Enter on a Scene selects that agent,
+// and the change is announced for screen readers; Enter on Approve sends it.
+func TestPadKeyboard(t *testing.T) {
+	rig := startPadRig(t, web.Options{})
+	sub := rig.threeAgents(t)
+	ctx := browsertest.New(t, browsertest.Options{Width: 1280, Height: 860})
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(rig.adminURL()),
+		chromedp.WaitVisible(`#pad-screen`, chromedp.ByID),
+		waitJS(ctx, `document.querySelectorAll('#agent-list li').length === 3`),
+	); err != nil {
+		t.Fatal(err)
+	}
+	// Select an agent that is not the Reviewer first, by mouse.
+	clickScene(t, ctx, "Builder")
+	if err := chromedp.Run(ctx, waitJS(ctx, `document.getElementById('now-title').textContent.startsWith('Builder')`)); err != nil {
+		t.Fatal(err)
+	}
+	var reviewerSlot string
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`[...document.querySelectorAll('button.scene')].find(b => b.getAttribute('aria-label').includes(': Reviewer,')).dataset.slot`, &reviewerSlot)); err != nil {
+		t.Fatal(err)
+	}
+	slot, _ := strconv.Atoi(reviewerSlot)
+	// The pad is a single Tab stop (roving tabindex).
+	var tabStops string
+	if err := chromedp.Run(ctx,
+		chromedp.Evaluate(`String([...document.querySelectorAll('#device button')].filter(b => b.tabIndex === 0).length)`, &tabStops),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if tabStops != "1" {
+		t.Errorf("%s pad buttons are Tab stops, want 1 (arrow keys move inside)", tabStops)
+	}
+	// Focus Approve, go down to Scene 1 and on to the Reviewer's Scene.
+	actions := []chromedp.Action{
+		chromedp.Focus(`.top-btn[data-action="approve"]`, chromedp.ByQuery),
+		chromedp.KeyEvent(kb.ArrowDown), // from the top rail to the Scenes
+	}
+	for range slot {
+		actions = append(actions, chromedp.KeyEvent(kb.ArrowDown))
+	}
+	var focused, outline string
+	actions = append(actions,
+		chromedp.Evaluate(`document.activeElement.dataset.slot || ''`, &focused),
+		chromedp.Evaluate(`getComputedStyle(document.activeElement).outlineStyle`, &outline),
+		chromedp.KeyEvent(kb.Enter),
+		waitJS(ctx, `document.getElementById('now-title').textContent.startsWith('Reviewer')`),
+		waitJS(ctx, `document.getElementById('live').textContent.includes('Reviewer selected')`),
+	)
+	if err := chromedp.Run(ctx, actions...); err != nil {
+		t.Fatalf("keyboard selection: %v", err)
+	}
+	if focused != reviewerSlot {
+		t.Errorf("arrow keys reached Scene %q, want %q", focused, reviewerSlot)
+	}
+	if outline == "none" {
+		t.Error("the focused pad button has no visible focus ring")
+	}
+	// Up to the top rail (Stop), Home to Approve, Enter.
+	if err := chromedp.Run(ctx,
+		chromedp.KeyEvent(kb.End),
+		chromedp.KeyEvent(kb.Home),
+		chromedp.KeyEvent(kb.Enter),
+	); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case ev := <-sub.Actions():
+		if ev.Action != wire.ActionApprove {
+			t.Fatalf("Enter on Approve sent %s", ev.Action)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Enter on Approve delivered nothing")
+	}
+}
+
+// TestPadReducedMotion: with prefers-reduced-motion nothing animates (no
+// fades, no pressed-button scaling, no blinking status dot).
+func TestPadReducedMotion(t *testing.T) {
+	base := staticPad(t)
+	ctx := browsertest.New(t, browsertest.Options{Width: 390, Height: 844})
+	var padFade, dotAnim, pressTransform, normalFade string
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(base+"/"),
+		chromedp.WaitVisible(`#pin-form`, chromedp.ByID),
+		chromedp.Evaluate(`document.body.classList.add('ready'); getComputedStyle(document.querySelector('.pad')).transitionDuration`, &normalFade),
+		browsertest.Media("prefers-reduced-motion", "reduce"),
+		chromedp.Evaluate(`getComputedStyle(document.querySelector('.pad')).transitionDuration`, &padFade),
+		chromedp.Evaluate(`getComputedStyle(document.querySelector('.pair-icon.spin i')).animationName`, &dotAnim),
+		chromedp.Evaluate(`(() => { const b = document.querySelector('.act'); b.classList.add('pressed'); return getComputedStyle(b).transform; })()`, &pressTransform),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if normalFade == "0s" {
+		t.Errorf("without the preference lights should fade (got %s)", normalFade)
+	}
+	if padFade != "0s" || dotAnim != "none" || pressTransform != "none" {
+		t.Errorf("reduced motion: pad fade %s, animation %s, press transform %s", padFade, dotAnim, pressTransform)
+	}
 }
