@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -198,6 +199,9 @@ type dialOptions struct {
 	origin string // Origin header (default "http://" + host); "-" for none
 	path   string // default /ws
 	header http.Header
+	// tinyBuffer shrinks the client's socket receive buffer (slow-reader
+	// tests).
+	tinyBuffer bool
 }
 
 // wsClient is a test browser.
@@ -237,6 +241,11 @@ func (e *env) dialOpts(o dialOptions) (*websocket.Conn, *http.Response, error) {
 		HandshakeTimeout: 5 * time.Second,
 		NetDialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
 			nd := net.Dialer{LocalAddr: local, Timeout: 5 * time.Second}
+			if o.tinyBuffer {
+				nd.Control = func(_, _ string, rc syscall.RawConn) error {
+					return rc.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+				}
+			}
 			return nd.DialContext(ctx, "tcp4", net.JoinHostPort(o.to, strconv.Itoa(e.port)))
 		},
 	}

@@ -498,8 +498,10 @@ func TestSnapshotRaceFree(t *testing.T) {
 
 func TestSlowClientIsDropped(t *testing.T) {
 	e := newEnv(t, envOptions{})
-	slow := e.admin() // never reads from here on
-	_ = slow
+	slow := e.dial(dialOptions{tinyBuffer: true})
+	slow.auth(testAdminToken)
+	slow.expect(TypeAuthenticated)
+	slow.drainSnapshot() // and never reads again
 	fast := e.admin()
 	big := control.View{Centre: wire.StateRunning}
 	for i := range 8 {
