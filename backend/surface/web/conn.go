@@ -185,7 +185,7 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	}
 	s.wg.Add(1)
 	defer s.wg.Done()
-	slot := s.reserved < MaxConnections && (c.loopback || s.remote < MaxRemoteConnections)
+	slot := s.reserved < s.maxConns && (c.loopback || s.remote < s.maxRemote)
 	if slot {
 		s.reserved++
 		if !c.loopback {

@@ -98,6 +98,8 @@ type testHooks struct {
 	authTimeout  time.Duration
 	pingInterval time.Duration
 	pongTimeout  time.Duration
+	// maxConnections and maxRemote raise the caps for benchmarks.
+	maxConnections, maxRemote int
 }
 
 // Server is the browser surface: HTTP and WebSocket server, authentication,
@@ -113,6 +115,7 @@ type Server struct {
 	dropped    atomic.Int64
 
 	authTimeout, pingInterval, pongTimeout time.Duration
+	maxConns, maxRemote                    int
 
 	renderMu sync.Mutex
 	frame    int
@@ -178,6 +181,8 @@ func New(opts Options) (*Server, error) {
 		authTimeout:  AuthTimeout,
 		pingInterval: PingInterval,
 		pongTimeout:  PongTimeout,
+		maxConns:     MaxConnections,
+		maxRemote:    MaxRemoteConnections,
 		isLoopback:   func(a netip.Addr) bool { return a.Unmap().IsLoopback() },
 	}
 	if s.log == nil {
@@ -202,6 +207,12 @@ func New(opts Options) (*Server, error) {
 		}
 		if h.pongTimeout > 0 {
 			s.pongTimeout = h.pongTimeout
+		}
+		if h.maxConnections > 0 {
+			s.maxConns = h.maxConnections
+		}
+		if h.maxRemote > 0 {
+			s.maxRemote = h.maxRemote
 		}
 	}
 	s.upgrader = websocket.Upgrader{
