@@ -2,12 +2,19 @@ package app
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"log/slog"
 	"math"
+	"os/exec"
+	"runtime"
 
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/daemon"
+	"github.com/lets-app/lets/backend/surface"
+	"github.com/lets-app/lets/backend/surface/web"
 	"github.com/lets-app/lets/backend/wire"
+	"github.com/lets-app/lets/frontend"
 )
 
 // runPadDaemon is `lets pad daemon`: the Wire Protocol 1 daemon on its own,
@@ -20,6 +27,7 @@ func runPadDaemon(ctx context.Context, env *Env, args []string) error {
 	motion := fs.Bool("activity-motion", false, "animate a running agent's glyph on the pad (a slow moving dot)")
 	hold := fs.Float64("terminal-hold", wire.DefaultTerminalHold, "show success, error or cancelled for this many `seconds` before going back to waiting")
 	pad := addMIDIDaemonFlags(fs)
+	browser := addWebDaemonFlags(fs)
 	pos, err := parsePad(env, "daemon", fs, args)
 	if err != nil {
 		return err
@@ -39,6 +47,13 @@ func runPadDaemon(ctx context.Context, env *Env, args []string) error {
 	if err := pad.validate(fs); err != nil {
 		return err
 	}
+	if err := browser.validate(fs); err != nil {
+		return err
+	}
+	lan, err := browser.resolveLAN(ctx)
+	if err != nil {
+		return err
+	}
 
 	st, err := openSetup(env, false)
 	if err != nil {
@@ -49,12 +64,33 @@ func runPadDaemon(ctx context.Context, env *Env, args []string) error {
 	opts := daemon.OptionsFromConfig(st.paths, config.WireConfig{Enabled: true, Socket: *socket, ActivityMotion: *motion}, env.Getenv, st.log)
 	opts.Control.SessionTTL = *ttl
 	opts.Control.TerminalHold = *hold
-	surface, err := pad.open(ctx, env, st.log)
+	midiSurface, err := pad.open(ctx, env, st.log)
 	if err != nil {
 		return err
 	}
-	if surface != nil {
-		opts.Surface = surface // the daemon owns and closes it from here on
+	if midiSurface != nil {
+		opts.Surface = midiSurface // the daemon owns and closes it from here on
+	}
+	webSurface, err := browser.open(ctx, env, st.paths, lan, st.log)
+	if err != nil {
+		if midiSurface != nil {
+			_ = midiSurface.Close()
+		}
+		return err
+	}
+	if webSurface != nil {
+		defer func() { _ = removeWebSurfaceInfo(st.paths) }()
+		opts.Surface = webSurface
+		if midiSurface != nil {
+			// Web first, then the pad (wire spec §10).
+			c, err := surface.NewComposite(webSurface, midiSurface)
+			if err != nil {
+				_ = webSurface.Close()
+				_ = midiSurface.Close()
+				return err
+			}
+			opts.Surface = c
+		}
 	}
 	d, err := daemon.Listen(opts)
 	if err != nil {
@@ -65,5 +101,120 @@ func runPadDaemon(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	fmt.Fprintln(env.Stdout, "The pad daemon stopped.")
+	return nil
+}
+
+// webDaemonFlags are the browser flags of `lets pad daemon` (Web Surface
+// Protocol 1 §2.2).
+type webDaemonFlags struct {
+	on, lan, noOpen         *bool
+	port                    *int
+	bindHost, advertiseHost *string
+}
+
+func addWebDaemonFlags(fs *flag.FlagSet) webDaemonFlags {
+	return webDaemonFlags{
+		on:            fs.Bool("web", false, "show the agents on a virtual pad in the browser (and on phones with --lan)"),
+		port:          fs.Int("port", web.DefaultPort, "TCP `port` of the browser pad (0 picks a free one)"),
+		lan:           fs.Bool("lan", false, "let phones and tablets on this network pair with the browser pad (trusted networks only)"),
+		bindHost:      fs.String("bind-host", "", "private IPv4 `address` of this machine for --lan (default: discovered)"),
+		advertiseHost: fs.String("advertise-host", "", "host `name` or private IPv4 phones use in the LAN link (default: the bind address)"),
+		noOpen:        fs.Bool("no-open", false, "do not open the browser pad's admin page in the desktop browser"),
+	}
+}
+
+// validate checks the flags in the order and with the words of §2.2.
+func (w webDaemonFlags) validate(fs *flag.FlagSet) error {
+	if !*w.on {
+		if *w.lan || *w.bindHost != "" || *w.advertiseHost != "" {
+			return &UsageError{Msg: "daemon: --lan, --bind-host, and --advertise-host require --web", flags: fs}
+		}
+		return nil // --port and --no-open alone are ignored, as in the reference
+	}
+	if *w.port < 0 || *w.port > 65535 {
+		return &UsageError{Msg: "daemon: web port must be from 0 to 65535", flags: fs}
+	}
+	if (*w.bindHost != "" || *w.advertiseHost != "") && !*w.lan {
+		return &UsageError{Msg: "daemon: --bind-host and --advertise-host require --lan", flags: fs}
+	}
+	return nil
+}
+
+// webHooks let tests resolve LAN names and catch the desktop browser.
+type webHooks struct {
+	resolver web.Resolver
+	openURL  func(url string) error
+}
+
+type webHooksKey struct{}
+
+func withWebHooks(ctx context.Context, h webHooks) context.Context {
+	return context.WithValue(ctx, webHooksKey{}, h)
+}
+
+func webHooksFrom(ctx context.Context) webHooks {
+	h, _ := ctx.Value(webHooksKey{}).(webHooks)
+	if h.openURL == nil {
+		h.openURL = openInDesktopBrowser
+	}
+	return h
+}
+
+// resolveLAN finds the LAN address for --lan (§2.4); nil without it.
+func (w webDaemonFlags) resolveLAN(ctx context.Context) (*web.LAN, error) {
+	if !*w.on || !*w.lan {
+		return nil, nil
+	}
+	lan, err := web.ResolveLAN(ctx, *w.bindHost, *w.advertiseHost, webHooksFrom(ctx).resolver)
+	if err != nil {
+		return nil, &UsageError{Msg: "daemon: " + err.Error()}
+	}
+	return lan, nil
+}
+
+// open starts the browser surface, prints its addresses (§2.6), records
+// the admin link for `lets pad pair` (state/web-surface.json, 0600) and
+// opens the admin page unless --no-open; nil without --web.
+func (w webDaemonFlags) open(ctx context.Context, env *Env, paths config.Paths, lan *web.LAN, log *slog.Logger) (*web.Server, error) {
+	if !*w.on {
+		return nil, nil
+	}
+	app, err := frontend.PadApp()
+	if err != nil {
+		return nil, fmt.Errorf("the browser pad app is missing from this build: %w", err)
+	}
+	srv, err := web.New(web.Options{App: app, Port: *w.port, LAN: lan, Log: log})
+	if err != nil {
+		return nil, err
+	}
+	if err := srv.Open(ctx); err != nil {
+		_ = srv.Close()
+		return nil, err
+	}
+	srv.WriteStartup(env.Stdout)
+	if err := writeWebSurfaceInfo(paths, srv); err != nil {
+		log.Warn("could not record the browser pad for `lets pad pair`", "err", err)
+	}
+	if !*w.noOpen {
+		_ = webHooksFrom(ctx).openURL(srv.AdminURL()) // failing to open is fine (§2.6)
+	}
+	return srv, nil
+}
+
+// openInDesktopBrowser asks the desktop to open url without waiting.
+func openInDesktopBrowser(url string) error {
+	var cmd *exec.Cmd
+	switch runtime.GOOS {
+	case "darwin":
+		cmd = exec.Command("open", url)
+	case "windows":
+		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
+	default:
+		cmd = exec.Command("xdg-open", url)
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() { _ = cmd.Wait() }()
 	return nil
 }
