@@ -32,31 +32,35 @@ func TestCase034To039And042_AuthenticatedDecodeErrors(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	a := e.admin()
 	for _, c := range []struct {
+		cs              int
 		msg, code, text string
 	}{
-		{`not json`, CodeInvalidJSON, "message must be valid JSON"},                                                       // 34
-		{`{"protocol":1,"type":"nope"}`, CodeInvalidMessage, "unknown message type"},                                      // 35
-		{`{"protocol":1,"type":"action","action":"launch"}`, CodeInvalidMessage, "unknown action"},                        // 36
-		{`{"protocol":1,"type":"select_session","slot":true}`, CodeInvalidMessage, "slot must be an integer from 0 to 7"}, // 37
-		{`{"protocol":1,"type":"select_session","slot":8}`, CodeInvalidMessage, "slot must be an integer from 0 to 7"},
-		{`{"protocol":1,"type":"select_session","slot":7.5}`, CodeInvalidMessage, "slot must be an integer from 0 to 7"},
-		{`{"protocol":1,"type":"select_session","slot":-1}`, CodeInvalidMessage, "slot must be an integer from 0 to 7"},
-		{`{"protocol":1,"type":"select_session","slot":"1"}`, CodeInvalidMessage, "slot must be an integer from 0 to 7"},
-		{`{"protocol":1,"type":"action"}`, CodeInvalidMessage, "missing field: action"},                  // 39
-		{`{"protocol":1,"type":"action","action":"stop","x":1}`, CodeInvalidMessage, "unknown field: x"}, // 39
-		{`{"type":"action","action":"stop"}`, CodeUnsupportedProtocol, "unsupported web protocol"},       // 42
-		{`{"protocol":true,"type":"action","action":"stop"}`, CodeUnsupportedProtocol, "unsupported web protocol"},
-		{`{"protocol":"1","type":"action","action":"stop"}`, CodeUnsupportedProtocol, "unsupported web protocol"},
-		{`{"protocol":1,"type":"remote_revoked"}`, CodeInvalidMessage, "unknown message type"},
-		{`{"protocol":1,"type":"start_experience","kind":"movie"}`, CodeInvalidMessage, "experience kind must be demo or show"},
-		{`[]`, CodeInvalidMessage, "message must be a JSON object"},
+		{34, `not json`, CodeInvalidJSON, "message must be valid JSON"},
+		{35, `{"protocol":1,"type":"nope"}`, CodeInvalidMessage, "unknown message type"},
+		{36, `{"protocol":1,"type":"action","action":"launch"}`, CodeInvalidMessage, "unknown action"},
+		{37, `{"protocol":1,"type":"select_session","slot":true}`, CodeInvalidMessage, "slot must be an integer from 0 to 7"},
+		{37, `{"protocol":1,"type":"select_session","slot":8}`, CodeInvalidMessage, "slot must be an integer from 0 to 7"},
+		{37, `{"protocol":1,"type":"select_session","slot":7.5}`, CodeInvalidMessage, "slot must be an integer from 0 to 7"},
+		{37, `{"protocol":1,"type":"select_session","slot":-1}`, CodeInvalidMessage, "slot must be an integer from 0 to 7"},
+		{37, `{"protocol":1,"type":"select_session","slot":"1"}`, CodeInvalidMessage, "slot must be an integer from 0 to 7"},
+		{39, `{"protocol":1,"type":"action"}`, CodeInvalidMessage, "missing field: action"},
+		{39, `{"protocol":1,"type":"action","action":"stop","x":1}`, CodeInvalidMessage, "unknown field: x"},
+		{42, `{"type":"action","action":"stop"}`, CodeUnsupportedProtocol, "unsupported web protocol"},
+		{42, `{"protocol":true,"type":"action","action":"stop"}`, CodeUnsupportedProtocol, "unsupported web protocol"},
+		{42, `{"protocol":"1","type":"action","action":"stop"}`, CodeUnsupportedProtocol, "unsupported web protocol"},
+		{35, `{"protocol":1,"type":"remote_revoked"}`, CodeInvalidMessage, "unknown message type"},
+		{36, `{"protocol":1,"type":"start_experience","kind":"movie"}`, CodeInvalidMessage, "experience kind must be demo or show"},
+		{34, `[]`, CodeInvalidMessage, "message must be a JSON object"},
 	} {
 		a.sendRaw(c.msg)
-		a.expectError(c.code, c.text)
+		m := a.expect(TypeError)
+		if m["code"] != c.code || m["error"] != c.text {
+			t.Fatalf("case %d %s: %v", c.cs, c.msg, m)
+		}
 	}
 	// Still open, and the valid forms work.
 	a.sendRaw(`{"protocol":1,"type":"select_session","slot":7}`)
-	a.sendRaw(`{"protocol":1.0,"type":"select_session","slot":1.0}`) // 38
+	a.sendRaw(`{"protocol":1.0,"type":"select_session","slot":1.0}`) // case 38
 	a.sendRaw(`{"protocol":1,"type":"select_session","slot":1e0}`)
 	ev := e.events(3)
 	if ev[0] != sessionSelected(7) || ev[1] != sessionSelected(1) || ev[2] != sessionSelected(1) {
@@ -630,4 +634,23 @@ func TestNoPongCloses1011(t *testing.T) {
 	a := e.admin()
 	a.c.SetPingHandler(func(string) error { return nil }) // never answers
 	a.expectClose(1011, "keepalive ping timeout")
+}
+
+func TestCloseDoesNotWaitForSilentBrowsers(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	c := e.dial(dialOptions{tinyBuffer: true})
+	c.auth(testAdminToken)
+	c.expect(TypeAuthenticated)
+	view := control.View{Centre: wire.StateRunning}
+	for i := range 8 {
+		view.Indicators = append(view.Indicators, control.Indicator{Slot: i, State: wire.StateRunning, Accent: "cyan", Label: strings.Repeat("é", 80)})
+	}
+	for range 100 { // more than the socket buffers hold; the browser reads nothing
+		e.s.Render(view)
+	}
+	start := time.Now()
+	e.s.Close()
+	if d := time.Since(start); d > 3*time.Second {
+		t.Fatalf("Close took %v", d)
+	}
 }

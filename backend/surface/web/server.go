@@ -624,6 +624,18 @@ func (s *Server) Close() error {
 	go func() { s.wg.Wait(); close(done) }()
 	select {
 	case <-done:
+		return nil
+	case <-time.After(closeTimeout + 500*time.Millisecond):
+	}
+	// Browsers that neither answered the close nor read what was queued:
+	// cut their connections so no writer waits for its write timeout.
+	s.mu.Lock()
+	for c := range s.live {
+		_ = c.ws.NetConn().Close()
+	}
+	s.mu.Unlock()
+	select {
+	case <-done:
 	case <-time.After(stopTimeout):
 		s.log.Warn("browser connections did not close in time")
 	}
