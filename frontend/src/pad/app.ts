@@ -324,10 +324,19 @@ export class PadApp {
         this.renderPairing();
         this.adminNote("Every phone was disconnected. They need a new PIN to pair again.");
         return;
-      case "devices":
+      case "devices": {
+        const before = this.devices;
         this.devices = msg.devices;
+        const added = before ? msg.devices.filter((d) => !before.some((b) => b.id === d.id)) : [];
+        if (added.length > 0 && this.pairing) {
+          // A new device used the code on screen: it works only once.
+          this.pairing = null;
+          this.renderPairing();
+          this.adminNote(`${added[0].name || "A phone"} is paired. Make a new code for the next one.`);
+        }
         this.renderDevices();
         return;
+      }
       case "device_revoked": {
         const d = this.devices?.find((x) => x.id === msg.device);
         this.adminNote(`${d ? d.name : "The device"} was disconnected.`);
@@ -453,7 +462,7 @@ export class PadApp {
         input.focus({ preventScroll: true });
         return;
       }
-      submit.textContent = `Wait ${clock(left / 1000)}`;
+      submit.textContent = `Wait ${Math.ceil(left / 1000)} s`;
       byId("pair-detail").textContent = `For your safety this phone has to wait before trying again. Try again in ${Math.ceil(left / 1000)} s.`;
     };
     tick();

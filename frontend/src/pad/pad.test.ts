@@ -270,7 +270,7 @@ test("forbidden is explained by what was tried", () => {
   const f = new Failures();
   f.record(0);
   assert.match(explainForbidden("pin", f, 0).detail, /4 tries left/);
-  assert.match(explainForbidden("pin", f, 0).detail, /expires after 5 minutes/);
+  assert.match(explainForbidden("pin", f, 0).detail, /for 5 minutes/);
   assert.equal(explainForbidden("secret", f, 0).title, "This pairing link has expired");
   assert.equal(explainForbidden("session", f, 0).title, "This phone needs to pair again");
   assert.equal(explainForbidden("admin", f, 0).title, "This admin link is out of date");

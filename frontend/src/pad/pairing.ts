@@ -132,7 +132,7 @@ export function explainForbidden(kind: CredentialKind, failures: Failures, now: 
       return {
         title: "That PIN didn't work",
         detail:
-          "Check the 6 digits on your computer. A PIN works once and expires after 5 minutes — if yours is older, make a new one there. " +
+          "Check the 6 digits on your computer. A PIN works once, for 5 minutes. " +
           `${left} ${left === 1 ? "try" : "tries"} left before a one-minute pause.`,
         lockedMs: 0,
       };
