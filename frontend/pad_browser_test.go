@@ -21,6 +21,7 @@ import (
 	"github.com/lets-app/lets/backend/browsertest"
 	"github.com/lets-app/lets/backend/daemon"
 	"github.com/lets-app/lets/backend/surface/web"
+	"github.com/lets-app/lets/backend/visual"
 	"github.com/lets-app/lets/backend/wire"
 	"github.com/lets-app/lets/backend/wireclient"
 	"github.com/lets-app/lets/frontend"
@@ -624,4 +625,80 @@ func TestPadReducedMotion(t *testing.T) {
 	if padFade != "0s" || dotAnim != "none" || pressTransform != "none" {
 		t.Errorf("reduced motion: pad fade %s, animation %s, press transform %s", padFade, dotAnim, pressTransform)
 	}
+}
+
+func strp(s string) *string { return &s }
+func intp(i int) *int       { return &i }
+
+// TestPadShowsExperiences: experience_state and performance_frame (sent
+// here straight through the server's surface API, since the daemon does
+// not play Demo/Show yet) appear as a banner and as the 80 Show colours;
+// going idle brings the live pad back.
+func TestPadShowsExperiences(t *testing.T) {
+	rig := startPadRig(t, web.Options{})
+	rig.threeAgents(t)
+	probe := dialPad(t, rig, adminToken)
+	probe.next(t, "authenticated", nil)
+	live := probe.next(t, "surface", func(m map[string]any) bool {
+		return len(m["view"].(map[string]any)["sessions"].([]any)) == 3
+	})
+	ctx := browsertest.New(t, browsertest.Options{Width: 390, Height: 844})
+	if err := chromedp.Run(ctx,
+		phone(390, 844),
+		browsertest.Media("prefers-color-scheme", "dark"),
+		chromedp.Navigate(rig.adminURL()),
+		waitJS(ctx, `document.querySelectorAll('#agent-list li').length === 3`),
+	); err != nil {
+		t.Fatal(err)
+	}
+	// A Demo step: caption and detail.
+	demo := "demo"
+	if err := rig.srv.SetExperience(visual.ExperienceView{Status: visual.ExperiencePlaying, Kind: &demo, Title: strp("Three Agents, One Surface"),
+		CueIndex: intp(1), Caption: strp("Approve the review."), Detail: strp("Approving lets Reviewer finish."), Tempo: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Run(ctx, waitJS(ctx, `!document.getElementById('experience').hidden && document.getElementById('exp-caption').textContent === 'Approve the review.'`)); err != nil {
+		t.Fatalf("demo banner: %v", err)
+	}
+	// A Show cue: every light takes the frame's colour.
+	show := "show"
+	var f visual.ShowFrame
+	want := map[string]string{}
+	colour := func(x, y int) [3]uint8 { return [3]uint8{uint8(20 + 25*x), uint8(10 + 30*y), uint8(200 - 20*x)} }
+	for y := range 8 {
+		for x := range 8 {
+			c := colour(x, y)
+			f.Grid[y][x] = visual.ShowColor{Fallback: "idle", RGB: c}
+			want[fmt.Sprintf("grid-%d-%d", y, x)] = fmt.Sprintf("rgb(%d, %d, %d)", c[0], c[1], c[2])
+		}
+		top, right := colour(y, 0), colour(0, y)
+		f.Top[y] = visual.ShowColor{Fallback: "idle", RGB: top}
+		f.Right[y] = visual.ShowColor{Fallback: "idle", RGB: right}
+		want[fmt.Sprintf("top-%d", y)] = fmt.Sprintf("rgb(%d, %d, %d)", top[0], top[1], top[2])
+		want[fmt.Sprintf("right-%d", y)] = fmt.Sprintf("rgb(%d, %d, %d)", right[0], right[1], right[2])
+	}
+	if err := rig.srv.RenderShowFrame(&f); err != nil {
+		t.Fatal(err)
+	}
+	if err := rig.srv.SetExperience(visual.ExperienceView{Status: visual.ExperiencePlaying, Kind: &show, Title: strp("A Spark Becomes a Constellation"),
+		CueIndex: intp(3), Caption: strp("An Idea"), Detail: strp("Act I - An Idea"), ElapsedMS: 12900, DurationMS: intp(43100), Tempo: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Run(ctx, waitJS(ctx, `document.getElementById('exp-caption').textContent === 'An Idea' && document.body.classList.contains('show-playing')`)); err != nil {
+		t.Fatalf("show banner: %v", err)
+	}
+	compareLights(t, ctx, want)
+	var approveOff bool
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`document.querySelector('.act[data-act="approve"]').getAttribute('aria-disabled') === 'true'`, &approveOff)); err != nil || !approveOff {
+		t.Errorf("during a Show the action buttons must be off (%v)", err)
+	}
+	browsertest.Screenshot(t, ctx, "pad-show-phone.png")
+	// Stopped: the live pad is back.
+	if err := rig.srv.SetExperience(visual.ExperienceView{Status: visual.ExperienceIdle, Kind: &show, Reason: strp("stopped"), Tempo: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Run(ctx, waitJS(ctx, `document.getElementById('experience').hidden && !document.body.classList.contains('show-playing')`)); err != nil {
+		t.Fatal(err)
+	}
+	compareLights(t, ctx, expectedLights(t, live))
 }

@@ -305,10 +305,13 @@ export class PadApp {
         if (prev) this.say(announcement(prev, msg.view));
         return;
       }
-      case "performance_frame":
+      case "performance_frame": {
+        const first = this.showLights === null;
         this.showLights = lightsFromPerformance(msg);
         this.paintLights();
+        if (first) this.renderView();
         return;
+      }
       case "experience_state":
         this.experience = msg;
         if (msg.status === "idle" || msg.status === "blocked") this.showLights = null;
@@ -615,7 +618,11 @@ export class PadApp {
       b.classList.toggle("selected", !!s?.selected);
     }
     // Headline.
-    if (v) {
+    if (this.showLights) {
+      byId("now-title").textContent = "A light show is playing";
+      byId("now-detail").textContent = "The buttons wait until it ends.";
+      byId("canvas-words").textContent = "The pad shows the light show.";
+    } else if (v) {
       const h = headline(v);
       byId("now-title").textContent = h.title;
       byId("now-detail").textContent = h.detail;
