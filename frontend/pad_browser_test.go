@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/gorilla/websocket"
@@ -344,10 +345,10 @@ func TestPadAdminPageRendersTheFrame(t *testing.T) {
 	browsertest.Screenshot(t, ctx, "pad-admin-desktop.png")
 }
 
-// phone makes the page behave like a 390×844 phone (touch, 3× pixels).
+// phone makes the page behave like a phone (touch, 2× pixels).
 func phone(width, height int) chromedp.Action {
 	return chromedp.ActionFunc(func(ctx context.Context) error {
-		if err := emulation.SetDeviceMetricsOverride(int64(width), int64(height), 3, true).Do(ctx); err != nil {
+		if err := emulation.SetDeviceMetricsOverride(int64(width), int64(height), 2, true).Do(ctx); err != nil {
 			return err
 		}
 		return emulation.SetTouchEmulationEnabled(true).Do(ctx)
@@ -701,4 +702,26 @@ func TestPadShowsExperiences(t *testing.T) {
 		t.Fatal(err)
 	}
 	compareLights(t, ctx, expectedLights(t, live))
+}
+
+// TestPadAdminDisconnectAll: "Disconnect all phones" asks first, then sends
+// revoke_remote, and the page confirms what happened.
+func TestPadAdminDisconnectAll(t *testing.T) {
+	rig := startPadRig(t, web.Options{})
+	ctx := browsertest.New(t, browsertest.Options{Width: 1280, Height: 860})
+	chromedp.ListenTarget(ctx, func(ev any) {
+		if _, ok := ev.(*page.EventJavascriptDialogOpening); ok {
+			go chromedp.Run(ctx, page.HandleJavaScriptDialog(true))
+		}
+	})
+	var note string
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(rig.adminURL()),
+		chromedp.WaitVisible(`#admin`, chromedp.ByID),
+		chromedp.Click(`#revoke-all`, chromedp.ByID),
+		waitJS(ctx, `document.getElementById('admin-note').textContent.includes('Every phone was disconnected')`),
+		chromedp.Text(`#admin-note`, &note, chromedp.ByID),
+	); err != nil {
+		t.Fatalf("disconnect all: %v", err)
+	}
 }

@@ -389,7 +389,6 @@ func TestPadLANWrongPINLocksOut(t *testing.T) {
 	if title != "Too many wrong PINs" || !disabled || !strings.HasPrefix(button, "Wait ") {
 		t.Errorf("locked page: title %q, button %q, disabled %v", title, button, disabled)
 	}
-	browsertest.Screenshot(t, ctx, "pad-pair-locked-real-phone.png")
 	// The server agrees: the right PIN from the same address is refused.
 	dialer := websocket.Dialer{NetDialContext: (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(phoneFrom)}}).DialContext}
 	port := strconv.Itoa(rig.srv.Port())
