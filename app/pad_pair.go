@@ -76,7 +76,7 @@ func removeWebSurfaceInfo(p config.Paths) error {
 }
 
 // errWebSurfaceNotRunning: no browser pad is running (or it left no file).
-var errWebSurfaceNotRunning = errors.New("the browser pad is not running: start it with `lets pad daemon --web --lan` (or `lets serve` with the phone pad turned on), then run `lets pad pair` again")
+var errWebSurfaceNotRunning = errors.New("the browser pad is not running: start it with `lets pad daemon --web --lan`, then run `lets pad pair` again")
 
 func readWebSurfaceInfo(p config.Paths) (webSurfaceInfo, error) {
 	var info webSurfaceInfo
