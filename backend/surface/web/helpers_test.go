@@ -97,10 +97,6 @@ type envOptions struct {
 	app         fstest.MapFS
 }
 
-// remoteIP is how the tests decide who is an administrator: only 127.0.0.1
-// is loopback; 127.0.0.2… stand for LAN devices.
-func testIsLoopback(a netip.Addr) bool { return a == netip.MustParseAddr("127.0.0.1") }
-
 func newEnv(t testing.TB, o envOptions) *env {
 	t.Helper()
 	clock := &fakeClock{now: 1000}
@@ -112,9 +108,9 @@ func newEnv(t testing.TB, o envOptions) *env {
 		App:        app,
 		AdminToken: testAdminToken,
 		Clock:      clock.Now,
+		// Only 127.0.0.1 is an administrator; 127.0.0.2… are LAN devices.
+		TestLoopbackLAN: true,
 		hooks: &testHooks{
-			isLoopback:     testIsLoopback,
-			anyLANBind:     true,
 			authTimeout:    o.authTimeout,
 			pingInterval:   o.ping,
 			pongTimeout:    o.pong,

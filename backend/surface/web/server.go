@@ -65,6 +65,9 @@ const (
 	reasonRate     = "command rate exceeded"
 )
 
+// loopbackAdmin is the loopback listener's address.
+var loopbackAdmin = netip.AddrFrom4([4]byte{127, 0, 0, 1})
+
 // Options configure a Server.
 type Options struct {
 	// App is the browser app (frontend.PadApp()), served from the root.
@@ -86,15 +89,19 @@ type Options struct {
 	Clock func() float64
 	// Log receives operational logs (never credentials); nil discards.
 	Log *slog.Logger
+	// TestLoopbackLAN lets tests exercise LAN pairing without a network:
+	// only 127.0.0.1 counts as loopback (127.0.0.2 and up stand for LAN
+	// devices, which must pair), and LAN.Bind may be a loopback address
+	// other than 127.0.0.1. It can only take rights away (no peer becomes
+	// an administrator that would not be one anyway) and never exposes
+	// the server beyond the machine. Never set it outside tests.
+	TestLoopbackLAN bool
 
 	hooks *testHooks
 }
 
-// testHooks let the package's tests exercise the LAN path over loopback
-// addresses and shorten timers.
+// testHooks shorten timers and raise caps in the package's tests.
 type testHooks struct {
-	isLoopback   func(netip.Addr) bool
-	anyLANBind   bool
 	authTimeout  time.Duration
 	pingInterval time.Duration
 	pongTimeout  time.Duration
@@ -164,8 +171,8 @@ func New(opts Options) (*Server, error) {
 	if opts.LAN != nil {
 		lan := *opts.LAN
 		opts.LAN = &lan
-		anyBind := opts.hooks != nil && opts.hooks.anyLANBind
-		if !lan.Bind.IsValid() || (!anyBind && !IsPrivateLAN(lan.Bind)) {
+		testBind := opts.TestLoopbackLAN && lan.Bind.Is4() && lan.Bind.IsLoopback() && lan.Bind != loopbackAdmin
+		if !lan.Bind.IsValid() || (!testBind && !IsPrivateLAN(lan.Bind)) {
 			return nil, fmt.Errorf("%w: the LAN listener must bind one private LAN IPv4 address, not %v", ErrLANOption, lan.Bind)
 		}
 	}
@@ -195,10 +202,10 @@ func New(opts Options) (*Server, error) {
 	if s.qr == nil {
 		s.qr = QRDataURI
 	}
+	if opts.TestLoopbackLAN {
+		s.isLoopback = func(a netip.Addr) bool { return a.Unmap() == loopbackAdmin }
+	}
 	if h := opts.hooks; h != nil {
-		if h.isLoopback != nil {
-			s.isLoopback = h.isLoopback
-		}
 		if h.authTimeout > 0 {
 			s.authTimeout = h.authTimeout
 		}
