@@ -38,21 +38,13 @@ const (
 	relayAt   = "127.0.0.4"
 )
 
-// lanTestHooks puts the server's test injection into opts: peers other
-// than 127.0.0.1 are remote, and the LAN listener may bind 127.0.0.2. It
-// reports false when the web package offers no exported injection point.
-//
-// The web package keeps its hooks unexported today, so this reports false
-// and the LAN tests skip loudly. Once it exports one, e.g.
-//
-//	opts.TestPeerIsLoopback = func(a netip.Addr) bool { return a == netip.MustParseAddr("127.0.0.1") }
-//	opts.TestAnyLANBind = true
-//
-// set it here and return true. (Checked to pass, all four tests, with
-// such a hook in place.)
+// lanTestHooks puts the server's test injection into opts: only 127.0.0.1
+// is the administrator's loopback, other 127.x peers stand for LAN devices,
+// and the LAN listener may bind 127.0.0.2. No address outside this machine
+// is ever used.
 func lanTestHooks(opts *web.Options) bool {
-	_ = opts
-	return false
+	opts.TestLoopbackLAN = true
+	return true
 }
 
 // lanRig is padRig plus the LAN side.
