@@ -3,8 +3,11 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -33,6 +36,13 @@ func newTestEnv(t *testing.T) *testEnv {
 		"LETS_HOME":          home,
 		"HOME":               t.TempDir(),
 		"PAD_LATTICE_SOCKET": filepath.Join(sockDir, "pad.sock"),
+	}
+	// Port 0 for the browser pad, so tests never fight over 8765.
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "config.json"), []byte(`{"web": {"port": 0}}`), 0o600); err != nil {
+		t.Fatal(err)
 	}
 	out, errb := &syncBuffer{}, &syncBuffer{}
 	return &testEnv{
@@ -156,7 +166,7 @@ func TestServeThenStatusThenSecondServeThenStop(t *testing.T) {
 	stop := startServe(t, e)
 
 	out := e.out.String()
-	for _, want := range []string{"Listening on: http://127.0.0.1:", "Data folder:  " + e.home, "lets.log"} {
+	for _, want := range []string{"Listening on: http://127.0.0.1:", "Browser pad:  http://127.0.0.1:", "Data folder:  " + e.home, "lets.log"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("serve output %q should contain %q", out, want)
 		}
@@ -181,6 +191,20 @@ func TestServeThenStatusThenSecondServeThenStop(t *testing.T) {
 	}
 	if !strings.Contains(st.out.String(), "is running") || !strings.Contains(st.out.String(), e.home) {
 		t.Fatalf("status output: %q", st.out.String())
+	}
+	// The browser pad answers with the pad app.
+	padURL := regexp.MustCompile(`Browser pad:  (http://127\.0\.0\.1:\d+/)`).FindStringSubmatch(e.out.String())
+	if padURL == nil {
+		t.Fatalf("no browser pad address in %q", e.out.String())
+	}
+	resp, err := http.Get(padURL[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(page), "<html") {
+		t.Fatalf("browser pad page: %d %.200q", resp.StatusCode, page)
 	}
 	sock := e.Env.Getenv("PAD_LATTICE_SOCKET")
 	if !strings.Contains(st.out.String(), "Pad daemon:   "+sock) || info.WireSocket != sock {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"os/exec"
@@ -179,11 +180,19 @@ func (w webDaemonFlags) open(ctx context.Context, env *Env, paths config.Paths, 
 	if !*w.on {
 		return nil, nil
 	}
+	return startWebSurface(ctx, env.Stdout, paths, web.Options{Port: *w.port, LAN: lan, Log: log}, !*w.noOpen)
+}
+
+// startWebSurface starts the browser pad with the app's own pages, prints
+// its addresses (§2.6) to out, records the admin link for `lets pad pair`
+// (state/web-surface.json, 0600) and, when asked, opens the admin page.
+func startWebSurface(ctx context.Context, out io.Writer, paths config.Paths, opts web.Options, openAdmin bool) (*web.Server, error) {
 	app, err := frontend.PadApp()
 	if err != nil {
 		return nil, fmt.Errorf("the browser pad app is missing from this build: %w", err)
 	}
-	srv, err := web.New(web.Options{App: app, Port: *w.port, LAN: lan, Log: log})
+	opts.App = app
+	srv, err := web.New(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -191,11 +200,11 @@ func (w webDaemonFlags) open(ctx context.Context, env *Env, paths config.Paths, 
 		_ = srv.Close()
 		return nil, err
 	}
-	srv.WriteStartup(env.Stdout)
+	srv.WriteStartup(out)
 	if err := writeWebSurfaceInfo(paths, srv); err != nil {
-		log.Warn("could not record the browser pad for `lets pad pair`", "err", err)
+		opts.Log.Warn("could not record the browser pad for `lets pad pair`", "err", err)
 	}
-	if !*w.noOpen {
+	if openAdmin {
 		_ = webHooksFrom(ctx).openURL(srv.AdminURL()) // failing to open is fine (§2.6)
 	}
 	return srv, nil

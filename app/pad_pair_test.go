@@ -22,10 +22,10 @@ import (
 
 const pairTestToken = "pad-pair-test-admin-token"
 
-// startWebSurface runs a real browser surface on a free loopback port;
+// startTestWebSurface runs a real browser surface on a free loopback port;
 // lan registers a LAN base URL (as the reference e2e harness does) so that
 // pairing works without touching a real network.
-func startWebSurface(t *testing.T, lan bool) *web.Server {
+func startTestWebSurface(t *testing.T, lan bool) *web.Server {
 	t.Helper()
 	srv, err := web.New(web.Options{App: os.DirFS(t.TempDir()), AdminToken: pairTestToken})
 	if err != nil {
@@ -48,7 +48,7 @@ func startWebSurface(t *testing.T, lan bool) *web.Server {
 var pinLine = regexp.MustCompile(`PIN\s+(\d{3}) (\d{3})`)
 
 func TestPadPairPrintsURLQRAndPIN(t *testing.T) {
-	srv := startWebSurface(t, true)
+	srv := startTestWebSurface(t, true)
 	e := newTestEnv(t)
 	paths := config.Paths{Home: e.home}
 	if err := writeWebSurfaceInfo(paths, srv); err != nil {
@@ -134,14 +134,14 @@ func TestPadPairErrorsAreKind(t *testing.T) {
 		}
 	})
 	t.Run("LAN off", func(t *testing.T) {
-		srv := startWebSurface(t, false)
+		srv := startTestWebSurface(t, false)
 		e := newTestEnv(t)
 		if code := e.run("pad", "pair", "--admin-url", srv.AdminURL()); code == 0 || !strings.Contains(e.err.String(), "phones can't reach the pad") {
 			t.Fatalf("exit %d: %s", code, e.err)
 		}
 	})
 	t.Run("wrong token", func(t *testing.T) {
-		srv := startWebSurface(t, true)
+		srv := startTestWebSurface(t, true)
 		e := newTestEnv(t)
 		if code := e.run("pad", "pair", "--admin-url", web.AdminURL(srv.Port(), "not-the-token")); code == 0 || !strings.Contains(e.err.String(), "did not accept its admin link") {
 			t.Fatalf("exit %d: %s", code, e.err)
@@ -169,7 +169,7 @@ func TestParseAdminURL(t *testing.T) {
 }
 
 func TestWebSurfaceInfoRoundTrip(t *testing.T) {
-	srv := startWebSurface(t, false)
+	srv := startTestWebSurface(t, false)
 	paths := config.Paths{Home: t.TempDir()}
 	if err := writeWebSurfaceInfo(paths, srv); err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"github.com/lets-app/lets/backend/service"
 	"github.com/lets-app/lets/backend/surface"
 	"github.com/lets-app/lets/backend/surface/midi"
+	"github.com/lets-app/lets/backend/surface/web"
 	"github.com/lets-app/lets/backend/token"
 	"github.com/lets-app/lets/frontend"
 )
@@ -121,9 +122,18 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	var services []service.Service
 	var pad *daemon.Daemon
 	padNote := "off (enable with \"wire\": {\"enabled\": true} in config.json)"
+	browserNote := "off"
 	if cfg.Wire.Enabled {
 		opts := daemon.OptionsFromConfig(st.paths, cfg.Wire, env.Getenv, log)
-		opts.Surface = openPadSurface(ctx, cfg.Wire, log)
+		browser := openBrowserPad(ctx, env, st.paths, cfg.Web, log)
+		if browser != nil {
+			defer func() { _ = removeWebSurfaceInfo(st.paths) }()
+			browserNote = browser.AdminURL()
+			if lan := browser.LANURL(); lan != "" {
+				browserNote += "\n  Phones:       " + lan + " (pair with `lets pad pair`)"
+			}
+		}
+		opts.Surface = composeSurfaces(browser, openPadSurface(ctx, cfg.Wire, log), log)
 		pad, err = daemon.Listen(opts)
 		if err != nil {
 			// The host is still useful without the pad side, for example
@@ -165,8 +175,8 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	}
 	defer func() { _ = config.RemoveHostInfo(st.paths, os.Getpid()) }()
 
-	fmt.Fprintf(env.Stdout, "Lets %s is running.\n  Listening on: %s (loopback only)\n  Pad daemon:   %s\n  Data folder:  %s\n  Log file:     %s\nPress Ctrl+C to stop.\n",
-		Version, srv.URL(), padNote, st.paths.Home, st.paths.LogFile())
+	fmt.Fprintf(env.Stdout, "Lets %s is running.\n  Listening on: %s (loopback only)\n  Pad daemon:   %s\n  Browser pad:  %s\n  Data folder:  %s\n  Log file:     %s\nPress Ctrl+C to stop.\n",
+		Version, srv.URL(), padNote, browserNote, st.paths.Home, st.paths.LogFile())
 	sup := &service.Supervisor{Services: services, Log: log}
 	err = sup.Run(ctx)
 	if errors.Is(err, service.ErrStopTimeout) {
@@ -216,4 +226,49 @@ func openPadSurface(ctx context.Context, wc config.WireConfig, log *slog.Logger)
 	}
 	log.Info("Launchpad connected", "profile", s.Describe().Profile)
 	return s
+}
+
+// openBrowserPad starts the browser pad (Web Surface Protocol 1) when
+// config.json allows it; a busy port or a missing LAN address is logged and
+// Lets runs without it. nil means no browser pad.
+func openBrowserPad(ctx context.Context, env *Env, paths config.Paths, wc config.WebConfig, log *slog.Logger) *web.Server {
+	if !wc.Enabled {
+		return nil
+	}
+	opts := web.Options{Port: wc.Port, Log: log}
+	if wc.LAN {
+		lan, err := web.ResolveLAN(ctx, wc.BindHost, wc.AdvertiseHost, web.Resolver{})
+		if err != nil {
+			log.Warn("phones cannot pair: no LAN address for the browser pad", "err", err)
+		} else {
+			opts.LAN = lan
+		}
+	}
+	// The summary `lets serve` prints names the pad's address itself.
+	srv, err := startWebSurface(ctx, io.Discard, paths, opts, false)
+	if err != nil {
+		log.Warn("the browser pad did not start; continuing without it", "err", err)
+		return nil
+	}
+	return srv
+}
+
+// composeSurfaces joins the browser pad and a Launchpad (browser first, wire
+// spec §10); either may be nil.
+func composeSurfaces(browser *web.Server, launchpad surface.Surface, log *slog.Logger) surface.Surface {
+	switch {
+	case browser == nil && launchpad == nil:
+		return nil
+	case browser == nil:
+		return launchpad
+	case launchpad == nil:
+		return browser
+	}
+	c, err := surface.NewComposite(browser, launchpad)
+	if err != nil {
+		log.Warn("the browser pad and the Launchpad cannot be shown together; using the Launchpad", "err", err)
+		_ = browser.Close()
+		return launchpad
+	}
+	return c
 }

@@ -20,6 +20,8 @@ type Config struct {
 	HostPort int `json:"host_port"`
 	// Wire configures the Pad-Lattice compatible agent daemon.
 	Wire WireConfig `json:"wire"`
+	// Web configures the browser pad (Web Surface Protocol 1).
+	Web WebConfig `json:"web"`
 
 	// Unknown holds keys this version does not know. They are kept so that
 	// a newer version's settings survive, and otherwise ignored.
@@ -39,13 +41,35 @@ type WireConfig struct {
 	ActivityMotion bool `json:"activity_motion,omitempty"`
 }
 
+// WebConfig configures the browser pad: the same lights and buttons as a
+// Launchpad, on this computer's browser and on paired phones.
+type WebConfig struct {
+	// Enabled serves the browser pad while the pad daemon runs.
+	Enabled bool `json:"enabled"`
+	// Port is its loopback port (0 picks a free one).
+	Port int `json:"port"`
+	// LAN also listens on one private network address so phones can pair.
+	LAN bool `json:"lan"`
+	// BindHost and AdvertiseHost choose the LAN address and the name phones
+	// use; empty picks the machine's private address.
+	BindHost      string `json:"bind_host,omitempty"`
+	AdvertiseHost string `json:"advertise_host,omitempty"`
+}
+
+// DefaultWebPort is the browser pad's usual port.
+const DefaultWebPort = 8765
+
 // Defaults returns the configuration used when config.json says nothing.
 func Defaults() Config {
-	return Config{Handoff: "close", Wire: WireConfig{Enabled: true, MIDI: true}}
+	return Config{
+		Handoff: "close",
+		Wire:    WireConfig{Enabled: true, MIDI: true},
+		Web:     WebConfig{Enabled: true, Port: DefaultWebPort},
+	}
 }
 
 // knownKeys are the top-level keys Config understands.
-var knownKeys = map[string]bool{"handoff": true, "host_port": true, "wire": true}
+var knownKeys = map[string]bool{"handoff": true, "host_port": true, "wire": true, "web": true}
 
 // ParseError tells where config.json is broken.
 type ParseError struct {
@@ -128,6 +152,9 @@ func (c Config) Validate() error {
 	}
 	if c.HostPort < 0 || c.HostPort > 65535 {
 		return fmt.Errorf(`"host_port" must be between 0 and 65535, not %d`, c.HostPort)
+	}
+	if c.Web.Port < 0 || c.Web.Port > 65535 {
+		return fmt.Errorf(`"web": {"port"} must be between 0 and 65535, not %d`, c.Web.Port)
 	}
 	return nil
 }
