@@ -132,48 +132,13 @@ func startRelay(t *testing.T, listen, upstream, from string) {
 // the relay and looks like a 390×844 phone.
 func phoneBrowser(t *testing.T) context.Context {
 	t.Helper()
-	bin := browsertest.FindChromium()
-	if bin == "" {
-		if os.Getenv("LETS_REQUIRE_TOOLS") == "1" {
-			t.Fatal("CHROMIUM MISSING")
-		}
-		t.Skip("CHROMIUM MISSING — SKIPPING a browser test")
-	}
-	profile, err := os.MkdirTemp("", "lets-phone-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	parent, cancelTimeout := context.WithTimeout(context.Background(), 90*time.Second)
-	alloc, cancelAlloc := chromedp.NewExecAllocator(parent,
-		chromedp.ExecPath(bin),
-		chromedp.UserDataDir(profile),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.WindowSize(390, 844),
-		chromedp.Flag("host-resolver-rules", "MAP "+lanHost+" "+relayAt),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("no-proxy-server", true),
-	)
-	ctx, cancelCtx := chromedp.NewContext(alloc)
-	if err := chromedp.Run(ctx, phone(390, 844)); err != nil {
-		t.Fatalf("start Chromium: %v", err)
-	}
-	t.Cleanup(func() {
-		cancelCtx()
-		cancelAlloc()
-		cancelTimeout()
-		for range 20 {
-			if os.RemoveAll(profile) == nil {
-				return
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+	ctx := browsertest.New(t, browsertest.Options{
+		Width: 390, Height: 844, Timeout: 90 * time.Second,
+		HostResolverRules: "MAP " + lanHost + " " + relayAt,
 	})
+	if err := chromedp.Run(ctx, phone(390, 844)); err != nil {
+		t.Fatalf("phone emulation: %v", err)
+	}
 	return ctx
 }
 

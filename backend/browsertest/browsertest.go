@@ -21,6 +21,9 @@ type Options struct {
 	Width, Height int
 	// Timeout bounds the whole browser session; 0 means 60 s.
 	Timeout time.Duration
+	// HostResolverRules maps test host names to loopback addresses
+	// (Chromium's --host-resolver-rules, e.g. "MAP pad-host.test 127.0.0.3").
+	HostResolverRules string
 }
 
 // FindChromium returns the Chromium binary, or "" when none is installed.
@@ -80,6 +83,9 @@ func New(tb testing.TB, o Options) context.Context {
 		chromedp.Flag("disable-extensions", true),
 		chromedp.Flag("metrics-recording-only", true),
 		chromedp.Flag("no-proxy-server", true),
+	}
+	if o.HostResolverRules != "" {
+		opts = append(opts, chromedp.Flag("host-resolver-rules", o.HostResolverRules))
 	}
 	parent, cancelTimeout := context.WithTimeout(context.Background(), o.Timeout)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(parent, opts...)
