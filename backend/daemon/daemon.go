@@ -52,6 +52,7 @@ import (
 
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/control"
+	"github.com/lets-app/lets/backend/experience"
 	"github.com/lets-app/lets/backend/identitystore"
 	"github.com/lets-app/lets/backend/service"
 	"github.com/lets-app/lets/backend/surface"
@@ -102,6 +103,17 @@ type Options struct {
 	// runs out of file descriptors; past the cap a new connection is closed
 	// at once and the ones already open keep working.
 	MaxConnections int
+	// Demo and Show are the experiences a browser administrator can start;
+	// nil means Lets' built-in ones (experience.LoadDefault), loaded at the
+	// first request.
+	Demo *experience.Demo
+	Show *experience.Performance
+	// SoundtrackAsset overrides the Show's audio_asset reported to
+	// browsers ("" = "experiences/" + the manifest's audio.asset).
+	SoundtrackAsset string
+	// ExperienceAudio plays Demo earcons and the Show soundtrack on this
+	// machine when Control.AudioFeedback is on; nil plays nothing.
+	ExperienceAudio ExperienceAudio
 }
 
 // DefaultMaxConnections is far above what agents and hooks use (one
@@ -177,6 +189,14 @@ type Daemon struct {
 	// lastRender is the control-plane time of the last render.
 	lastRender float64
 	renderErr  bool
+
+	// Experiences (experience.go), owned by the owner goroutine.
+	exp           *experience.Controller
+	expLoaded     bool
+	audioFeedback bool
+	// restoreLive asks for an authoritative live render at the end of the
+	// loop iteration (an experience just ended).
+	restoreLive bool
 }
 
 // New validates the options and builds the control plane. It does not touch
@@ -214,6 +234,9 @@ func New(opts Options) (*Daemon, error) {
 		return fail(fmt.Errorf("daemon: the surface does not fit the control plane: %w", err))
 	}
 	d.plane = plane
+	d.audioFeedback = cfg.AudioFeedback
+	d.exp = experience.NewController(experience.Options{Demo: opts.Demo, Show: opts.Show, SoundtrackAsset: opts.SoundtrackAsset})
+	d.expLoaded = opts.Demo != nil && opts.Show != nil
 	d.clock = opts.Clock
 	if d.clock == nil {
 		start := time.Now()
@@ -312,6 +335,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 		d.wg.Add(1)
 		go d.acceptLoop(ln.ln)
 		err = d.serve(ctx)
+		// §7.1: a running experience reports daemon_stopped while the
+		// browsers are still connected.
+		d.stopExperience(experience.ReasonDaemonStopped)
 	}
 	d.stop(ln)
 
@@ -457,11 +483,21 @@ func (d *Daemon) readLoop(c *conn) {
 func (d *Daemon) serve(ctx context.Context) error {
 	ticker := time.NewTicker(d.tick)
 	defer ticker.Stop()
+	// expTimer wakes the loop exactly at the running experience's next cue
+	// change; the ticker alone would make cues late by up to a tick.
+	expTimer := time.NewTimer(time.Hour)
+	expTimer.Stop()
+	defer expTimer.Stop()
+	var expDue <-chan time.Time
 	surfaceEvents := d.surface.Events()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-expDue:
+			now := d.clock()
+			d.tickIfDue(now)
+			d.tickExperience(now)
 		case ev := <-d.events:
 			d.handle(ev)
 			// Handle what is already waiting, then render once.
@@ -481,10 +517,19 @@ func (d *Daemon) serve(ctx context.Context) error {
 			}
 			d.handleSurface(se)
 		case <-ticker.C:
-			d.tickNow(d.clock())
+			now := d.clock()
+			d.tickNow(now)
+			d.tickExperience(now)
 			d.pruneLingering()
 		}
 		d.renderIfChanged()
+		if due, ok := d.experienceDue(d.clock()); ok {
+			expTimer.Reset(due)
+			expDue = expTimer.C
+		} else if expDue != nil {
+			expTimer.Stop()
+			expDue = nil
+		}
 	}
 }
 
@@ -610,20 +655,19 @@ func (d *Daemon) handleSurface(se surface.Event) {
 	d.tickIfDue(now)
 	switch e := se.(type) {
 	case surface.SessionSelected:
-		d.apply(d.plane.SelectSlot(now, e.Slot), -1)
-	case surface.ActionPressed:
-		d.apply(d.plane.Press(now, e.Action), -1)
-	case surface.ExperienceRequested:
-		// The Demo/Show players arrive in a later change; until then the
-		// plane only records what runs, so status and the surfaces agree.
-		outcome, err := d.plane.StartExperience(now, e.Kind)
-		if err != nil {
-			d.log.Warn("ignored an experience request", "err", err)
+		if d.handleExperienceEvent(now, se) {
 			return
 		}
-		d.log.Info("experience request", "kind", e.Kind, "started", outcome == control.ExperienceStarted)
+		d.apply(d.plane.SelectSlot(now, e.Slot), -1)
+	case surface.ActionPressed:
+		if d.handleExperienceEvent(now, se) {
+			return
+		}
+		d.apply(d.plane.Press(now, e.Action), -1)
+	case surface.ExperienceRequested:
+		d.handleExperienceRequest(now, e.Kind)
 	case surface.ExperienceStopRequested:
-		d.plane.StopExperience()
+		d.stopExperience(experience.ReasonStopped)
 	}
 }
 
@@ -637,9 +681,7 @@ func (d *Daemon) apply(r control.Result, sender int64) {
 		}
 		d.write(c, out.Msg, out.Conn != sender)
 	}
-	if r.ExperienceStopped != "" {
-		d.log.Info("experience stopped", "reason", r.ExperienceStopped)
-	}
+	d.afterPlaneResult(r)
 }
 
 // write encodes msg and queues it for c. A reply too large for a frame is
@@ -666,6 +708,16 @@ func (d *Daemon) write(c *conn, msg wire.Message, unsolicited bool) {
 // 1.5 s while the selected agent runs, no preview is active and motion is
 // on).
 func (d *Daemon) renderIfChanged() {
+	if d.exp.Active() {
+		// The experience owns the surfaces; agent changes show when it ends.
+		return
+	}
+	if d.restoreLive {
+		d.restoreLive = false
+		d.rendered = d.plane.Version()
+		d.renderNow()
+		return
+	}
 	if v := d.plane.Version(); v != d.rendered {
 		d.rendered = v
 		d.renderNow()
