@@ -193,7 +193,7 @@ func TestGeneratedBankIsFresh(t *testing.T) {
 	for _, n := range names {
 		got, err := os.ReadFile(filepath.Join(dir, n))
 		if err != nil || !bytes.Equal(got, bank[n]) {
-			t.Fatalf("%s is missing or stale (%v): run `go generate ./backend/audio/` and commit frontend/static/pad/experiences/audio", n, err)
+			t.Fatalf("%s is missing or stale (%v): run `go generate ./frontend/` and commit frontend/static/pad/experiences/audio", n, err)
 		}
 	}
 }

@@ -7,13 +7,21 @@ import (
 )
 
 // The Show soundtrack (experiences spec §8.6): our own music, synthesized
-// from the Show's timeline so that it follows the cues. A soft pad plays
-// one chord per section (an act, or half of a long act), a bass note
-// grounds each chord, and a bell sounds at each cue (at most one every
-// 0.2 s), stronger on cues that bring a new caption, its pitch following
-// how bright the pad is. Everything uses the C major pentatonic scale over
-// the chords, so no note clashes. The bells go through a soft echo. After
-// the last cue the final chord rings for SoundtrackTail.
+// from the Show's timeline so that it follows the cues.
+//
+//   - A soft pad holds one chord per section (an act, or each half of an
+//     act longer than 12 s); the last section resolves to C major.
+//   - A bass note grounds each chord.
+//   - A mallet plucks on every cue (at most one every 90 ms), walking up
+//     and down the chord, louder when the pad is brighter: the lights'
+//     rhythm is the music's rhythm.
+//   - A bell sings on every cue that brings a caption (a story beat), on
+//     the C major pentatonic scale, higher when the pad is brighter.
+//   - Plucks and bells go through a soft echo; after the last cue the final
+//     chord rings for SoundtrackTail.
+//
+// Every note belongs to the chord or the pentatonic scale, so nothing
+// clashes.
 
 // ScoreCue is one cue of a Show as the soundtrack sees it.
 type ScoreCue struct {
@@ -101,6 +109,10 @@ var pentatonic = [...]int{72, 74, 76, 79, 81, 84, 86, 88, 91, 93}
 // steps is the melodic walk of the bells, in scale degrees.
 var steps = [...]int{1, 1, -1, 2, -1, 1, -2, 1, 0, -1, 2, -2}
 
+// arpeggio walks the chord's four voices and their upper octave, up and
+// down, for the plucks.
+var arpeggio = [...]int{0, 1, 2, 3, 4, 5, 6, 5, 4, 3, 2, 1}
+
 // section is a span of the timeline with one chord (seconds, real time).
 type section struct {
 	start, end float64
@@ -175,18 +187,34 @@ func Soundtrack(score Score, tempo float64) ([]int16, error) {
 			vol := 0.055 - 0.006*float64(k)
 			addPad(mix, s.start, hold, attack, release, noteFrequency(float64(note)), vol)
 		}
-		addBass(mix, s.start, hold, release, noteFrequency(float64(s.chord.bass)), 0.16)
+		addBass(mix, s.start, hold, release, noteFrequency(float64(s.chord.bass)), 0.13)
 	}
 
-	// Bells, one per cue, at most one every 0.2 s.
+	// Plucks on the cues, bells on the captions.
+	lastCaption := -1
+	for i, c := range score.Cues {
+		if c.Caption {
+			lastCaption = i
+		}
+	}
 	deg := 2
-	lastBell := math.Inf(-1)
+	lastPluck, lastBell := math.Inf(-1), math.Inf(-1)
+	sec, step := 0, 0
 	for i, c := range score.Cues {
 		t := starts[i]
-		if t-lastBell < 0.2 && !c.Caption {
-			continue
+		for sec < len(secs)-1 && t >= secs[sec+1].start {
+			sec++
+			step = 0
 		}
-		if t-lastBell < 0.12 {
+		if t-lastPluck >= 0.09 {
+			lastPluck = t
+			v := secs[sec].chord.voice
+			k := arpeggio[step%len(arpeggio)]
+			note := v[k%4] + 12*(1+k/4)
+			step++
+			addPluck(echo, t, 0.45, noteFrequency(float64(note)), 0.035+0.05*c.Brightness)
+		}
+		if !c.Caption || t-lastBell < 0.15 {
 			continue
 		}
 		lastBell = t
@@ -200,17 +228,14 @@ func Soundtrack(score Score, tempo float64) ([]int16, error) {
 		}
 		deg = max(0, min(len(pentatonic)-1, deg))
 		note := pentatonic[deg]
-		if i == len(score.Cues)-1 {
-			note = 84 // the last cue lands on C
+		if i == lastCaption {
+			note = 84 // the last story beat lands on C
 		}
-		vol := 0.11 + 0.07*c.Brightness
-		dur := 1.1
-		if c.Caption {
-			vol += 0.04
-			dur = 1.8
-			addBell(echo, t+0.004, dur, noteFrequency(float64(note+12)), vol*0.35)
+		vol := 0.12 + 0.06*c.Brightness
+		addBell(echo, t, 1.8, noteFrequency(float64(note)), vol)
+		if note+12 <= 96 {
+			addBell(echo, t+0.004, 1.8, noteFrequency(float64(note+12)), vol*0.3)
 		}
-		addBell(echo, t, dur, noteFrequency(float64(note)), vol)
 	}
 	// The echo: dry bells plus two soft repeats 3/8 s apart.
 	delay := int(math.Round(0.375 * sr))
@@ -274,8 +299,24 @@ func addBass(buf []float32, start, hold, release, freq, vol float64) {
 	}
 }
 
+// addPluck is a soft mallet: a quick attack and a short decay.
+func addPluck(buf []float32, start, dur, freq, vol float64) {
+	first, last := span(len(buf), start, dur)
+	for i := first; i < last; i++ {
+		t := float64(i-first) / SampleRate
+		env := math.Min(1, t/0.003) * math.Exp(-9*t)
+		if rest := dur - t; rest < 0.04 {
+			env *= rest / 0.04
+		}
+		p := 2 * math.Pi * freq * t
+		buf[i] += float32(vol * env * (math.Sin(p) + 0.22*math.Sin(2*p)*math.Exp(-14*t)))
+	}
+}
+
 // addBell is the earcons' bell voice with a longer ring.
 func addBell(buf []float32, start, dur, freq, vol float64) {
+	// Partials above 0.45 × the sample rate would fold back as noise.
+	a2, a3 := bandLimit(0.32, 2.01*freq), bandLimit(0.14, 3.97*freq)
 	first, last := span(len(buf), start, dur)
 	for i := first; i < last; i++ {
 		t := float64(i-first) / SampleRate
@@ -284,9 +325,17 @@ func addBell(buf []float32, start, dur, freq, vol float64) {
 			env *= rest / 0.05
 		}
 		p := 2 * math.Pi * freq * t
-		v := math.Sin(p) + 0.32*math.Sin(2.01*p)*math.Exp(-3*t) + 0.14*math.Sin(3.97*p)*math.Exp(-6*t)
+		v := math.Sin(p) + a2*math.Sin(2.01*p)*math.Exp(-3*t) + a3*math.Sin(3.97*p)*math.Exp(-6*t)
 		buf[i] += float32(vol * env * v)
 	}
+}
+
+// bandLimit is amp for a partial the sample rate can carry, else 0.
+func bandLimit(amp, freq float64) float64 {
+	if freq > 0.45*SampleRate {
+		return 0
+	}
+	return amp
 }
 
 // fadeOut ramps the last n samples down to silence.

@@ -9,14 +9,31 @@ import (
 
 	"github.com/lets-app/lets/backend/atomicfile"
 	"github.com/lets-app/lets/backend/audio"
+	"github.com/lets-app/lets/backend/audio/showaudio"
+	"github.com/lets-app/lets/backend/experience"
 )
 
-// Files returns every generated file by name.
+// Files returns every generated file by name: the earcon bank and the
+// soundtrack of Lets' built-in Show, named after its audio.asset (which
+// must lie in the audio/ folder of the experiences).
 func Files() (map[string][]byte, error) {
 	files, err := audio.Bank()
 	if err != nil {
 		return nil, err
 	}
+	_, show, err := experience.LoadDefault()
+	if err != nil {
+		return nil, err
+	}
+	name, ok := strings.CutPrefix(show.Audio.Asset, "audio/")
+	if !ok || strings.Contains(name, "/") || !strings.HasSuffix(name, ".wav") {
+		return nil, fmt.Errorf("the Show's audio.asset %q must be audio/<name>.wav", show.Audio.Asset)
+	}
+	track, err := audio.SoundtrackWAV(showaudio.ScoreOf(show), experience.DefaultTempo)
+	if err != nil {
+		return nil, fmt.Errorf("the Show's soundtrack: %w", err)
+	}
+	files[name] = track
 	return files, nil
 }
 
