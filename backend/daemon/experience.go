@@ -30,21 +30,10 @@ import (
 //   - on shutdown a running experience stops with daemon_stopped before the
 //     surface closes.
 
-// ExperienceAudio plays the host side of experiences when audio feedback
-// is on (control.Config.AudioFeedback): Demo earcons and the Show
-// soundtrack. backend/audio implements it. Calls come from the daemon's
-// owner goroutine and must not block; errors never stop a transition.
-type ExperienceAudio interface {
-	// Earcon plays a Demo earcon; slot is 0…7 or experience.NoSlot. An
-	// unknown name is skipped silently.
-	Earcon(name string, slot int)
-	// StartSoundtrack plays the Show soundtrack asset (relative to the
-	// experiences folder, e.g. "audio/lets-show-v1.wav") at tempo from its
-	// start.
-	StartSoundtrack(asset string, tempo float64) error
-	// StopSoundtrack stops what StartSoundtrack started.
-	StopSoundtrack()
-}
+// ExperienceAudio plays Demo earcons and the Show soundtrack on this
+// machine when audio feedback is on (control.Config.AudioFeedback); see
+// experience.HostAudio. Errors never stop a transition.
+type ExperienceAudio = experience.HostAudio
 
 // experienceClock converts control-plane seconds to the controller's
 // time scale.
@@ -190,7 +179,7 @@ func (d *Daemon) applyExperience(r experience.Result) {
 			}
 		case experience.SoundtrackStart:
 			if a := d.opts.ExperienceAudio; a != nil {
-				if serr := a.StartSoundtrack(o.Asset, o.Tempo); serr != nil {
+				if serr := a.StartSoundtrack(o.Show, o.Tempo); serr != nil {
 					d.log.Warn("the Show soundtrack could not play", "err", serr)
 				}
 			}

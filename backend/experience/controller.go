@@ -57,6 +57,23 @@ const (
 // NoSlot is an earcon without a slot (played untransposed, file "none").
 const NoSlot = -1
 
+// HostAudio is the host side of experiences (experiences spec §8.5, §8.6):
+// Demo earcons and the Show soundtrack played on this machine. The
+// audio package's player implements it through a small adapter. Calls come
+// from the host's single loop and must not block.
+type HostAudio interface {
+	// Earcon plays a Demo earcon; slot is 0…7 or NoSlot. An unknown name
+	// is skipped silently.
+	Earcon(name string, slot int)
+	// StartSoundtrack plays the soundtrack of show at tempo from its
+	// start (Show.Audio names the packaged file; a player may synthesize
+	// it from the cues instead).
+	StartSoundtrack(show *Performance, tempo float64) error
+	// StopSoundtrack stops what StartSoundtrack started; a no-op when
+	// nothing plays.
+	StopSoundtrack()
+}
+
 // Output is one thing the host must do, in Result order: SurfaceOutput,
 // FrameOutput, StateOutput, EarconOutput, SoundtrackStart or
 // SoundtrackStop.
@@ -89,11 +106,10 @@ type EarconOutput struct {
 	Slot int
 }
 
-// SoundtrackStart starts the host soundtrack (only when host audio is on):
-// Asset is the manifest's audio.asset (relative to the experiences folder),
-// played at Tempo from its start.
+// SoundtrackStart starts the host soundtrack of Show (only when host
+// audio is on), played at Tempo from its start.
 type SoundtrackStart struct {
-	Asset string
+	Show  *Performance
 	Tempo float64
 }
 
@@ -347,7 +363,7 @@ func (c *Controller) Tick(now time.Duration) Result {
 		p := c.opts.Show
 		if c.hostAudio && !c.soundtrack {
 			c.soundtrack = true
-			r.add(SoundtrackStart{Asset: p.Audio.Asset, Tempo: c.tempo})
+			r.add(SoundtrackStart{Show: p, Tempo: c.tempo})
 		}
 		elapsed := time.Duration(float64(now-c.showStart) * c.tempo)
 		if elapsed >= p.Duration() {

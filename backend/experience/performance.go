@@ -375,3 +375,21 @@ func (p *Performance) CaptionAt(i int) string {
 // AudioAsset is the soundtrack path relative to the app root, as
 // experience_state reports it ("experiences/" + audio.asset).
 func (p *Performance) AudioAsset() string { return AssetRoot + p.Audio.Asset }
+
+// Brightness returns how lit cue i is, 0…1: the mean over the 80 lights
+// of the brightest channel. The soundtrack follows it.
+func (p *Performance) Brightness(i int) float64 {
+	f := &p.frames[i]
+	sum := 0
+	add := func(c visual.ShowColor) { sum += int(max(c.RGB[0], c.RGB[1], c.RGB[2])) }
+	for y := range f.Grid {
+		for x := range f.Grid[y] {
+			add(f.Grid[y][x])
+		}
+	}
+	for i := range f.Top {
+		add(f.Top[i])
+		add(f.Right[i])
+	}
+	return float64(sum) / (80 * 255)
+}

@@ -259,9 +259,9 @@ func friendsArrive(s *show) {
 			case i >= 72:
 				c = maxc(c, friends[row])
 			case x == 7:
-				c = maxc(c, friends[row].scale(0.55))
+				c = maxc(c, friends[row].scale(0.75))
 			default:
-				c = maxc(c, friends[row].scale(0.16))
+				c = maxc(c, friends[row].scale(0.24))
 			}
 		}
 		return c
@@ -282,7 +282,7 @@ func friendsArrive(s *show) {
 					return friends[row]
 				}
 				if i < 64 && int(y) == row && x <= head+0.01 {
-					return maxc(c, mix(white, friends[row], 0.3+0.7*clamp01((head-x)/2)).scale(math.Exp(-(head-x)/3.2)))
+					return maxc(c, mix(white, friends[row], 0.25+0.75*clamp01((head-x)/1.5)).scale(math.Exp(-(head-x)/5)))
 				}
 				if i < 64 && int(y) == row {
 					return maxc(c, friends[row].scale(0.5*math.Exp(-(x-head)/1.5)))
@@ -351,8 +351,11 @@ func waves(s *show) {
 		seed = seed*1664525 + 1013904223
 		return int((seed >> 16) % uint32(n))
 	}
-	for k := 0; k < 28; k += 1 + next(2) {
+	for k := 0; k < 28; k++ {
 		drops = append(drops, drop{column: next(8), start: k, colour: next(8)})
+		if next(3) == 0 {
+			drops = append(drops, drop{column: next(8), start: k, colour: next(8)})
+		}
 	}
 	for k := range 32 {
 		s.cue(140, captionIf(k == 0, "Rain of colours"), paint(func(i int, x, y float64) col {
@@ -374,7 +377,7 @@ func waves(s *show) {
 				case y == head:
 					c = maxc(c, mix(white, friends[d.colour], 0.4))
 				case y < head && head-y <= 3:
-					c = maxc(c, friends[d.colour].scale(0.7*math.Pow(0.5, head-y-1)))
+					c = maxc(c, friends[d.colour].scale(0.85*math.Pow(0.55, head-y-1)))
 				}
 				if head >= 7 && y == 7 && i < 64 {
 					c = maxc(c, friends[d.colour].scale(0.5))
