@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"errors"
 	"net"
 	"net/http"
@@ -54,6 +55,12 @@ func (c *client) enqueue(msg []byte) bool {
 	if c.closing {
 		c.qmu.Unlock()
 		return false
+	}
+	if len(c.queue) >= maxQueued && supersedes(msg) {
+		// A newer frame makes queued frames of the same kind worthless:
+		// drop those before calling the browser too slow, so a burst of
+		// state changes on a slow phone costs frames, not the connection.
+		c.queue = dropSuperseded(c.queue, msg)
 	}
 	if len(c.queue) >= maxQueued {
 		c.queue = c.queue[:0]
@@ -425,4 +432,39 @@ func encodeDeviceRevoked(id string) []byte {
 	b = append(b, `,"device":`...)
 	b = wire.AppendString(b, id)
 	return append(b, '}')
+}
+
+// latestWins are the messages only the newest of which matters.
+var latestWins = [][]byte{
+	[]byte(`{"protocol":1,"type":"surface"`),
+	[]byte(`{"protocol":1,"type":"performance_frame"`),
+}
+
+// supersedes reports whether msg replaces earlier messages of its kind.
+func supersedes(msg []byte) bool {
+	for _, p := range latestWins {
+		if bytes.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// dropSuperseded removes queued messages of the same kind as msg, keeping
+// the order of everything else.
+func dropSuperseded(queue [][]byte, msg []byte) [][]byte {
+	var kind []byte
+	for _, p := range latestWins {
+		if bytes.HasPrefix(msg, p) {
+			kind = p
+		}
+	}
+	kept := queue[:0]
+	for _, q := range queue {
+		if !bytes.HasPrefix(q, kind) {
+			kept = append(kept, q)
+		}
+	}
+	clear(queue[len(kept):])
+	return kept
 }
