@@ -194,9 +194,8 @@ func (r *runner) apply(res Result) error {
 			if err := s.Render(o.View); err != nil {
 				return fmt.Errorf("show the Demo on the surface: %w", err)
 			}
-			if st := &r.o.Demo.Stages[r.c.Stage()]; r.c.Kind() == KindDemo {
-				fmt.Fprintf(r.w, "%s\n  %s\n", st.Prompt.Title, st.Prompt.Detail)
-			}
+			st := &r.o.Demo.Stages[r.c.Stage()]
+			fmt.Fprintf(r.w, "%s\n  %s\n", st.Prompt.Title, st.Prompt.Detail)
 		case FrameOutput:
 			if sr, ok := s.(surface.ShowRenderer); ok {
 				if err := sr.RenderShowFrame(o.Frame); err != nil {
