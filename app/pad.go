@@ -42,6 +42,8 @@ func padCommands() []padCommand {
 		{name: "lease", usage: "[--lease-id ID] [--backend NAME --session ID] [--label TEXT] [--cwd DIR] [--socket PATH]", summary: "hold a session lease until Ctrl+C (the session ends when it is released)", run: runPadLease},
 		{name: "pair", usage: "[--new] [--png FILE] [--no-qr] [--admin-url URL]", summary: "pair a phone or tablet with the browser pad: LAN URL, QR code and PIN", run: runPadPair},
 		{name: "daemon", usage: "[--midi [--profile ID] [--input NAME --output NAME] [--no-greeting]] [flags]", summary: "run the pad daemon in the foreground (--midi: on a MIDI pad)", run: runPadDaemon},
+		{name: "demo", usage: "[--surface midi|web|both] [--audio] [--no-greeting] [device and browser flags]", summary: "a guided tour of the pad with pretend agents (on a Launchpad, or from the browser pad's admin page)", run: runPadDemo},
+		{name: "show", usage: "[--surface midi|web|both] [--tempo FACTOR] [--audio] [device and browser flags]", summary: "play the light show \"A Spark Among Friends\" on a Launchpad or the browser pad", run: runPadShow},
 		{name: "devices", usage: "", summary: "list MIDI ports and the pad profiles that match them", run: runPadDevices},
 		{name: "profile-check", usage: "FILE", summary: "check a custom device profile (JSON) without opening any port", run: runPadProfileCheck},
 		{name: "test-profile", usage: "(--profile ID | --profile-file FILE) --report FILE [--input NAME] [--output NAME]", summary: "guided test of a pad: see each symbol, press each button, get a report", run: runPadTestProfile},
