@@ -57,12 +57,13 @@ import {
   type CredentialKind,
   type Fragment,
 } from "./pairing";
+import { PadSound } from "./audio";
 
 /**
- * Demo and Show controls on the admin page. The daemon records experience
- * requests but does not play them yet; flip this when it does.
+ * Demo and Show controls on the admin page (the daemon plays both; only
+ * this computer's administrator may start or stop them).
  */
-export const EXPERIENCE_CONTROLS = false;
+export const EXPERIENCE_CONTROLS = true;
 
 const RECONNECT_MS = 1200;
 const MAX_RETRY_MS = 10_000;
@@ -149,6 +150,7 @@ export class PadApp {
   private right: Light[] = [];
   private padButtons = new Map<string, HTMLButtonElement>();
   private focusPos: Pos = PAD_BUTTONS[0];
+  private sound = new PadSound(storage);
 
   constructor() {
     this.fragment = parseFragment(location.hash);
@@ -160,6 +162,7 @@ export class PadApp {
     this.buildDevice();
     this.wire();
     this.paintLights();
+    this.renderSound();
   }
 
   start(): void {
@@ -228,6 +231,7 @@ export class PadApp {
     }
     this.ws = ws;
     this.handledClose = false;
+    this.sound.reconnected();
     ws.onopen = () => ws.send(authenticate(credential));
     ws.onmessage = (ev) => {
       if (ws !== this.ws) return;
@@ -314,6 +318,7 @@ export class PadApp {
       }
       case "experience_state":
         this.experience = msg;
+        this.sound.onExperience(msg);
         if (msg.status === "idle" || msg.status === "blocked") this.showLights = null;
         this.renderExperience();
         this.paintLights();
@@ -663,7 +668,24 @@ export class PadApp {
     over.textContent = n === 1 ? "+1 more agent is waiting for a free Scene." : `+${n} more agents are waiting for a free Scene.`;
   }
 
+  /** Start buttons while nothing plays, Stop while something does. */
+  private renderExperienceControls(): void {
+    const e = this.experience;
+    const active = !!e && (e.status === "starting" || e.status === "playing");
+    document.querySelectorAll<HTMLButtonElement>("[data-exp]").forEach((b) => {
+      b.setAttribute("aria-disabled", String(active));
+      b.classList.toggle("primary", !active);
+    });
+    const stop = byId("exp-stop");
+    stop.setAttribute("aria-disabled", String(!active));
+    stop.classList.toggle("danger", active);
+    byId("exp-now").textContent = active
+      ? `${e!.kind === "show" ? "The Show" : "The Demo"} is playing on every connected pad.`
+      : "Nothing is playing.";
+  }
+
   private renderExperience(): void {
+    this.renderExperienceControls();
     const e = this.experience;
     const box = byId("experience");
     const active = e && (e.status === "starting" || e.status === "playing" || e.status === "blocked");
@@ -684,6 +706,18 @@ export class PadApp {
       if (e.status === "blocked" && e.reason) this.say(`${kind} can't start: ${e.reason}`);
     }
     this.renderView();
+  }
+
+  // ------------------------------------------------------------------ sound
+
+  private renderSound(): void {
+    byId("sound").setAttribute("aria-pressed", String(this.sound.enabled));
+  }
+
+  private toggleSound(): void {
+    this.sound.setEnabled(!this.sound.enabled);
+    this.renderSound();
+    this.say(this.sound.enabled ? "Sound on. This device plays the Demo's sounds and the Show's music." : "Sound off.");
   }
 
   // ------------------------------------------------------------------ admin
@@ -846,8 +880,19 @@ export class PadApp {
       if (b?.dataset.device) this.send(revokeDevice(b.dataset.device));
     });
     document.querySelectorAll<HTMLButtonElement>("[data-exp]").forEach((b) =>
-      b.addEventListener("click", () => this.send(startExperience(b.dataset.exp === "show" ? "show" : "demo"))),
+      b.addEventListener("click", () => {
+        if (b.getAttribute("aria-disabled") === "true") return;
+        if (this.send(startExperience(b.dataset.exp === "show" ? "show" : "demo"))) this.adminNote("");
+      }),
     );
-    byId("exp-stop").addEventListener("click", () => this.send(stopExperience()));
+    byId("exp-stop").addEventListener("click", (ev) => {
+      if ((ev.currentTarget as HTMLElement).getAttribute("aria-disabled") === "true") return;
+      this.send(stopExperience());
+    });
+    // Sound may only start after a gesture; a remembered "on" waits for one.
+    const gesture = () => this.sound.gesture();
+    document.addEventListener("pointerdown", gesture);
+    document.addEventListener("keydown", gesture);
+    byId("sound").addEventListener("click", () => this.toggleSound());
   }
 }

@@ -81,6 +81,14 @@ export interface ExperienceState {
   elapsed_ms: number;
   duration_ms: number | null;
   tempo: number;
+  /** Show soundtrack, relative to the app root (§8.3 of the experiences spec). */
+  audio_asset: string | null;
+  /** Demo earcon name, its slot (0–7, null = none) and event counter. */
+  audio_cue: string | null;
+  audio_slot: number | null;
+  audio_sequence: number;
+  /** Show lead-in on `starting`. */
+  start_delay_ms: number;
   reason: string | null;
 }
 
@@ -233,7 +241,12 @@ export function parseServerMessage(raw: string): ServerMessage | null {
         detail: m.detail,
         elapsed_ms: isInt(m.elapsed_ms, 0) ? m.elapsed_ms : 0,
         duration_ms: isInt(m.duration_ms, 1) ? m.duration_ms : null,
-        tempo: typeof m.tempo === "number" && m.tempo > 0 ? m.tempo : 1,
+        tempo: typeof m.tempo === "number" && Number.isFinite(m.tempo) && m.tempo > 0 ? m.tempo : 1,
+        audio_asset: isStr(m.audio_asset) ? m.audio_asset : null,
+        audio_cue: isStr(m.audio_cue) ? m.audio_cue : null,
+        audio_slot: isInt(m.audio_slot, 0, 7) ? m.audio_slot : null,
+        audio_sequence: isInt(m.audio_sequence, 0) ? m.audio_sequence : 0,
+        start_delay_ms: isInt(m.start_delay_ms, 0) ? m.start_delay_ms : 0,
         reason: m.reason,
       };
     }
