@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,6 +11,8 @@ import (
 	"os/exec"
 	"runtime"
 
+	"github.com/lets-app/lets/backend/audio"
+	"github.com/lets-app/lets/backend/audio/showaudio"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/daemon"
 	"github.com/lets-app/lets/backend/surface"
@@ -27,6 +30,7 @@ func runPadDaemon(ctx context.Context, env *Env, args []string) error {
 	ttl := fs.Float64("session-ttl", wire.DefaultSessionTTL, "forget an agent session after this many `seconds` without news (0 keeps sessions until they end)")
 	motion := fs.Bool("activity-motion", false, "animate a running agent's glyph on the pad (a slow moving dot)")
 	hold := fs.Float64("terminal-hold", wire.DefaultTerminalHold, "show success, error or cancelled for this many `seconds` before going back to waiting")
+	audioFeedback := fs.Bool("audio-feedback", false, "play short sounds on this computer when an agent needs you and when a press is delivered, and the Demo's sounds and the Show's music (needs pw-play, paplay, aplay, afplay or ffplay)")
 	pad := addMIDIDaemonFlags(fs)
 	browser := addWebDaemonFlags(fs)
 	pos, err := parsePad(env, "daemon", fs, args)
@@ -65,6 +69,24 @@ func runPadDaemon(ctx context.Context, env *Env, args []string) error {
 	opts := daemon.OptionsFromConfig(st.paths, config.WireConfig{Enabled: true, Socket: *socket, ActivityMotion: *motion}, env.Getenv, st.log)
 	opts.Control.SessionTTL = *ttl
 	opts.Control.TerminalHold = *hold
+	if *audioFeedback {
+		// Experiences spec §8.5: no player → fail at start-up (exit 2).
+		player, err := audio.NewPlayer(audio.PlayerOptions{Command: experienceHooksFrom(ctx).playerCommand, Log: st.log})
+		if errors.Is(err, audio.ErrNoPlayer) {
+			return &UsageError{Msg: "daemon: " + err.Error()}
+		}
+		if err != nil {
+			return err
+		}
+		defer player.Close() // after the daemon has stopped: ends the players, deletes the sounds
+		host, err := showaudio.NewDefaultHost(player)
+		if err != nil {
+			return err
+		}
+		opts.Control.AudioFeedback = true
+		opts.Control.Earcons = player
+		opts.ExperienceAudio = host
+	}
 	midiSurface, err := pad.open(ctx, env, st.log)
 	if err != nil {
 		return err

@@ -8,10 +8,15 @@ import (
 
 	"github.com/lets-app/lets/backend/audio"
 	"github.com/lets-app/lets/backend/audio/showaudio"
+	"github.com/lets-app/lets/backend/daemon"
 	"github.com/lets-app/lets/backend/experience"
 )
 
-var _ showaudio.Player = (*audio.Player)(nil)
+var (
+	_ experience.HostAudio   = (*showaudio.Host)(nil)
+	_ daemon.ExperienceAudio = (*showaudio.Host)(nil)
+	_ showaudio.Player       = (*audio.Player)(nil)
+)
 
 func TestScoreOfTheBuiltInShow(t *testing.T) {
 	_, show, err := experience.LoadDefault()

@@ -1,0 +1,102 @@
+package app
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestPadDaemonAudioFeedback: --audio-feedback reports audio_feedback in
+// status and plays the state earcons through the player (a script here);
+// stopping the daemon deletes the sounds folder.
+func TestPadDaemonAudioFeedback(t *testing.T) {
+	e := newPadDaemonEnv(t)
+	dir := t.TempDir()
+	log := filepath.Join(dir, "calls.log")
+	script := filepath.Join(dir, "paplay")
+	if err := os.WriteFile(script, []byte(fmt.Sprintf("#!/bin/sh\necho \"$@\" >> %q\n", log)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(withExperienceHooks(context.Background(), experienceHooks{playerCommand: []string{script}}))
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- runPadDaemon(ctx, e.env, []string{"--audio-feedback"}) }()
+	var nc net.Conn
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var err error
+		if nc, err = net.Dial("unix", e.socket); err == nil {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("daemon exited early: %v\nstderr: %s", err, e.stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("daemon never listened: %v", err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	defer nc.Close()
+	nc.SetDeadline(time.Now().Add(10 * time.Second))
+	r := bufio.NewReader(nc)
+	nc.Write([]byte(`{"protocol":1,"type":"state","state":"waiting_for_reply","reply":true}` + "\n" + `{"protocol":1,"type":"status"}` + "\n"))
+	if _, err := r.ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	status, err := r.ReadString('\n')
+	if err != nil || !strings.Contains(status, `"audio_feedback":true`) {
+		t.Fatalf("status: %q, %v", status, err)
+	}
+	// The question earcon of slot 0 plays.
+	var wav string
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		b, _ := os.ReadFile(log)
+		if line := strings.TrimSpace(string(b)); line != "" {
+			wav = line
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the player was never called")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if filepath.Base(wav) != "earcon-question-0.wav" {
+		t.Fatalf("played %q, want earcon-question-0.wav", wav)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("daemon did not stop")
+	}
+	if _, err := os.Stat(filepath.Dir(wav)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the sounds folder is still there: %v", err)
+	}
+}
+
+// TestPadDaemonAudioFeedbackWithoutPlayer: no player on PATH → a usage
+// error (exit 2) with the spec's words, before anything listens.
+func TestPadDaemonAudioFeedbackWithoutPlayer(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	e := newPadDaemonEnv(t)
+	err := runPadDaemon(context.Background(), e.env, []string{"--audio-feedback"})
+	var ue *UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "audio requested, but no supported player was found (pw-play, paplay, aplay, afplay, or ffplay)") {
+		t.Fatalf("err %v", err)
+	}
+	if _, err := os.Lstat(e.socket); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("socket exists: %v", err)
+	}
+}
