@@ -71,21 +71,14 @@ func runPadDaemon(ctx context.Context, env *Env, args []string) error {
 	opts.Control.TerminalHold = *hold
 	if *audioFeedback {
 		// Experiences spec §8.5: no player → fail at start-up (exit 2).
-		player, err := audio.NewPlayer(audio.PlayerOptions{Command: experienceHooksFrom(ctx).playerCommand, Log: st.log})
+		closeAudio, err := showaudio.Attach(&opts, experienceHooksFrom(ctx).playerCommand, st.log)
 		if errors.Is(err, audio.ErrNoPlayer) {
 			return &UsageError{Msg: "daemon: " + err.Error()}
 		}
 		if err != nil {
 			return err
 		}
-		defer player.Close() // after the daemon has stopped: ends the players, deletes the sounds
-		host, err := showaudio.NewDefaultHost(player)
-		if err != nil {
-			return err
-		}
-		opts.Control.AudioFeedback = true
-		opts.Control.Earcons = player
-		opts.ExperienceAudio = host
+		defer closeAudio() // after the daemon has stopped: ends the players, deletes the sounds
 	}
 	midiSurface, err := pad.open(ctx, env, st.log)
 	if err != nil {

@@ -145,3 +145,21 @@ func TestHostWithRealPlayer(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestAttachSetsTheDaemonOptions(t *testing.T) {
+	var opts daemon.Options
+	closeAudio, err := showaudio.Attach(&opts, []string{"true"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeAudio()
+	if opts.Control == nil || !opts.Control.AudioFeedback || opts.Control.Earcons == nil || opts.ExperienceAudio == nil {
+		t.Fatalf("options not set: %+v", opts)
+	}
+	if err := closeAudio(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := showaudio.Attach(nil, []string{"true"}, nil); err == nil {
+		t.Fatal("nil options accepted")
+	}
+}
