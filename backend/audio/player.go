@@ -102,6 +102,13 @@ type PlayerOptions struct {
 // them, every process has a timeout, and playback errors are only logged.
 // It implements control.EarconSink. Close stops everything and deletes the
 // private folder of WAV files.
+//
+// Difference from the reference (§8.5), on purpose: the reference starts a
+// process per earcon, up to 4 at once, terminating the oldest to make room.
+// Here earcons play one after another (at most Queue waiting, the rest
+// dropped, and any that waited longer than Stale skipped), so a burst never
+// stacks sounds or processes; the soundtrack is the one process that may
+// run next to an earcon.
 type Player struct {
 	cmd     []string
 	dir     string

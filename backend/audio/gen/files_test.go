@@ -24,8 +24,11 @@ func TestGeneratedFilesAreFresh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(start); d > 8*time.Second {
-		t.Errorf("generating took %v; go generate must stay fast", d)
+	// About a second normally (several under -race); go generate must stay fast.
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("generating took %v", d)
+	} else {
+		t.Logf("generated in %v", d)
 	}
 	names := make([]string, 0, len(files))
 	for n := range files {
