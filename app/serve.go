@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/lets-app/lets/backend/audio/showaudio"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/daemon"
 	"github.com/lets-app/lets/backend/host"
@@ -134,6 +135,14 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 			}
 		}
 		opts.Surface = composeSurfaces(browser, openPadSurface(ctx, cfg.Wire, log), log)
+		if cfg.Wire.AudioFeedback {
+			closeAudio, aerr := showaudio.Attach(&opts, nil, log)
+			if aerr != nil {
+				log.Warn("pad sounds are off", "err", aerr)
+			} else {
+				defer func() { _ = closeAudio() }()
+			}
+		}
 		pad, err = daemon.Listen(opts)
 		if err != nil {
 			// The host is still useful without the pad side, for example

@@ -39,6 +39,9 @@ type WireConfig struct {
 	MIDI bool `json:"midi"`
 	// ActivityMotion animates a running agent's glyph on the pads.
 	ActivityMotion bool `json:"activity_motion,omitempty"`
+	// AudioFeedback plays short sounds on this computer when a pad button
+	// is pressed and for the Demo and Show (needs paplay, aplay or afplay).
+	AudioFeedback bool `json:"audio_feedback,omitempty"`
 }
 
 // WebConfig configures the browser pad: the same lights and buttons as a
