@@ -55,15 +55,7 @@ func (b *DriverBackend) Inputs() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	ins, err := d.Ins()
-	if err != nil {
-		return nil, err
-	}
-	names := make([]string, len(ins))
-	for i, p := range ins {
-		names[i] = p.String()
-	}
-	return names, nil
+	return namesOf(d.Ins())
 }
 
 // Outputs lists output port names.
@@ -72,12 +64,16 @@ func (b *DriverBackend) Outputs() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	outs, err := d.Outs()
+	return namesOf(d.Outs())
+}
+
+// namesOf lists the names of ports as the driver reports them.
+func namesOf[P fmt.Stringer](ports []P, err error) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	names := make([]string, len(outs))
-	for i, p := range outs {
+	names := make([]string, len(ports))
+	for i, p := range ports {
 		names[i] = p.String()
 	}
 	return names, nil
