@@ -632,9 +632,9 @@ func strp(s string) *string { return &s }
 func intp(i int) *int       { return &i }
 
 // TestPadShowsExperiences: experience_state and performance_frame (sent
-// here straight through the server's surface API, since the daemon does
-// not play Demo/Show yet) appear as a banner and as the 80 Show colours;
-// going idle brings the live pad back.
+// here straight through the server's surface API, to pin exact values; the
+// daemon-driven Show is TestPadAdminStartsShowOnPairedPhone) appear as a
+// banner and as the 80 Show colours; going idle brings the live pad back.
 func TestPadShowsExperiences(t *testing.T) {
 	rig := startPadRig(t, web.Options{})
 	rig.threeAgents(t)
