@@ -295,7 +295,7 @@ func (s *Server) Open(ctx context.Context) error {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) && !errors.Is(err, net.ErrClosed) {
 				s.log.Warn("the browser surface stopped accepting connections", "addr", ln.Addr().String(), "err", err)
 			}
 		}()
