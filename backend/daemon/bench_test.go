@@ -202,8 +202,11 @@ func BenchmarkPressToAction(b *testing.B) {
 	reportPercentiles(b, lat, "")
 }
 
-func rssBytes() float64 {
-	data, err := os.ReadFile("/proc/self/status")
+func rssBytes() float64 { return rssOf("self") }
+
+// rssOf reads VmRSS of /proc/<pid>/status in bytes (-1 when unknown).
+func rssOf(pid string) float64 {
+	data, err := os.ReadFile("/proc/" + pid + "/status")
 	if err != nil {
 		return -1
 	}
