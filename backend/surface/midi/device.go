@@ -55,17 +55,30 @@ type Options struct {
 // looks for it every RescanInterval, reopens it by name (or by the
 // profile's port patterns when the name changed and the ports were not
 // given explicitly), re-enters programmer mode and repaints the last frame.
+//
+// A surface made by OpenWaiting may start with no device at all: it then
+// looks for one every RescanInterval (see waiting.go).
 type Surface struct {
-	profile  *Profile
-	grid     *Grid
 	backend  Backend
 	opts     Options
 	log      *slog.Logger
 	explicit bool // port names were given, do not re-match by pattern
 	counter  *surface.Counter
 	events   chan surface.Event
+	// capacity and accents are fixed when the surface is made: the daemon
+	// reads them once at start.
+	capacity int
+	accents  []string
+	// wait is set by OpenWaiting: how to find a device in the catalog.
+	wait *waitSpec
+
+	// Device goroutine only (and the constructors before it starts).
+	grid    *Grid // nil until a device was opened
+	greeted bool  // the greeting was offered once
+	notice  string
 
 	mu        sync.Mutex
+	profile   *Profile // nil while waiting for a first device
 	inName    string
 	outName   string
 	connected bool
@@ -149,16 +162,27 @@ func OpenCandidate(c Candidate, explicit bool, opts Options) (*Surface, error) {
 	if opts.RescanInterval <= 0 {
 		opts.RescanInterval = DefaultRescanInterval
 	}
+	s := newSurface(c.Profile.SelectorCapacity(), c.Profile.AccentNames(), explicit, opts)
+	s.profile, s.inName, s.outName = c.Profile, c.Input, c.Output
+	s.grid = s.newGrid(c.Profile)
+	if err := s.openPorts(s.grid, c.Input, c.Output); err != nil {
+		return nil, err
+	}
+	s.connected = true
+	return s, nil
+}
+
+// newSurface makes a surface with no device; opts has its defaults.
+func newSurface(capacity int, accents []string, explicit bool, opts Options) *Surface {
 	s := &Surface{
-		profile:  c.Profile,
 		backend:  opts.Backend,
 		opts:     opts,
 		log:      opts.Log,
 		explicit: explicit,
-		counter:  surface.NewCounter(c.Profile.SelectorCapacity()),
+		counter:  surface.NewCounter(capacity),
 		events:   make(chan surface.Event, EventBuffer),
-		inName:   c.Input,
-		outName:  c.Output,
+		capacity: capacity,
+		accents:  append([]string(nil), accents...),
 		wake:     make(chan struct{}, 1),
 		quit:     make(chan struct{}),
 		done:     make(chan struct{}),
@@ -166,14 +190,15 @@ func OpenCandidate(c Candidate, explicit bool, opts Options) (*Surface, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	s.grid = NewGrid(c.Profile, senderFunc(s.send))
-	s.grid.ScrollDelay = opts.ScrollDelay
-	s.grid.Sleep = s.sleep
-	if err := s.openPorts(c.Input, c.Output); err != nil {
-		return nil, err
-	}
-	s.connected = true
-	return s, nil
+	return s
+}
+
+// newGrid makes the driver of a profile, writing to the current output.
+func (s *Surface) newGrid(p *Profile) *Grid {
+	g := NewGrid(p, senderFunc(s.send))
+	g.ScrollDelay = s.opts.ScrollDelay
+	g.Sleep = s.sleep
+	return g
 }
 
 type senderFunc func([]byte) error
@@ -193,14 +218,15 @@ func (s *Surface) send(b []byte) error {
 
 var errDisconnected = errors.New("the MIDI device is not connected")
 
-// openPorts opens output then input (§3.3) and installs them.
-func (s *Surface) openPorts(inName, outName string) error {
+// openPorts opens output then input (§3.3) and installs them; presses
+// are read with g.
+func (s *Surface) openPorts(g *Grid, inName, outName string) error {
 	out, err := s.backend.OpenOutput(outName)
 	if err != nil {
 		return wrapOpen(fmt.Sprintf("could not open MIDI output '%s'", outName), err)
 	}
 	parser := &InputParser{}
-	in, err := s.backend.OpenInput(inName, func(raw []byte) { s.onInput(parser, raw) })
+	in, err := s.backend.OpenInput(inName, func(raw []byte) { s.onInput(g, parser, raw) })
 	if err != nil {
 		out.Close()
 		return wrapOpen(fmt.Sprintf("could not open MIDI input '%s'", inName), err)
@@ -219,9 +245,9 @@ func wrapOpen(msg string, err error) error {
 }
 
 // onInput runs on the backend's input goroutine.
-func (s *Surface) onInput(p *InputParser, raw []byte) {
+func (s *Surface) onInput(g *Grid, p *InputParser, raw []byte) {
 	for _, m := range p.Feed(raw) {
-		e, ok := s.grid.EventFor(m)
+		e, ok := g.EventFor(m)
 		if !ok {
 			continue
 		}
@@ -239,14 +265,20 @@ func (s *Surface) onInput(p *InputParser, raw []byte) {
 	}
 }
 
-// Profile returns the device profile.
-func (s *Surface) Profile() *Profile { return s.profile }
+// Profile returns the profile of the device in use (or last used); nil
+// while a surface made by OpenWaiting has not found a device yet.
+func (s *Surface) Profile() *Profile {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.profile
+}
 
-// Capacity implements surface.Surface.
-func (s *Surface) Capacity() int { return s.profile.SelectorCapacity() }
+// Capacity implements surface.Surface. It never changes: a device whose
+// profile has another capacity is refused (see OpenWaiting).
+func (s *Surface) Capacity() int { return s.capacity }
 
-// Accents implements surface.Surface.
-func (s *Surface) Accents() []string { return s.profile.AccentNames() }
+// Accents implements surface.Surface; fixed like Capacity.
+func (s *Surface) Accents() []string { return append([]string(nil), s.accents...) }
 
 // Ports returns the input and output port names in use (or last used).
 func (s *Surface) Ports() (input, output string) {
@@ -265,15 +297,27 @@ func (s *Surface) Connected() bool {
 }
 
 // Describe implements surface.Surface.
+//
+// While a surface made by OpenWaiting has never found a device, it
+// describes itself as WaitingProfile with NotConnectedPort as both port
+// names (or the chosen profile's id when one was chosen).
 func (s *Surface) Describe() control.Surface {
-	in, out := s.Ports()
+	s.mu.Lock()
+	id, in, out := "", s.inName, s.outName
+	if s.profile != nil {
+		id = s.profile.ID
+	}
+	s.mu.Unlock()
+	if id == "" {
+		id, in, out = s.waitingID(), NotConnectedPort, NotConnectedPort
+	}
 	return control.Surface{
-		Profile: s.profile.ID,
+		Profile: id,
 		Input:   in,
 		Output:  out,
 		Descriptors: []wire.SurfaceDescriptor{{
 			Kind:           wire.SurfaceKindMIDI,
-			Profile:        s.profile.ID,
+			Profile:        id,
 			VisualProtocol: wire.VisualProtocolVersion,
 			Input:          in,
 			Output:         out,
@@ -356,11 +400,17 @@ func (s *Surface) run() {
 	defer close(s.done)
 	tick, stop := s.ticker()
 	defer stop()
-	s.grid.Greeting = s.opts.Greeting
-	if err := s.grid.Initialize(); err != nil {
-		s.lost(err)
+	s.mu.Lock()
+	connected := s.connected
+	s.mu.Unlock()
+	if connected {
+		s.greeted = true
+		s.grid.Greeting = s.opts.Greeting
+		if err := s.grid.Initialize(); err != nil {
+			s.lost(err)
+		}
+		s.grid.Greeting = ""
 	}
-	s.grid.Greeting = ""
 	s.paintPending()
 	for {
 		select {
@@ -406,8 +456,9 @@ func (s *Surface) lost(err error) {
 		s.mu.Unlock()
 		return
 	}
+	id := s.profile.ID
 	s.mu.Unlock()
-	s.log.Warn("the MIDI pad stopped answering; waiting for it to come back", "profile", s.profile.ID, "err", err)
+	s.log.Warn("the MIDI pad stopped answering; waiting for it to come back", "profile", id, "err", err)
 	s.disconnect()
 }
 
@@ -423,7 +474,9 @@ func (s *Surface) disconnect() {
 	if out != nil {
 		out.Close()
 	}
-	s.grid.Forget()
+	if s.grid != nil {
+		s.grid.Forget()
+	}
 }
 
 // check is the hot-plug check of every RescanInterval.
@@ -431,11 +484,11 @@ func (s *Surface) check() {
 	ins, errIn := s.backend.Inputs()
 	outs, errOut := s.backend.Outputs()
 	s.mu.Lock()
-	connected, inName, outName := s.connected, s.inName, s.outName
+	connected, inName, outName, prof := s.connected, s.inName, s.outName, s.profile
 	s.mu.Unlock()
 	if connected {
 		if errIn == nil && errOut == nil && (!contains(ins, inName) || !contains(outs, outName)) {
-			s.log.Warn("the MIDI pad was unplugged; looking for it every few seconds", "profile", s.profile.ID, "input", inName, "output", outName)
+			s.log.Warn("the MIDI pad was unplugged; looking for it every few seconds", "profile", prof.ID, "input", inName, "output", outName)
 			s.disconnect()
 		}
 		return
@@ -443,23 +496,22 @@ func (s *Surface) check() {
 	if errIn != nil || errOut != nil {
 		return
 	}
-	in, out := inName, outName
-	if !contains(ins, in) || !contains(outs, out) {
-		if s.explicit {
-			return
-		}
-		mi := MatchingPorts(ins, s.profile.inputs)
-		mo := MatchingPorts(outs, s.profile.outputs)
-		if len(mi) != 1 || len(mo) != 1 {
-			return
-		}
-		in, out = mi[0], mo[0]
+	c, ok := s.find(ins, outs, prof, inName, outName)
+	if !ok {
+		return
 	}
-	if err := s.openPorts(in, out); err != nil {
+	g := s.grid
+	if g == nil || c.Profile != prof {
+		g = s.newGrid(c.Profile)
+	}
+	if err := s.openPorts(g, c.Input, c.Output); err != nil {
 		s.log.Debug("the MIDI pad is listed but could not be opened yet", "err", err)
 		return
 	}
+	s.notice = ""
+	s.grid = g
 	s.mu.Lock()
+	s.profile = c.Profile
 	s.connected = true
 	last, hasLast := s.last, s.hasLast
 	if s.pending != nil {
@@ -467,8 +519,15 @@ func (s *Surface) check() {
 		s.last, s.pending = last, nil
 	}
 	s.mu.Unlock()
-	s.grid.Forget()
-	if err := s.grid.Initialize(); err != nil {
+	g.Forget()
+	first := !s.greeted
+	if first {
+		s.greeted = true
+		g.Greeting = s.opts.Greeting
+	}
+	err := g.Initialize()
+	g.Greeting = ""
+	if err != nil {
 		s.lost(err)
 		return
 	}
@@ -478,7 +537,31 @@ func (s *Surface) check() {
 			return
 		}
 	}
-	s.log.Info("the MIDI pad is back", "profile", s.profile.ID, "input", in, "output", out)
+	if first {
+		s.log.Info("Launchpad connected", "profile", c.Profile.ID, "input", c.Input, "output", c.Output)
+		return
+	}
+	s.log.Info("the MIDI pad is back", "profile", c.Profile.ID, "input", c.Input, "output", c.Output)
+}
+
+// find chooses the ports to open while disconnected: the last ports by
+// name; else (unless the names were given) the last profile's patterns;
+// else, for a surface made by OpenWaiting, the catalog (§3.2 rules).
+func (s *Surface) find(ins, outs []string, prof *Profile, inName, outName string) (Candidate, bool) {
+	if prof != nil && contains(ins, inName) && contains(outs, outName) {
+		return Candidate{Profile: prof, Input: inName, Output: outName}, true
+	}
+	if prof != nil && !s.explicit {
+		mi := MatchingPorts(ins, prof.inputs)
+		mo := MatchingPorts(outs, prof.outputs)
+		if len(mi) == 1 && len(mo) == 1 {
+			return Candidate{Profile: prof, Input: mi[0], Output: mo[0]}, true
+		}
+	}
+	if s.wait == nil {
+		return Candidate{}, false
+	}
+	return s.detect(ins, outs)
 }
 
 func contains(l []string, s string) bool {
@@ -516,14 +599,14 @@ func (s *Surface) Close() error {
 			}
 		}
 		s.mu.Lock()
-		in, out, connected := s.in, s.out, s.connected
+		in, out, connected, prof := s.in, s.out, s.connected, s.profile
 		s.in, s.out, s.connected = nil, nil, false
 		s.mu.Unlock()
 		if !connected {
 			return
 		}
 		// Close writes through a sender bound to the ports being closed.
-		g := NewGrid(s.profile, out)
+		g := NewGrid(prof, out)
 		s.closeErr = g.Close(in, out)
 	})
 	return s.closeErr
