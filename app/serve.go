@@ -218,22 +218,28 @@ func closeAll(services []service.Service) {
 	}
 }
 
-// openPadSurface finds a Launchpad when MIDI is on. Without one the daemon
-// still serves agents (and, later, browsers); nil means no surface.
+// openPadSurface finds a Launchpad when MIDI is on. Without one the
+// surface waits: it looks for a pad every few seconds and shows the agents
+// as soon as one is plugged in. nil means no surface (MIDI off, or the
+// profiles are broken).
 func openPadSurface(ctx context.Context, wc config.WireConfig, log *slog.Logger) surface.Surface {
 	if !wc.MIDI {
 		return nil
 	}
-	s, err := midi.OpenAuto(ctx, midi.Options{Greeting: midi.DefaultGreeting, Log: log})
-	switch {
-	case errors.Is(err, midi.ErrNoDevice):
-		log.Info("no Launchpad found; plug one in and restart Lets to use it", "detail", err.Error())
-		return nil
-	case err != nil:
-		log.Warn("could not open the Launchpad; continuing without it", "err", err)
+	s, err := midi.OpenWaiting(ctx, nil, midi.ResolveOptions{}, midi.Options{Greeting: midi.DefaultGreeting, Log: log})
+	if err != nil {
+		log.Warn("could not use a Launchpad; continuing without it", "err", err)
 		return nil
 	}
-	log.Info("Launchpad connected", "profile", s.Describe().Profile)
+	if s.Connected() {
+		log.Info("Launchpad connected", "profile", s.Describe().Profile)
+		return s
+	}
+	if why := midi.SystemUnavailable(); why != "" {
+		log.Info("waiting for a Launchpad; plug one in at any time", "note", why)
+	} else {
+		log.Info("waiting for a Launchpad; plug one in at any time")
+	}
 	return s
 }
 

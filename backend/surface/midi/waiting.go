@@ -200,3 +200,13 @@ func (s *Surface) waitingID() string {
 	}
 	return WaitingProfile
 }
+
+// SystemUnavailable says why this machine has no MIDI system at all (a
+// build without cgo, no ALSA sequencer), or "" when it has one. A waiting
+// surface on such a machine never finds a pad; `lets serve` says why.
+func SystemUnavailable() string {
+	if u, ok := SystemBackend().(interface{ Unavailable() string }); ok {
+		return u.Unavailable()
+	}
+	return ""
+}
