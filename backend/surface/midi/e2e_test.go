@@ -226,15 +226,18 @@ func TestCaseM55_DebouncePerIdentity(t *testing.T) {
 	r := newRig(t, 60)
 	a := wire.Identity{Backend: "test", SessionID: "a"}
 	b := wire.Identity{Backend: "test", SessionID: "b"}
-	subA := r.subscribe(a, wire.ActionStop)
-	subB := r.subscribe(b, wire.ActionStop)
+	// States first (each answered), so A surely has slot 0 and B slot 1:
+	// subscriptions on separate connections have no order between them.
 	r.state(a, wire.StateRunning)
 	ackB := r.state(b, wire.StateRunning)
+	subA := r.subscribe(a, wire.ActionStop)
+	subB := r.subscribe(b, wire.ActionStop)
 	r.waitFor("stop lit", func(v map[[2]byte]byte, _ int) bool { return v[cc(98)] == 5 })
 	r.press(98)
 	// Select agent B with its Scene button.
 	r.press(byte(89 - 10*ackB.Slot))
 	r.waitFor("B selected", func(v map[[2]byte]byte, _ int) bool { return v[cc(byte(89-10*ackB.Slot))] == 53 })
+	r.waitFor("stop lit for B", func(v map[[2]byte]byte, _ int) bool { return v[cc(98)] == 5 })
 	r.press(98)
 	gotA, gotB := actions(t, subA, quiet), actions(t, subB, quiet)
 	if len(gotA) != 1 || len(gotB) != 1 || gotB[0].Agent != b {
