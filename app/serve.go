@@ -226,7 +226,7 @@ func openPadSurface(ctx context.Context, wc config.WireConfig, log *slog.Logger)
 	if !wc.MIDI {
 		return nil
 	}
-	s, err := midi.OpenWaiting(ctx, nil, midi.ResolveOptions{}, midi.Options{Greeting: midi.DefaultGreeting, Log: log})
+	s, err := midi.OpenWaiting(ctx, nil, midi.ResolveOptions{ProfileID: wc.MIDIProfile}, midi.Options{Greeting: midi.DefaultGreeting, Log: log})
 	if err != nil {
 		log.Warn("could not use a Launchpad; continuing without it", "err", err)
 		return nil

@@ -37,6 +37,11 @@ type WireConfig struct {
 	// MIDI looks for a supported Launchpad at start and shows the agents
 	// on it.
 	MIDI bool `json:"midi"`
+	// MIDIProfile names the device profile to use, e.g.
+	// "novation/launchpad/mini-mk3". Auto-detection only picks profiles
+	// marked supported; the Mini Mk3 and Pro Mk3 profiles are experimental
+	// and are used only when named here.
+	MIDIProfile string `json:"midi_profile,omitempty"`
 	// ActivityMotion animates a running agent's glyph on the pads.
 	ActivityMotion bool `json:"activity_motion,omitempty"`
 	// AudioFeedback plays short sounds on this computer when a pad button
