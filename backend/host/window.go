@@ -153,27 +153,20 @@ func (w *window) ack(ids []string) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	keep := w.queue[:0]
-	for _, it := range w.queue {
-		if set[it.env.ID] {
-			if it.timer != nil {
-				it.timer.Stop()
-			}
-			continue
-		}
-		keep = append(keep, it)
-	}
-	for i := len(keep); i < len(w.queue); i++ {
-		w.queue[i] = nil
-	}
-	w.queue = keep
+	w.dropQueuedLocked(func(it *downItem) bool { return set[it.env.ID] })
 }
 
 // ackThrough removes every command the shell says it applied (seq ≤ last).
 func (w *window) ackThroughLocked(last uint64) {
+	w.dropQueuedLocked(func(it *downItem) bool { return it.seq <= last })
+}
+
+// dropQueuedLocked removes the queued commands done says are finished,
+// stopping their ttl timers and keeping the order of the rest.
+func (w *window) dropQueuedLocked(done func(*downItem) bool) {
 	keep := w.queue[:0]
 	for _, it := range w.queue {
-		if it.seq <= last {
+		if done(it) {
 			if it.timer != nil {
 				it.timer.Stop()
 			}
@@ -181,9 +174,7 @@ func (w *window) ackThroughLocked(last uint64) {
 		}
 		keep = append(keep, it)
 	}
-	for i := len(keep); i < len(w.queue); i++ {
-		w.queue[i] = nil
-	}
+	clear(w.queue[len(keep):])
 	w.queue = keep
 }
 
