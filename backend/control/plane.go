@@ -176,15 +176,19 @@ func (p *Plane) ensure(id wire.Identity, now float64) (*session, bool) {
 	return s, true
 }
 
-// assignSlot gives s (which has no slot) a visible slot if possible (§9.6).
-func (p *Plane) assignSlot(s *session) {
-	idx := -1
+// freeSlot is the lowest empty slot, or -1 when every slot is taken.
+func (p *Plane) freeSlot() int {
 	for i, o := range p.slots {
 		if o == nil {
-			idx = i
-			break
+			return i
 		}
 	}
+	return -1
+}
+
+// assignSlot gives s (which has no slot) a visible slot if possible (§9.6).
+func (p *Plane) assignSlot(s *session) {
+	idx := p.freeSlot()
 	if idx < 0 {
 		var victim *session
 		for _, o := range p.slots {
@@ -315,13 +319,7 @@ func (p *Plane) refill() {
 		return over[i].lastSeen > over[j].lastSeen
 	})
 	for _, s := range over {
-		idx := -1
-		for i, o := range p.slots {
-			if o == nil {
-				idx = i
-				break
-			}
-		}
+		idx := p.freeSlot()
 		if idx < 0 {
 			return
 		}
