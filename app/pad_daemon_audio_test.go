@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,23 +27,7 @@ func TestPadDaemonAudioFeedback(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- runPadDaemon(ctx, e.env, []string{"--audio-feedback"}) }()
-	var nc net.Conn
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var err error
-		if nc, err = net.Dial("unix", e.socket); err == nil {
-			break
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("daemon exited early: %v\nstderr: %s", err, e.stderr.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("daemon never listened: %v", err)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	nc := e.dial(t, done)
 	defer nc.Close()
 	nc.SetDeadline(time.Now().Add(10 * time.Second))
 	r := bufio.NewReader(nc)

@@ -21,6 +21,29 @@ type padDaemonEnv struct {
 	home, socket   string
 }
 
+// dial connects to the daemon that runPadDaemon is starting (its result
+// arrives on done), waiting until it listens and failing the test if it
+// exits first.
+func (e *padDaemonEnv) dial(t *testing.T, done <-chan error) net.Conn {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		nc, err := net.Dial("unix", e.socket)
+		if err == nil {
+			return nc
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("daemon exited early: %v\nstderr: %s", err, e.stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("daemon never listened: %v", err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 func newPadDaemonEnv(t *testing.T) *padDaemonEnv {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "lpd")
@@ -41,23 +64,7 @@ func TestPadDaemonRunsUntilCancelled(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- runPadDaemon(ctx, e.env, []string{"--session-ttl", "0", "--terminal-hold", "1.5"}) }()
 
-	var nc net.Conn
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var err error
-		if nc, err = net.Dial("unix", e.socket); err == nil {
-			break
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("daemon exited early: %v\nstderr: %s", err, e.stderr.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("daemon never listened: %v", err)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	nc := e.dial(t, done)
 	defer nc.Close()
 	nc.SetDeadline(time.Now().Add(5 * time.Second))
 	r := bufio.NewReader(nc)
@@ -103,17 +110,7 @@ func TestPadDaemonSecondInstanceFails(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- runPadDaemon(ctx, e.env, nil) }()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if c, err := net.Dial("unix", e.socket); err == nil {
-			c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("daemon never listened")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	e.dial(t, done).Close()
 	err := runPadDaemon(context.Background(), e.env, nil)
 	if err == nil || !strings.Contains(err.Error(), "another Pad-Lattice daemon is already running") {
 		t.Fatalf("second daemon: %v", err)

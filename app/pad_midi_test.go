@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -119,22 +118,7 @@ func TestPadDaemonMIDI(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- runPadDaemon(ctx, e.env, []string{"--midi", "--no-greeting"}) }()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if c, err := net.Dial("unix", e.socket); err == nil {
-			c.Close()
-			break
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("daemon exited: %v\n%s", err, e.stderr.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("daemon never listened")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	e.dial(t, done).Close()
 	if !bus.WaitFor(5*time.Second, func() bool { return len(bus.Sent(lpPort)) >= 82 }) {
 		t.Fatal("the pad was not initialized")
 	}
