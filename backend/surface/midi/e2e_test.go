@@ -50,9 +50,32 @@ func newRig(t *testing.T, debounce float64) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.s = s
 	cfg := control.DefaultConfig(0)
 	cfg.ActionDebounce = debounce
+	r.serve(dir, s, cfg)
+	// Programmer mode + clear, then the first (idle) frame.
+	r.waitFor("initialize", func(v map[[2]byte]byte, n int) bool { return n >= 82 })
+	return r
+}
+
+// lights replays everything sent so far into the last value per address.
+func (r *rig) lights() (map[[2]byte]byte, int) {
+	msgs := r.bus.Sent(port)
+	out := map[[2]byte]byte{}
+	for _, m := range msgs {
+		if len(m) == 3 {
+			out[[2]byte{m[0], m[1]}] = m[2]
+		}
+	}
+	return out, len(msgs)
+}
+
+// serve runs the real daemon with s on a socket in dir until the test ends
+// and connects r's client to it.
+func (r *rig) serve(dir string, s *midi.Surface, cfg control.Config) {
+	t := r.t
+	t.Helper()
+	r.s = s
 	sock := filepath.Join(dir, "s")
 	d, err := daemon.Listen(daemon.Options{SocketPath: sock, Surface: s, Control: &cfg})
 	if err != nil {
@@ -74,21 +97,6 @@ func newRig(t *testing.T, debounce float64) *rig {
 		}
 	})
 	r.client = wireclient.New(sock)
-	// Programmer mode + clear, then the first (idle) frame.
-	r.waitFor("initialize", func(v map[[2]byte]byte, n int) bool { return n >= 82 })
-	return r
-}
-
-// lights replays everything sent so far into the last value per address.
-func (r *rig) lights() (map[[2]byte]byte, int) {
-	msgs := r.bus.Sent(port)
-	out := map[[2]byte]byte{}
-	for _, m := range msgs {
-		if len(m) == 3 {
-			out[[2]byte{m[0], m[1]}] = m[2]
-		}
-	}
-	return out, len(msgs)
 }
 
 func (r *rig) waitFor(what string, cond func(map[[2]byte]byte, int) bool) {

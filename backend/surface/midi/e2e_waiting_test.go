@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -12,11 +11,9 @@ import (
 
 	"github.com/lets-app/lets/backend/conformance"
 	"github.com/lets-app/lets/backend/control"
-	"github.com/lets-app/lets/backend/daemon"
 	"github.com/lets-app/lets/backend/surface/midi"
 	"github.com/lets-app/lets/backend/surface/midi/miditest"
 	"github.com/lets-app/lets/backend/wire"
-	"github.com/lets-app/lets/backend/wireclient"
 )
 
 // The real daemon on a waiting MIDI surface: an agent waits for approval
@@ -42,29 +39,7 @@ func TestEndToEndPadPluggedInAfterStart(t *testing.T) {
 	if s.Connected() {
 		t.Fatal("connected with no pad")
 	}
-	r.s = s
-	cfg := control.DefaultConfig(0)
-	sock := filepath.Join(dir, "s")
-	d, err := daemon.Listen(daemon.Options{SocketPath: sock, Surface: s, Control: &cfg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	r.ctx = ctx
-	done := make(chan error, 1)
-	go func() { done <- d.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Error(err)
-			}
-		case <-time.After(deadline):
-			t.Error("daemon did not stop")
-		}
-	})
-	r.client = wireclient.New(sock)
+	r.serve(dir, s, control.DefaultConfig(0))
 
 	agent := wire.Identity{Backend: "test", SessionID: "late-pad"}
 	sub := r.subscribe(agent, wire.ActionApprove, wire.ActionReject)
