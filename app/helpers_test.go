@@ -1,24 +1,6 @@
 package app
 
-import (
-	"bytes"
-	"sync"
-)
+import "github.com/lets-app/lets/backend/testutil"
 
 // syncBuffer is a goroutine-safe output buffer.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer = testutil.SyncBuffer

@@ -33,7 +33,7 @@ func startLIPServe(t *testing.T) (*testEnv, config.HostInfo) {
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		if info, err := config.ReadHostInfo(config.Paths{Home: e.home}); err == nil && strings.Contains(e.out.String(), "Press Ctrl+C") {
-			e.out.reset()
+			e.out.Reset()
 			return e, info
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -67,7 +67,7 @@ func TestOpenListenSendAgainstServe(t *testing.T) {
 	}
 	wtok := url[strings.Index(url, "?t=")+3:]
 
-	e.out.reset()
+	e.out.Reset()
 	if err := runCmd(e, runListen, "--wait", "2s", "--types", "session.open", "--json"); err != nil {
 		t.Fatalf("listen: %v", err)
 	}
@@ -86,7 +86,7 @@ func TestOpenListenSendAgainstServe(t *testing.T) {
 	_ = ws.WriteJSON(map[string]any{"lip": 1, "id": "h1", "type": "lip.hello", "from": "shell", "data": map[string]any{"window": "w1"}})
 	_ = ws.WriteJSON(map[string]any{"lip": 1, "id": "r1", "type": "lip.ready", "from": "shell", "data": map[string]any{}})
 
-	e.out.reset()
+	e.out.Reset()
 	if err := runCmd(e, runSend, "w1", "hello.show", `{"text":"from the CLI"}`); err != nil {
 		t.Fatalf("send: %v %s", err, e.err.String())
 	}
@@ -104,14 +104,14 @@ func TestOpenListenSendAgainstServe(t *testing.T) {
 	}
 
 	// An undeclared type is refused with exit code 1 and a reason.
-	e.err.reset()
+	e.err.Reset()
 	err = runCmd(e, runSend, "w1", "hello.explode")
 	if ee, ok := err.(exitError); !ok || ee.code != 1 || !strings.Contains(e.err.String(), "undeclared_type") {
 		t.Fatalf("undeclared send: %v, stderr %q", err, e.err.String())
 	}
 	// The unique's event, in the plain listing.
 	_ = ws.WriteJSON(map[string]any{"lip": 1, "id": "ev_x1", "type": "hello.wave", "from": "unique", "data": map[string]any{"n": 1}})
-	e.out.reset()
+	e.out.Reset()
 	if err := runCmd(e, runListen, "--wait", "3s", "--types", "hello.wave", "--window", "w1"); err != nil {
 		t.Fatal(err)
 	}
@@ -149,10 +149,4 @@ func TestLIPCommandsWithoutHost(t *testing.T) {
 func itoaPort(p int) string {
 	b, _ := json.Marshal(p)
 	return string(b)
-}
-
-func (s *syncBuffer) reset() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.b.Reset()
 }

@@ -2,13 +2,13 @@ package daemon_test
 
 import (
 	"errors"
+	"github.com/lets-app/lets/backend/testutil"
 	"log/slog"
 	"net"
 	"os"
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -140,23 +140,6 @@ func TestStuckReaderIsClosedAndOthersUnaffected(t *testing.T) {
 	if !strings.Contains(logs.String(), "stopped reading") {
 		t.Fatalf("the connection was not closed by the queue bound; logs:\n%s", logs.String())
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // Several clients hammering the daemon at once: per-connection order holds
@@ -314,3 +297,6 @@ func TestActivityMotionRendersEveryInterval(t *testing.T) {
 		h.stop()
 	}
 }
+
+// syncBuffer is a goroutine-safe output buffer.
+type syncBuffer = testutil.SyncBuffer

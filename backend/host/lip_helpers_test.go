@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/lets-app/lets/backend/testutil"
 	"io"
 	"log/slog"
 	"net/http"
@@ -74,23 +75,6 @@ type testHost struct {
 	logBuf *syncBuffer
 	cancel context.CancelFunc
 	done   chan error
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 type hostOpt func(*Options)
@@ -502,3 +486,6 @@ func makeUniqueRepo(t testing.TB, files map[string]string) string {
 	git("clone", "-q", "--bare", work, bare)
 	return bare
 }
+
+// syncBuffer is a goroutine-safe output buffer.
+type syncBuffer = testutil.SyncBuffer
