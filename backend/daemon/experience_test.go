@@ -554,13 +554,21 @@ func TestDaemonShowCueTiming(t *testing.T) {
 		return out
 	}
 	rs := frames(s.waitRecords(t, 0, "frames", func(rs []record) bool { return len(frames(rs)) >= cues }))
-	var late []time.Duration
-	for i := 1; i < cues; i++ {
+	// Each frame's offset from its place in the schedule; the smallest
+	// offset is the best estimate of when the Show started (the first
+	// frame's own arrival may be late on a busy machine).
+	var offset []time.Duration
+	for i := 0; i < cues; i++ {
 		want := time.Duration(show.Start(i)) * time.Millisecond
-		late = append(late, rs[i].at.Sub(rs[0].at)-want)
+		offset = append(offset, rs[i].at.Sub(rs[0].at)-want)
+	}
+	origin := slices.Min(offset)
+	var late []time.Duration
+	for _, o := range offset {
+		late = append(late, o-origin)
 	}
 	slices.Sort(late)
-	if med := late[len(late)/2]; med > 5*time.Millisecond || late[0] < -time.Millisecond {
+	if med := late[len(late)/2]; med > 5*time.Millisecond {
 		t.Fatalf("cue lateness %v (median %v): cues must change on their boundary", late, med)
 	}
 }
