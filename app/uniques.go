@@ -14,19 +14,20 @@ import (
 
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/manifest"
+	"github.com/lets-app/lets/backend/registry"
 	"github.com/lets-app/lets/uniques"
 )
 
 // openRegistry opens the unique registry of the data folder directly: the
 // install commands need no running host (a running host sees the change
 // on its next look at the folder).
-func openRegistry(env *Env) (*manifest.Registry, config.Paths, error) {
+func openRegistry(env *Env) (*registry.Registry, config.Paths, error) {
 	home, err := config.ResolveHome(env.Getenv)
 	if err != nil {
 		return nil, config.Paths{}, err
 	}
 	paths := config.Paths{Home: home}
-	reg, err := manifest.OpenRegistry(manifest.RegistryOptions{
+	reg, err := registry.OpenRegistry(registry.RegistryOptions{
 		Builtin:     uniques.FS(),
 		UserDir:     paths.UniquesDir(),
 		HostVersion: Version,
@@ -88,10 +89,10 @@ func runInstall(ctx context.Context, env *Env, args []string) error {
 	case errors.As(err, &ie):
 		printInvalid(env.Stderr, map[bool]string{true: "update", false: "install"}[*update], ie)
 		return exitError{code: 1}
-	case errors.Is(err, manifest.ErrBuiltin):
+	case errors.Is(err, registry.ErrBuiltin):
 		fmt.Fprintf(env.Stderr, "%s ships with Lets, so it is updated together with Lets itself.\n", fs.Arg(0))
 		return exitError{code: 1}
-	case errors.Is(err, manifest.ErrUnknownUnique):
+	case errors.Is(err, registry.ErrUnknownUnique):
 		fmt.Fprintf(env.Stderr, "No unique called %q is installed; `lets uniques` lists what is.\n", fs.Arg(0))
 		return exitError{code: 1}
 	case err != nil:
@@ -126,10 +127,10 @@ func runUninstall(_ context.Context, env *Env, args []string) error {
 	}
 	err = reg.Remove(name)
 	switch {
-	case errors.Is(err, manifest.ErrBuiltin):
+	case errors.Is(err, registry.ErrBuiltin):
 		fmt.Fprintf(env.Stderr, "%s comes with Lets, so it cannot be uninstalled. It stays out of your way until someone opens it.\n", name)
 		return exitError{code: 1}
-	case errors.Is(err, manifest.ErrUnknownUnique):
+	case errors.Is(err, registry.ErrUnknownUnique):
 		fmt.Fprintf(env.Stderr, "No unique called %q is installed, so there is nothing to remove. `lets uniques` lists what is.\n", name)
 		return exitError{code: 1}
 	case err != nil:

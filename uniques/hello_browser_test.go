@@ -12,7 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/lets-app/lets/backend/browsertest"
-	"github.com/lets-app/lets/backend/manifest"
+	"github.com/lets-app/lets/backend/registry"
 	"github.com/lets-app/lets/uniques"
 )
 
@@ -38,7 +38,7 @@ window.lip = {
 // manifest.Unique.Open, with the SDK script first in <head> and the CSP.
 func serveHello(t *testing.T) *httptest.Server {
 	t.Helper()
-	r, err := manifest.OpenRegistry(manifest.RegistryOptions{Builtin: uniques.FS(), UserDir: t.TempDir()})
+	r, err := registry.OpenRegistry(registry.RegistryOptions{Builtin: uniques.FS(), UserDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

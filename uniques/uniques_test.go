@@ -6,14 +6,14 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/lets-app/lets/backend/manifest"
+	"github.com/lets-app/lets/backend/registry"
 	"github.com/lets-app/lets/uniques"
 )
 
 // TestBuiltinsCheckOut: every built-in unique passes the same checks as
 // an installed one, with no warnings.
 func TestBuiltinsCheckOut(t *testing.T) {
-	r, err := manifest.OpenRegistry(manifest.RegistryOptions{Builtin: uniques.FS(), UserDir: t.TempDir(), HostVersion: "0.1.0"})
+	r, err := registry.OpenRegistry(registry.RegistryOptions{Builtin: uniques.FS(), UserDir: t.TempDir(), HostVersion: "0.1.0"})
 	if err != nil {
 		t.Fatal(err)
 	}

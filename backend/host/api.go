@@ -10,6 +10,7 @@ import (
 
 	"github.com/lets-app/lets/backend/lip"
 	"github.com/lets-app/lets/backend/manifest"
+	"github.com/lets-app/lets/backend/registry"
 	"github.com/lets-app/lets/backend/ring"
 	"github.com/lets-app/lets/backend/sessions"
 )
@@ -103,9 +104,9 @@ func (s *Server) handleRemove(w http.ResponseWriter, r *http.Request) {
 
 func writeManifestError(w http.ResponseWriter, err error) {
 	switch {
-	case errors.Is(err, manifest.ErrUnknownUnique):
+	case errors.Is(err, registry.ErrUnknownUnique):
 		writeError(w, http.StatusNotFound, string(lip.CodeUnknownUnique), err.Error())
-	case errors.Is(err, manifest.ErrBuiltin):
+	case errors.Is(err, registry.ErrBuiltin):
 		writeError(w, http.StatusForbidden, string(lip.CodeForbidden), err.Error())
 	case errors.Is(err, manifest.ErrInvalid):
 		writeError(w, http.StatusBadRequest, string(lip.CodeInvalidManifest), err.Error())
@@ -129,7 +130,7 @@ func (s *Server) handleOpen(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case errors.As(err, &le):
 			writeLIPError(w, le)
-		case errors.Is(err, manifest.ErrUnknownUnique):
+		case errors.Is(err, registry.ErrUnknownUnique):
 			writeError(w, http.StatusNotFound, string(lip.CodeUnknownUnique), err.Error())
 		case errors.Is(err, errUnknownSession):
 			writeError(w, http.StatusNotFound, "unknown_session", err.Error())

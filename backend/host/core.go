@@ -15,6 +15,7 @@ import (
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/lip"
 	"github.com/lets-app/lets/backend/manifest"
+	"github.com/lets-app/lets/backend/registry"
 	"github.com/lets-app/lets/backend/sessions"
 	"github.com/lets-app/lets/backend/token"
 )
@@ -38,7 +39,7 @@ type lipCore struct {
 	log      *slog.Logger
 	now      func() time.Time
 	paths    config.Paths
-	registry *manifest.Registry
+	registry *registry.Registry
 	sessions *sessions.Store
 	ring     *eventRing
 	ids      *lip.IDs

@@ -22,7 +22,7 @@ import (
 
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/lip"
-	"github.com/lets-app/lets/backend/manifest"
+	"github.com/lets-app/lets/backend/registry"
 	"github.com/lets-app/lets/backend/ring"
 	"github.com/lets-app/lets/backend/ring/cursorfile"
 	"github.com/lets-app/lets/backend/runner"
@@ -210,7 +210,7 @@ func (s *Server) setupLIP() error {
 	if builtin == nil {
 		builtin = uniques.FS()
 	}
-	reg, err := manifest.OpenRegistry(manifest.RegistryOptions{Builtin: builtin, UserDir: paths.UniquesDir(), HostVersion: o.Version, Log: o.Log, Now: o.Now})
+	reg, err := registry.OpenRegistry(registry.RegistryOptions{Builtin: builtin, UserDir: paths.UniquesDir(), HostVersion: o.Version, Log: o.Log, Now: o.Now})
 	if err != nil {
 		return fmt.Errorf("load the uniques: %w", err)
 	}

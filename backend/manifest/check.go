@@ -80,6 +80,11 @@ func NewChecker(opts Options) (*Checker, error) {
 	return c, nil
 }
 
+// ValidName reports whether name is a well-formed unique name (rule 1:
+// lowercase letters, digits and '-', 2–32 characters, starting with a
+// letter).
+func ValidName(name string) bool { return nameRE.MatchString(name) }
+
 // ruleOfField says which seed rule covers a top-level manifest field, so
 // that schema failures are reported under the rule they break.
 func ruleOfField(field string) int {

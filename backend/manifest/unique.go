@@ -39,6 +39,12 @@ type Unique struct {
 	embedded fs.FS // built-ins only
 }
 
+// NewBuiltin makes the Unique of a built-in whose files are files (one
+// folder of the embedded uniques).
+func NewBuiltin(m *Manifest, warnings []string, files fs.FS) *Unique {
+	return &Unique{Manifest: m, Builtin: true, Warnings: warnings, embedded: files}
+}
+
 // Name is the manifest name.
 func (u *Unique) Name() string { return u.Manifest.Name }
 

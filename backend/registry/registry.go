@@ -1,4 +1,4 @@
-package manifest
+package registry
 
 import (
 	"encoding/json"
@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/lets-app/lets/backend/manifest"
 )
 
 // Errors the host maps to LIP error codes (§12).
@@ -58,7 +60,7 @@ type Skipped struct {
 // userEntry is a cached user unique with the identity of the unique.json
 // it was read from, so a changed folder is read again.
 type userEntry struct {
-	u     *Unique
+	u     *manifest.Unique
 	stamp fs.FileInfo
 }
 
@@ -71,14 +73,14 @@ type userEntry struct {
 // concurrent use.
 type Registry struct {
 	opts    RegistryOptions
-	checker *Checker
+	checker *manifest.Checker
 	log     *slog.Logger
 
 	// installMu serialises installs, updates and removals in this process.
 	installMu sync.Mutex
 
 	mu      sync.Mutex
-	builtin map[string]*Unique
+	builtin map[string]*manifest.Unique
 	user    map[string]userEntry
 	skipped map[string]Skipped // by folder name
 }
@@ -103,11 +105,11 @@ func OpenRegistry(opts RegistryOptions) (*Registry, error) {
 	if opts.MaxInstallBytes <= 0 {
 		opts.MaxInstallBytes = 100 << 20
 	}
-	checker, err := NewChecker(Options{HostVersion: opts.HostVersion})
+	checker, err := manifest.NewChecker(manifest.Options{HostVersion: opts.HostVersion})
 	if err != nil {
 		return nil, err
 	}
-	r := &Registry{opts: opts, checker: checker, log: opts.Log, builtin: map[string]*Unique{}, user: map[string]userEntry{}, skipped: map[string]Skipped{}}
+	r := &Registry{opts: opts, checker: checker, log: opts.Log, builtin: map[string]*manifest.Unique{}, user: map[string]userEntry{}, skipped: map[string]Skipped{}}
 	if opts.Builtin != nil {
 		entries, err := fs.ReadDir(opts.Builtin, ".")
 		if err != nil {
@@ -128,7 +130,7 @@ func OpenRegistry(opts RegistryOptions) (*Registry, error) {
 			if m.Name != e.Name() {
 				return nil, fmt.Errorf("built-in unique folder %s names itself %q (a bug in this build of Lets)", e.Name(), m.Name)
 			}
-			r.builtin[m.Name] = &Unique{Manifest: m, Builtin: true, Warnings: warnings, embedded: sub}
+			r.builtin[m.Name] = manifest.NewBuiltin(m, warnings, sub)
 		}
 	}
 	r.cleanLeftovers()
@@ -139,7 +141,7 @@ func OpenRegistry(opts RegistryOptions) (*Registry, error) {
 }
 
 // Checker returns the registry's manifest checker.
-func (r *Registry) Checker() *Checker { return r.checker }
+func (r *Registry) Checker() *manifest.Checker { return r.checker }
 
 // UserDir is the folder of user-installed uniques.
 func (r *Registry) UserDir() string { return r.opts.UserDir }
@@ -262,18 +264,18 @@ func sameStamp(a, b fs.FileInfo) bool {
 }
 
 // loadUser checks one user folder.
-func (r *Registry) loadUser(name, dir string) (*Unique, error) {
+func (r *Registry) loadUser(name, dir string) (*manifest.Unique, error) {
 	m, warnings, err := r.checker.LoadDir(dir)
 	if err != nil {
 		return nil, err
 	}
 	if m.Name != name {
-		return nil, &InvalidError{Where: dir, Problems: []Problem{{Rule: 1, Field: "name", Message: fmt.Sprintf("the folder is called %q but unique.json names %q; rename the folder to %q", name, m.Name, m.Name)}}}
+		return nil, &manifest.InvalidError{Where: dir, Problems: []manifest.Problem{{Rule: 1, Field: "name", Message: fmt.Sprintf("the folder is called %q but unique.json names %q; rename the folder to %q", name, m.Name, m.Name)}}}
 	}
 	if _, ok := r.builtin[name]; ok {
-		return nil, &InvalidError{Where: dir, Problems: []Problem{{Rule: 1, Field: "name", Message: fmt.Sprintf("%q is already the name of a built-in unique; names are unique across registries", name)}}}
+		return nil, &manifest.InvalidError{Where: dir, Problems: []manifest.Problem{{Rule: 1, Field: "name", Message: fmt.Sprintf("%q is already the name of a built-in unique; names are unique across registries", name)}}}
 	}
-	u := &Unique{Manifest: m, Dir: dir, Warnings: warnings}
+	u := &manifest.Unique{Manifest: m, Dir: dir, Warnings: warnings}
 	rec, err := readInstallRecord(dir)
 	switch {
 	case err == nil:
@@ -284,40 +286,40 @@ func (r *Registry) loadUser(name, dir string) (*Unique, error) {
 	return u, nil
 }
 
-func readInstallRecord(dir string) (*InstallRecord, error) {
-	data, err := os.ReadFile(filepath.Join(dir, InstallRecordFile))
+func readInstallRecord(dir string) (*manifest.InstallRecord, error) {
+	data, err := os.ReadFile(filepath.Join(dir, manifest.InstallRecordFile))
 	if err != nil {
 		return nil, err
 	}
-	var rec InstallRecord
+	var rec manifest.InstallRecord
 	if err := json.Unmarshal(data, &rec); err != nil {
-		return nil, fmt.Errorf("%s: %w", InstallRecordFile, err)
+		return nil, fmt.Errorf("%s: %w", manifest.InstallRecordFile, err)
 	}
 	return &rec, nil
 }
 
 // List returns every registered unique, sorted by name (the user folder
 // is looked at again first).
-func (r *Registry) List() []*Unique {
+func (r *Registry) List() []*manifest.Unique {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	_ = r.scanLocked()
-	out := make([]*Unique, 0, len(r.builtin)+len(r.user))
+	out := make([]*manifest.Unique, 0, len(r.builtin)+len(r.user))
 	for _, u := range r.builtin {
 		out = append(out, u)
 	}
 	for _, e := range r.user {
 		out = append(out, e.u)
 	}
-	slices.SortFunc(out, func(a, b *Unique) int { return strings.Compare(a.Name(), b.Name()) })
+	slices.SortFunc(out, func(a, b *manifest.Unique) int { return strings.Compare(a.Name(), b.Name()) })
 	return out
 }
 
 // Get returns the unique called name, re-reading its user folder when
 // unique.json changed. An error wraps ErrUnknownUnique; for a folder that
 // exists but does not check out, it also says why.
-func (r *Registry) Get(name string) (*Unique, error) {
-	if !nameRE.MatchString(name) {
+func (r *Registry) Get(name string) (*manifest.Unique, error) {
+	if !manifest.ValidName(name) {
 		return nil, fmt.Errorf("%w %q: names are lowercase letters, digits and '-'", ErrUnknownUnique, name)
 	}
 	r.mu.Lock()

@@ -1,4 +1,4 @@
-package manifest
+package registry
 
 import (
 	"bytes"
@@ -14,6 +14,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/lets-app/lets/backend/manifest"
 )
 
 var fixedNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -153,12 +155,12 @@ func TestInstallFromBareRepoPath(t *testing.T) {
 	if u.Name() != "graph" || u.Manifest.Version != "0.1.0" || u.Commit() != head || u.Builtin {
 		t.Fatalf("installed %+v commit %s, want %s", u.Manifest, u.Commit(), head)
 	}
-	want := InstallRecord{Source: repo.bare, Commit: head, InstalledAt: fixedNow}
+	want := manifest.InstallRecord{Source: repo.bare, Commit: head, InstalledAt: fixedNow}
 	if *u.Install != want {
 		t.Fatalf("record %+v, want %+v", *u.Install, want)
 	}
 	// The record is on disk, private, and the clone's .git is gone.
-	fi, err := os.Stat(filepath.Join(userDir, "graph", InstallRecordFile))
+	fi, err := os.Stat(filepath.Join(userDir, "graph", manifest.InstallRecordFile))
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("record file: %v %v", fi, err)
 	}
@@ -187,7 +189,7 @@ func TestInstallFromBareRepoPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	if _, err := u.Open("/" + InstallRecordFile); err == nil {
+	if _, err := u.Open("/" + manifest.InstallRecordFile); err == nil {
 		t.Fatal("the install record must not be served")
 	}
 	guide, err := u.GuideText()
@@ -280,7 +282,7 @@ func TestInstallInvalidLeavesNothing(t *testing.T) {
 	userDir := filepath.Join(t.TempDir(), "uniques")
 	r := newRegistry(t, userDir, nil)
 	_, err := r.Install(context.Background(), repo.bare, nil)
-	var ie *InvalidError
+	var ie *manifest.InvalidError
 	if !errors.As(err, &ie) || !ie.HasRule(1) || !strings.Contains(err.Error(), repo.bare) {
 		t.Fatalf("got %v", err)
 	}
@@ -305,7 +307,7 @@ func TestInstallBuiltinNameRefused(t *testing.T) {
 	repo := newRepo(t, uniqueFiles(t, "hello", "9.0.0"))
 	userDir := filepath.Join(t.TempDir(), "uniques")
 	_, err := newRegistry(t, userDir, nil).Install(context.Background(), repo.bare, nil)
-	var ie *InvalidError
+	var ie *manifest.InvalidError
 	if !errors.As(err, &ie) || !ie.HasRule(1) || !strings.Contains(err.Error(), "built-in") {
 		t.Fatalf("got %v", err)
 	}

@@ -1,4 +1,4 @@
-package manifest
+package registry
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/lets-app/lets/backend/atomicfile"
+	"github.com/lets-app/lets/backend/manifest"
 )
 
 var (
@@ -91,13 +92,13 @@ func progressOf(p func(string)) func(string) {
 // from another source is refused. On any failure nothing is left behind.
 // Errors are *InvalidError (wrapping ErrInvalid) when the unique does not
 // check out, and wrap ErrInstallFailed otherwise.
-func (r *Registry) Install(ctx context.Context, spec string, progress func(string)) (*Unique, error) {
+func (r *Registry) Install(ctx context.Context, spec string, progress func(string)) (*manifest.Unique, error) {
 	src, ref := SplitSource(spec)
 	return r.install(ctx, src, ref, "", progressOf(progress))
 }
 
 // Update reinstalls a user unique from its recorded source and ref.
-func (r *Registry) Update(ctx context.Context, name string, progress func(string)) (*Unique, error) {
+func (r *Registry) Update(ctx context.Context, name string, progress func(string)) (*manifest.Unique, error) {
 	u, err := r.Get(name)
 	if err != nil {
 		return nil, err
@@ -111,7 +112,7 @@ func (r *Registry) Update(ctx context.Context, name string, progress func(string
 	return r.install(ctx, u.Install.Source, u.Install.Ref, name, progressOf(progress))
 }
 
-func (r *Registry) install(ctx context.Context, src, ref, expectName string, progress func(string)) (*Unique, error) {
+func (r *Registry) install(ctx context.Context, src, ref, expectName string, progress func(string)) (*manifest.Unique, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.opts.InstallTimeout)
 	defer cancel()
 	source, err := normalizeSource(src)
@@ -150,7 +151,7 @@ func (r *Registry) install(ctx context.Context, src, ref, expectName string, pro
 
 	progress("Checking unique.json and files …")
 	m, warnings, err := r.checker.LoadDir(work)
-	var ie *InvalidError
+	var ie *manifest.InvalidError
 	if errors.As(err, &ie) {
 		ie.Where = src
 		return nil, ie
@@ -162,15 +163,15 @@ func (r *Registry) install(ctx context.Context, src, ref, expectName string, pro
 		progress("Note: " + w)
 	}
 	if _, ok := r.builtin[m.Name]; ok {
-		return nil, &InvalidError{Where: src, Problems: []Problem{{Rule: 1, Field: "name", Message: fmt.Sprintf("%q is the name of a built-in unique; names are unique across registries, so this one needs another name", m.Name)}}}
+		return nil, &manifest.InvalidError{Where: src, Problems: []manifest.Problem{{Rule: 1, Field: "name", Message: fmt.Sprintf("%q is the name of a built-in unique; names are unique across registries, so this one needs another name", m.Name)}}}
 	}
 	if expectName != "" && m.Name != expectName {
 		return nil, fmt.Errorf("%w: %s now names itself %q; uninstall %s and install it again", ErrInstallFailed, src, m.Name, expectName)
 	}
 
-	rec := InstallRecord{Source: source, Ref: ref, Commit: commit, InstalledAt: r.opts.Now().UTC().Truncate(time.Second)}
+	rec := manifest.InstallRecord{Source: source, Ref: ref, Commit: commit, InstalledAt: r.opts.Now().UTC().Truncate(time.Second)}
 	data, _ := json.MarshalIndent(rec, "", "  ")
-	if err := atomicfile.Write(filepath.Join(work, InstallRecordFile), append(data, '\n'), 0o600); err != nil {
+	if err := atomicfile.Write(filepath.Join(work, manifest.InstallRecordFile), append(data, '\n'), 0o600); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInstallFailed, err)
 	}
 
@@ -249,7 +250,7 @@ func (r *Registry) Remove(name string) error {
 	if err != nil {
 		// A folder that does not check out can still be removed.
 		dir := filepath.Join(r.opts.UserDir, name)
-		if _, statErr := os.Lstat(dir); !nameRE.MatchString(name) || statErr != nil {
+		if _, statErr := os.Lstat(dir); !manifest.ValidName(name) || statErr != nil {
 			return err
 		}
 	} else if u.Builtin {

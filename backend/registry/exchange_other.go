@@ -1,6 +1,6 @@
 //go:build !linux
 
-package manifest
+package registry
 
 // exchangeDirs swaps two folders; without renameat2 it takes two renames.
 func exchangeDirs(a, b string) error { return swapByRenames(a, b) }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package manifest
+package registry
 
 import (
 	"os/exec"

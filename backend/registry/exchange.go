@@ -1,4 +1,4 @@
-package manifest
+package registry
 
 import (
 	"fmt"
