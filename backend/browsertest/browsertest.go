@@ -4,15 +4,15 @@ package browsertest
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+
+	"github.com/lets-app/lets/backend/testutil"
 )
 
 // Options tune the browser.
@@ -26,31 +26,13 @@ type Options struct {
 	HostResolverRules string
 }
 
-// FindChromium returns the Chromium binary, or "" when none is installed.
-func FindChromium() string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
-}
-
 // New starts a fresh headless browser with its own profile and returns a
 // context for chromedp actions. The browser is stopped when the test ends.
 // Without Chromium the test skips loudly, or fails when LETS_REQUIRE_TOOLS=1
-// (as in `make test`, which installs it).
+// (as in `make test`, which installs it): see testutil.Command.
 func New(tb testing.TB, o Options) context.Context {
 	tb.Helper()
-	bin := FindChromium()
-	if bin == "" {
-		msg := "CHROMIUM MISSING — SKIPPING a browser test. `make test` installs it (apt package chromium)."
-		fmt.Fprintln(os.Stderr, "!!! "+msg)
-		if os.Getenv("LETS_REQUIRE_TOOLS") == "1" {
-			tb.Fatal(msg)
-		}
-		tb.Skip(msg)
-	}
+	bin := testutil.Command(tb, "chromium", "chromium-browser", "google-chrome")
 	if o.Width == 0 {
 		o.Width, o.Height = 1280, 800
 	}

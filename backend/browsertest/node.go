@@ -2,8 +2,6 @@ package browsertest
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -11,6 +9,8 @@ import (
 	"time"
 
 	"github.com/evanw/esbuild/pkg/api"
+
+	"github.com/lets-app/lets/backend/testutil"
 )
 
 // RunNodeTests bundles a TypeScript test file (which uses node:test) with
@@ -19,15 +19,7 @@ import (
 // Without Node the test skips loudly, or fails under LETS_REQUIRE_TOOLS=1.
 func RunNodeTests(t *testing.T, file string) {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		msg := "NODE.JS MISSING — SKIPPING TypeScript tests in " + file + ". `make test` installs it."
-		fmt.Fprintln(os.Stderr, "!!! "+msg)
-		if os.Getenv("LETS_REQUIRE_TOOLS") == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	node := testutil.Command(t, "node")
 	out := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(file), ".ts")+".mjs")
 	res := api.Build(api.BuildOptions{
 		EntryPoints: []string{file},

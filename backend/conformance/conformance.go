@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/lets-app/lets/backend/testutil"
 )
 
 // EnvDir overrides where the shared folder is.
@@ -87,10 +89,6 @@ func Schema(tb testing.TB, name string) *jsonschema.Schema {
 
 func skipLoudly(tb testing.TB, why string) {
 	tb.Helper()
-	msg := "CONFORMANCE DATA MISSING — SKIPPING: " + why + ". Run `make test` in a checkout with ../shared beside it (CI has it)."
-	fmt.Fprintln(os.Stderr, "!!! "+msg)
-	if os.Getenv("LETS_REQUIRE_SHARED") == "1" {
-		tb.Fatal(msg)
-	}
-	tb.Skip(msg)
+	testutil.Missing(tb, testutil.RequireSharedEnv, "conformance data missing: "+why,
+		"run the tests in a checkout with ../shared beside it (CI has it), or set "+EnvDir+" to its folder")
 }
