@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,9 +26,10 @@ import (
 // without any real network: the server's LAN listener binds 127.0.0.2 and
 // is advertised as pad-host.test; Chromium resolves pad-host.test to
 // 127.0.0.4, where a relay the test starts forwards each connection to
-// 127.0.0.2 from the source address 127.0.0.3. The server's peer
-// classification, injected for tests, treats only 127.0.0.1 as loopback,
-// so the relayed browser is a remote device that must pair.
+// 127.0.0.2 from the source address 127.0.0.3. The server runs with
+// web.Options.AllowLoopbackLAN (the option for rigs like this one), so
+// only 127.0.0.1 is the administrator's loopback and the relayed browser
+// is a remote device that must pair.
 
 const (
 	lanHost   = "pad-host.test"
@@ -37,15 +37,6 @@ const (
 	phoneFrom = "127.0.0.3" // the "phone's" address as the server sees it
 	relayAt   = "127.0.0.4"
 )
-
-// lanTestHooks puts the server's test injection into opts: only 127.0.0.1
-// is the administrator's loopback, other 127.x peers stand for LAN devices,
-// and the LAN listener may bind 127.0.0.2. No address outside this machine
-// is ever used.
-func lanTestHooks(opts *web.Options) bool {
-	opts.TestLoopbackLAN = true
-	return true
-}
 
 // lanRig is padRig plus the LAN side.
 type lanRig struct {
@@ -55,12 +46,7 @@ type lanRig struct {
 
 func startLANRig(t *testing.T) *lanRig {
 	t.Helper()
-	opts := web.Options{LAN: &web.LAN{Bind: netip.MustParseAddr(lanBind), AdvertiseHost: lanHost}}
-	if !lanTestHooks(&opts) {
-		msg := "SKIPPING the LAN browser tests: backend/surface/web has no exported peer-classification hook for tests (see lanTestHooks)"
-		fmt.Fprintln(os.Stderr, "!!! "+msg)
-		t.Skip(msg)
-	}
+	opts := web.Options{LAN: &web.LAN{Bind: netip.MustParseAddr(lanBind), AdvertiseHost: lanHost}, AllowLoopbackLAN: true}
 	for _, a := range []string{lanBind, phoneFrom, relayAt} {
 		ln, err := net.Listen("tcp4", a+":0")
 		if err != nil {

@@ -39,9 +39,9 @@ type webRig struct {
 func startWebRig(t testing.TB, lan bool, opts ...harnessOpt) *webRig {
 	t.Helper()
 	wo := web.Options{
-		App:             fstest.MapFS{"index.html": {Data: []byte("<!doctype html><title>pad</title>")}},
-		AdminToken:      webAdminToken,
-		TestLoopbackLAN: true,
+		App:              fstest.MapFS{"index.html": {Data: []byte("<!doctype html><title>pad</title>")}},
+		AdminToken:       webAdminToken,
+		AllowLoopbackLAN: true,
 	}
 	if lan {
 		if ln, err := net.Listen("tcp4", "127.0.0.2:0"); err != nil {

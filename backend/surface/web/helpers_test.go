@@ -95,6 +95,10 @@ type envOptions struct {
 	pong        time.Duration
 	maxConns    int
 	app         fstest.MapFS
+	// Listener caps and HTTP timeouts (0: the defaults).
+	listenerCap int
+	idle        time.Duration
+	readHeader  time.Duration
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -109,7 +113,10 @@ func newEnv(t testing.TB, o envOptions) *env {
 		AdminToken: testAdminToken,
 		Clock:      clock.Now,
 		// Only 127.0.0.1 is an administrator; 127.0.0.2… are LAN devices.
-		TestLoopbackLAN: true,
+		AllowLoopbackLAN:       true,
+		MaxListenerConnections: o.listenerCap,
+		IdleTimeout:            o.idle,
+		ReadHeaderTimeout:      o.readHeader,
 		hooks: &testHooks{
 			authTimeout:    o.authTimeout,
 			pingInterval:   o.ping,

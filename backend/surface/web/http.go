@@ -4,6 +4,7 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"path"
 	"strconv"
 	"strings"
@@ -87,7 +88,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeText(w, http.StatusBadRequest, "Invalid Host\n")
 		return
 	}
-	if r.URL.Path == "/ws" {
+	p, ok := requestPath(r)
+	if !ok {
+		writeText(w, http.StatusNotFound, "Not found\n")
+		return
+	}
+	if p == "/ws" {
 		if !originAllowed(r) {
 			writeText(w, http.StatusForbidden, "WebSocket origin rejected\n")
 			return
@@ -95,7 +101,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveWebSocket(w, r)
 		return
 	}
-	name, ok := staticName(r.URL.Path)
+	if code, ok := strings.CutPrefix(p, adminOpenPrefix); ok {
+		s.serveAdminOpen(w, r, code)
+		return
+	}
+	name, ok := staticName(p)
 	if !ok {
 		writeText(w, http.StatusNotFound, "Not found\n")
 		return
@@ -105,6 +115,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.serveFile(w, name)
+}
+
+// requestPath is the decoded path of the request target with its query
+// and fragment dropped (§3.1 routes on the path alone). Browsers never send
+// a fragment, but a raw client may ("GET /config.json#x"), and Go's parser
+// keeps it in URL.Path; an encoded "%23" stays part of the path.
+func requestPath(r *http.Request) (string, bool) {
+	raw := r.RequestURI
+	if i := strings.IndexAny(raw, "?#"); i >= 0 {
+		raw = raw[:i]
+	}
+	p, err := url.PathUnescape(raw)
+	if err != nil {
+		return "", false
+	}
+	return p, true
 }
 
 // hostAllowed is §3.2: one non-empty Host naming 127.0.0.1, localhost or

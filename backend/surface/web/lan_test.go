@@ -43,20 +43,20 @@ func TestLANListenerBindsOneAddress(t *testing.T) {
 	if _, err := New(Options{LAN: &LAN{}}); err == nil {
 		t.Error("LAN without a bind address accepted")
 	}
-	// The test option allows loopback addresses, nothing more.
+	// The loopback-LAN rig option allows loopback addresses, nothing more.
 	for _, a := range []string{"0.0.0.0", "127.0.0.1", "8.8.8.8", "::1"} {
-		if _, err := New(Options{TestLoopbackLAN: true, LAN: &LAN{Bind: netip.MustParseAddr(a)}}); err == nil {
-			t.Errorf("TestLoopbackLAN: LAN bind %s accepted", a)
+		if _, err := New(Options{AllowLoopbackLAN: true, LAN: &LAN{Bind: netip.MustParseAddr(a)}}); err == nil {
+			t.Errorf("AllowLoopbackLAN: LAN bind %s accepted", a)
 		}
 	}
 	for _, a := range []string{"127.0.0.2", "127.1.2.3", "192.168.1.2"} {
-		if _, err := New(Options{TestLoopbackLAN: true, LAN: &LAN{Bind: netip.MustParseAddr(a)}}); err != nil {
-			t.Errorf("TestLoopbackLAN: LAN bind %s refused: %v", a, err)
+		if _, err := New(Options{AllowLoopbackLAN: true, LAN: &LAN{Bind: netip.MustParseAddr(a)}}); err != nil {
+			t.Errorf("AllowLoopbackLAN: LAN bind %s refused: %v", a, err)
 		}
 	}
 	// Without it, 127.0.0.x peers are administrators; with it only 127.0.0.1.
 	plain, _ := New(Options{})
-	test, _ := New(Options{TestLoopbackLAN: true})
+	test, _ := New(Options{AllowLoopbackLAN: true})
 	for a, want := range map[string][2]bool{"127.0.0.1": {true, true}, "127.0.0.2": {true, false}, "::1": {true, false}, "192.168.1.2": {false, false}} {
 		ip := netip.MustParseAddr(a)
 		if plain.isLoopback(ip) != want[0] || test.isLoopback(ip) != want[1] {

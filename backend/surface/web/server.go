@@ -51,6 +51,19 @@ const (
 	stopTimeout = 3 * time.Second
 )
 
+// HTTP listener limits (Options.MaxListenerConnections, ReadHeaderTimeout,
+// IdleTimeout). Every WebSocket also holds one listener connection, so the
+// cap leaves room for MaxConnections browsers plus their page loads.
+const (
+	DefaultMaxListenerConnections = 128
+	DefaultReadHeaderTimeout      = 10 * time.Second
+	DefaultIdleTimeout            = 30 * time.Second
+	// responseWriteTimeout bounds writing one HTTP response (a browser
+	// that stops reading a file frees its connection); WebSockets set
+	// their own deadlines after the upgrade.
+	responseWriteTimeout = 60 * time.Second
+)
+
 // WebSocket close codes and reasons (§6, §8.7).
 const (
 	closeNormal     = websocket.CloseNormalClosure           // 1000
@@ -89,13 +102,26 @@ type Options struct {
 	Clock func() float64
 	// Log receives operational logs (never credentials); nil discards.
 	Log *slog.Logger
-	// TestLoopbackLAN lets tests exercise LAN pairing without a network:
-	// only 127.0.0.1 counts as loopback (127.0.0.2 and up stand for LAN
-	// devices, which must pair), and LAN.Bind may be a loopback address
-	// other than 127.0.0.1. It can only take rights away (no peer becomes
-	// an administrator that would not be one anyway) and never exposes
-	// the server beyond the machine. Never set it outside tests.
-	TestLoopbackLAN bool
+	// AllowLoopbackLAN is for test rigs and single-machine demos that
+	// stand a loopback address in for a LAN interface: LAN.Bind may then
+	// be a loopback address other than 127.0.0.1 (127.0.0.2 and up), and
+	// only 127.0.0.1 counts as the administrator's loopback, so every other
+	// 127.x peer is a LAN device that must pair. It only takes rights away
+	// (no peer becomes an administrator that would not be one anyway) and
+	// never exposes the server beyond the machine. The CLI never sets it.
+	AllowLoopbackLAN bool
+	// MaxListenerConnections caps the open TCP connections of each
+	// listener (HTTP keep-alive and WebSocket alike), so one local process
+	// cannot take every file descriptor from the daemon's other sockets;
+	// a connection over the cap is closed as soon as it is accepted. 0
+	// means DefaultMaxListenerConnections.
+	MaxListenerConnections int
+	// ReadHeaderTimeout bounds how long a connection may take to send a
+	// request's headers (§3.1: 10 s); 0 means DefaultReadHeaderTimeout.
+	ReadHeaderTimeout time.Duration
+	// IdleTimeout closes a keep-alive connection that waits this long for
+	// its next request; 0 means DefaultIdleTimeout.
+	IdleTimeout time.Duration
 
 	hooks *testHooks
 }
@@ -140,6 +166,8 @@ type Server struct {
 	live     map[*client]struct{} // every open WebSocket
 	reserved int                  // slots held: authenticated + authenticating
 	remote   int                  // of which remote
+	// adminOpen are the live one-time admin links (admin_open.go).
+	adminOpen []adminOpenCode
 	// Latest broadcasts for late joiners (§6.7).
 	lastSurface, lastExperience, lastPerformance []byte
 
@@ -158,6 +186,18 @@ func New(opts Options) (*Server, error) {
 	if opts.Port < 0 || opts.Port > 65535 {
 		return nil, errors.New("web port must be from 0 to 65535")
 	}
+	if opts.MaxListenerConnections < 0 || opts.ReadHeaderTimeout < 0 || opts.IdleTimeout < 0 {
+		return nil, errors.New("browser surface: connection limits and timeouts must not be negative (0 uses the defaults)")
+	}
+	if opts.MaxListenerConnections == 0 {
+		opts.MaxListenerConnections = DefaultMaxListenerConnections
+	}
+	if opts.ReadHeaderTimeout == 0 {
+		opts.ReadHeaderTimeout = DefaultReadHeaderTimeout
+	}
+	if opts.IdleTimeout == 0 {
+		opts.IdleTimeout = DefaultIdleTimeout
+	}
 	if len(opts.AdminToken) > MaxAdminTokenLength {
 		return nil, fmt.Errorf("the browser admin token is longer than %d characters", MaxAdminTokenLength)
 	}
@@ -171,7 +211,7 @@ func New(opts Options) (*Server, error) {
 	if opts.LAN != nil {
 		lan := *opts.LAN
 		opts.LAN = &lan
-		testBind := opts.TestLoopbackLAN && lan.Bind.Is4() && lan.Bind.IsLoopback() && lan.Bind != loopbackAdmin
+		testBind := opts.AllowLoopbackLAN && lan.Bind.Is4() && lan.Bind.IsLoopback() && lan.Bind != loopbackAdmin
 		if !lan.Bind.IsValid() || (!testBind && !IsPrivateLAN(lan.Bind)) {
 			return nil, fmt.Errorf("%w: the LAN listener must bind one private LAN IPv4 address, not %v", ErrLANOption, lan.Bind)
 		}
@@ -202,7 +242,7 @@ func New(opts Options) (*Server, error) {
 	if s.qr == nil {
 		s.qr = QRDataURI
 	}
-	if opts.TestLoopbackLAN {
+	if opts.AllowLoopbackLAN {
 		s.isLoopback = func(a netip.Addr) bool { return a.Unmap() == loopbackAdmin }
 	}
 	if h := opts.hooks; h != nil {
@@ -254,7 +294,7 @@ func (s *Server) Open(ctx context.Context) error {
 	defer cancel()
 	loop, err := lc.Listen(lctx, "tcp4", net.JoinHostPort("127.0.0.1", strconv.Itoa(s.opts.Port)))
 	if err != nil {
-		return fmt.Errorf("could not start browser surface: %w (is another program using port %d? pick another with --port)", err, s.opts.Port)
+		return &ListenError{Port: s.opts.Port, Err: err}
 	}
 	port := loop.Addr().(*net.TCPAddr).Port
 	var lan net.Listener
@@ -264,6 +304,12 @@ func (s *Server) Open(ctx context.Context) error {
 			loop.Close()
 			return fmt.Errorf("could not start browser surface on the LAN address %s: %w", s.opts.LAN.Bind, err)
 		}
+	}
+	// Each listener has its own cap: filling one (say the loopback one)
+	// leaves the other working.
+	loop = limitListener(loop, s.opts.MaxListenerConnections, s.log)
+	if lan != nil {
+		lan = limitListener(lan, s.opts.MaxListenerConnections, s.log)
 	}
 	s.port, s.lnLoop, s.lnLAN = port, loop, lan
 	if s.opts.LAN != nil {
@@ -282,8 +328,9 @@ func (s *Server) Open(ctx context.Context) error {
 	}
 	s.http = &http.Server{
 		Handler:           s,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       30 * time.Second,
+		ReadHeaderTimeout: s.opts.ReadHeaderTimeout,
+		IdleTimeout:       s.opts.IdleTimeout,
+		WriteTimeout:      responseWriteTimeout,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 	}

@@ -1,0 +1,116 @@
+package web
+
+import (
+	"crypto/subtle"
+	"errors"
+	"html"
+	"net/http"
+	"net/netip"
+	"strconv"
+)
+
+// One-time admin links. The admin URL carries the admin token, and a
+// program's command line is readable by every local user (ps), so the CLI
+// never passes it to the desktop opener (xdg-open and the browser it
+// starts). It opens AdminOpenURL instead: a loopback link with a random
+// code that works once, within AdminOpenTTL, and only from this machine.
+// Its answer is a redirect to "/#admin=<token>": the token travels only in
+// a response on the loopback connection and lands in the fragment, which
+// the app reads, stores and removes from the address bar.
+const (
+	// AdminOpenTTL is how long a one-time admin link works, in seconds.
+	AdminOpenTTL = 60.0
+	// adminOpenPrefix is the path of one-time admin links.
+	adminOpenPrefix = "/admin/open/"
+	// maxAdminOpenCodes bounds the live links; making one more forgets
+	// the oldest.
+	maxAdminOpenCodes = 8
+)
+
+// adminOpenCode is one live one-time admin link.
+type adminOpenCode struct {
+	code    string
+	expires float64
+}
+
+// AdminOpenURL makes a one-time link to the admin page,
+// http://127.0.0.1:PORT/admin/open/<43 random characters>, for handing to
+// the desktop browser. The first visit from this machine within
+// AdminOpenTTL seconds opens the admin page; any later visit gets a page
+// that explains the link was used. Open the server first.
+func (s *Server) AdminOpenURL() (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.opened || s.closed {
+		return "", errors.New("browser surface: open the server before making an admin link")
+	}
+	code, err := s.auth.token(32)
+	if err != nil {
+		return "", err
+	}
+	now := s.clock()
+	live := s.adminOpen[:0]
+	for _, c := range s.adminOpen {
+		if now < c.expires {
+			live = append(live, c)
+		}
+	}
+	if len(live) >= maxAdminOpenCodes {
+		live = live[len(live)-maxAdminOpenCodes+1:]
+	}
+	s.adminOpen = append(live, adminOpenCode{code: code, expires: now + AdminOpenTTL})
+	return "http://127.0.0.1:" + strconv.Itoa(s.port) + adminOpenPrefix + code, nil
+}
+
+// takeAdminOpenCode reports whether code is a live one-time link and, if
+// so, uses it up. Every live code is compared in constant time, so the
+// answer's timing says nothing about how close a guess was.
+func (s *Server) takeAdminOpenCode(code string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.clock()
+	hit := -1
+	for i, c := range s.adminOpen {
+		if subtle.ConstantTimeCompare([]byte(code), []byte(c.code)) == 1 && now < c.expires {
+			hit = i
+		}
+	}
+	if hit < 0 {
+		return false
+	}
+	s.adminOpen = append(s.adminOpen[:hit], s.adminOpen[hit+1:]...)
+	return true
+}
+
+// serveAdminOpen answers GET /admin/open/<code> (after the Host check): a
+// 303 to /#admin=<token> for a live code from a loopback peer, otherwise a
+// page that says what to do instead.
+func (s *Server) serveAdminOpen(w http.ResponseWriter, r *http.Request, code string) {
+	peer, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil || !s.isLoopback(peer.Addr().Unmap()) {
+		writeHTML(w, http.StatusForbidden, "This link works only on the computer running Lets",
+			"Admin links open the pad's admin page on the computer where Lets runs. On a phone or tablet, open the pad's address and pair with the PIN the admin page shows.")
+		return
+	}
+	if !s.takeAdminOpenCode(code) {
+		writeHTML(w, http.StatusGone, "This admin link was already used",
+			"To keep the pad safe, the link that opens its admin page works once and only for a minute. "+
+				"If this browser had the admin page open before, the pad's own address opens it again. "+
+				"Otherwise use the “Local admin” link Lets printed in its terminal, or restart the pad for a fresh link.")
+		return
+	}
+	w.Header().Set("Location", "/#admin="+s.auth.adminToken)
+	writeResponse(w, http.StatusSeeOther, "text/plain; charset=utf-8", nil)
+}
+
+// writeHTML sends a small self-contained page (no scripts or styles, which
+// the Content-Security-Policy would block anyway) with a link to the pad.
+func writeHTML(w http.ResponseWriter, status int, title, text string) {
+	body := "<!doctype html>\n<html lang=\"en\">\n<meta charset=\"utf-8\">\n" +
+		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n" +
+		"<title>" + html.EscapeString(title) + "</title>\n" +
+		"<main>\n<h1>" + html.EscapeString(title) + "</h1>\n" +
+		"<p>" + html.EscapeString(text) + "</p>\n" +
+		"<p><a href=\"/\">Open the pad</a></p>\n</main>\n"
+	writeResponse(w, status, "text/html; charset=utf-8", []byte(body))
+}
