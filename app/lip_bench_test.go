@@ -16,6 +16,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/lets-app/lets/backend/config"
+	"github.com/lets-app/lets/backend/testutil"
 )
 
 // BenchmarkServeRSS50Windows runs `lets serve` as its own process, opens 50
@@ -95,7 +96,8 @@ func BenchmarkServeRSS50Windows(b *testing.B) {
 	time.Sleep(300 * time.Millisecond)
 	status, err := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/status")
 	if err != nil {
-		b.Skip("no /proc on this system")
+		testutil.ProcFS(b)
+		b.Fatalf("read the host's memory use: %v", err)
 	}
 	for _, line := range strings.Split(string(status), "\n") {
 		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {

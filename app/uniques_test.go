@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lets-app/lets/backend/testutil"
 )
 
 // runUniqueCmd runs one of the commands of uniques.go the way Run does,
@@ -30,9 +32,7 @@ func runUniqueCmd(e *testEnv, name string, args ...string) int {
 // leave the machine.
 func gitRepo(t *testing.T, files map[string]string) string {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
+	testutil.Command(t, "git")
 	base := t.TempDir()
 	work, bare := filepath.Join(base, "work"), filepath.Join(base, "repo.git")
 	gitCmd := func(dir string, args ...string) {

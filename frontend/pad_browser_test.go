@@ -22,6 +22,7 @@ import (
 	"github.com/lets-app/lets/backend/browsertest"
 	"github.com/lets-app/lets/backend/daemon"
 	"github.com/lets-app/lets/backend/surface/web"
+	"github.com/lets-app/lets/backend/testutil"
 	"github.com/lets-app/lets/backend/visual"
 	"github.com/lets-app/lets/backend/wire"
 	"github.com/lets-app/lets/backend/wireclient"
@@ -460,9 +461,10 @@ func staticPad(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	testutil.LoopbackAlias(t, "127.0.0.2")
 	ln, err := net.Listen("tcp4", "127.0.0.2:0")
 	if err != nil {
-		t.Skipf("no 127.0.0.2 on this machine: %v", err)
+		t.Fatal(err)
 	}
 	srv := &http.Server{Handler: http.FileServer(http.FS(app)), ReadHeaderTimeout: 5 * time.Second}
 	go srv.Serve(ln)

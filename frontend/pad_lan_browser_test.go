@@ -19,6 +19,7 @@ import (
 
 	"github.com/lets-app/lets/backend/browsertest"
 	"github.com/lets-app/lets/backend/surface/web"
+	"github.com/lets-app/lets/backend/testutil"
 	"github.com/lets-app/lets/backend/wire"
 )
 
@@ -48,11 +49,7 @@ func startLANRig(t *testing.T) *lanRig {
 	t.Helper()
 	opts := web.Options{LAN: &web.LAN{Bind: netip.MustParseAddr(lanBind), AdvertiseHost: lanHost}, AllowLoopbackLAN: true}
 	for _, a := range []string{lanBind, phoneFrom, relayAt} {
-		ln, err := net.Listen("tcp4", a+":0")
-		if err != nil {
-			t.Skipf("no %s on this machine: %v", a, err)
-		}
-		ln.Close()
+		testutil.LoopbackAlias(t, a)
 	}
 	rig := startPadRig(t, opts)
 	port := rig.srv.Port()

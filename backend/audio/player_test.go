@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/lets-app/lets/backend/testutil"
 )
 
 // fakePlayer writes a shell script that records each call ("<args>" per
@@ -17,9 +19,7 @@ import (
 // the signal reaches the sleeping process itself).
 func fakePlayer(t *testing.T, sleep string) (cmd []string, log string) {
 	t.Helper()
-	if _, err := exec.LookPath("sh"); err != nil {
-		t.Skip("no sh")
-	}
+	testutil.Command(t, "sh")
 	dir := t.TempDir()
 	log = filepath.Join(dir, "calls.log")
 	script := filepath.Join(dir, "paplay")

@@ -18,6 +18,7 @@ import (
 	"github.com/lets-app/lets/backend/conformance"
 	"github.com/lets-app/lets/backend/daemon"
 	"github.com/lets-app/lets/backend/surface/web"
+	"github.com/lets-app/lets/backend/testutil"
 	"github.com/lets-app/lets/schemas"
 )
 
@@ -44,11 +45,7 @@ func startWebRig(t testing.TB, lan bool, opts ...harnessOpt) *webRig {
 		AllowLoopbackLAN: true,
 	}
 	if lan {
-		if ln, err := net.Listen("tcp4", "127.0.0.2:0"); err != nil {
-			t.Skipf("no 127.0.0.2 on this machine: %v", err)
-		} else {
-			ln.Close()
-		}
+		testutil.LoopbackAlias(t, "127.0.0.2")
 		wo.LAN = &web.LAN{Bind: netip.MustParseAddr("127.0.0.2"), AdvertiseHost: "pad-host.local"}
 	}
 	srv, err := web.New(wo)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/lets-app/lets/backend/daemon"
+	"github.com/lets-app/lets/backend/testutil"
 )
 
 // benchDaemonEnv makes the test binary run only a daemon on the given
@@ -49,9 +50,7 @@ func runChildDaemon(path string) int {
 // sessions ≤ 20 MB) holding 1 000 sessions with metadata and 1 000 idle
 // connections, made by this process.
 func BenchmarkDaemonProcessRSS1000Sessions1000Conns(b *testing.B) {
-	if _, err := os.Stat("/proc/self/status"); err != nil {
-		b.Skip("needs /proc to read a process's memory")
-	}
+	testutil.ProcFS(b)
 	for range b.N {
 		func() {
 			dir, err := os.MkdirTemp("", "lw")
