@@ -456,9 +456,7 @@ func dataOf(t testing.TB, e lip.Envelope) map[string]any {
 // of a bare clone, for installing with the real installer.
 func makeUniqueRepo(t testing.TB, files map[string]string) string {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
+	testutil.Command(t, "git")
 	dir := t.TempDir()
 	work := filepath.Join(dir, "work")
 	for p, data := range files {
