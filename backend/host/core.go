@@ -276,6 +276,9 @@ func (c *lipCore) acceptDown(e *lip.Envelope, src lip.Source, now time.Time) *li
 			return lip.Errorf(lip.CodeUndeclaredType, "%s is neither a core command nor a command %s declares; see its commands in the open answer", e.Type, w.name)
 		}
 	}
+	if derr := m.CheckCommandData(e.Type, e.DataOrEmpty()); derr != nil {
+		return lip.Errorf(lip.CodeBadData, "%v; fix the data and send it again", derr)
+	}
 	if err := lip.StampDown(e, src, now); err != nil {
 		return err
 	}

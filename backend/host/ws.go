@@ -398,6 +398,11 @@ func (core *lipCore) upEvent(c *shellConn, e *lip.Envelope, now time.Time) {
 		c.sendCtrl(core.errorFrame(w, lip.Errorf(lip.CodeForbidden, "media.image is emitted by the host after POST /lip/upload"), e.ID))
 		return
 	}
+	if derr := m.CheckEventData(e.Type, e.DataOrEmpty()); derr != nil {
+		// Dropped, never in the ring: the unique hears why (spec §12 rules).
+		c.sendCtrl(core.errorFrame(w, lip.Errorf(lip.CodeBadData, "%v; the event was dropped", derr), e.ID))
+		return
+	}
 	if perr := lip.StampUp(e, src, now); perr != nil {
 		c.sendCtrl(core.errorFrame(w, perr, e.ID))
 		return

@@ -23,6 +23,11 @@ const (
 	CodeInvalidManifest    Code = "invalid_manifest"
 	CodeInstallFailed      Code = "install_failed"
 	CodeInternal           Code = "internal"
+
+	// CodeBadData: the envelope is well formed but its data breaks the JSON
+	// Schema the unique declared for its type (unique.json "schema"). Not
+	// in §12; docs/lip-deviations.md records why this host adds it.
+	CodeBadData Code = "bad_data"
 )
 
 // Codes lists every code of §12 in the spec's order.
@@ -38,7 +43,7 @@ func Codes() []Code {
 // HTTPStatus is the HTTP status an answer with this code carries.
 func (c Code) HTTPStatus() int {
 	switch c {
-	case CodeBadEnvelope, CodeUnsupportedVersion, CodeUndeclaredType, CodeReservedDomain, CodeInvalidManifest:
+	case CodeBadEnvelope, CodeUnsupportedVersion, CodeUndeclaredType, CodeReservedDomain, CodeInvalidManifest, CodeBadData:
 		return 400
 	case CodeUnauthorized:
 		return 401

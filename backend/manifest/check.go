@@ -604,7 +604,9 @@ func readLimited(fsys fs.FS, name string, max int64) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// LoadFS reads unique.json from fsys and runs Parse and CheckFiles.
+// LoadFS reads unique.json from fsys, runs Parse and CheckFiles, and
+// compiles the data schemas the manifest declares (once, here), so the
+// host can enforce them on every envelope.
 func (c *Checker) LoadFS(fsys fs.FS) (*Manifest, []string, error) {
 	data, err := readLimited(fsys, "unique.json", MaxManifestBytes)
 	if errors.Is(err, errTooLarge) {
@@ -622,6 +624,11 @@ func (c *Checker) LoadFS(fsys fs.FS) (*Manifest, []string, error) {
 	if err != nil {
 		return nil, warnings, err
 	}
+	schemas, problems := compileDataSchemas(m, fsys)
+	if len(problems) > 0 {
+		return nil, warnings, &InvalidError{Problems: problems}
+	}
+	m.schemas = schemas
 	return m, warnings, nil
 }
 

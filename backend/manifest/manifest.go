@@ -99,6 +99,10 @@ type Manifest struct {
 	// Unknown holds top-level keys this host does not know (rule 5): kept
 	// for forward compatibility, otherwise ignored.
 	Unknown map[string]json.RawMessage `json:"-"`
+
+	// schemas are the compiled data schemas of the declared types; set
+	// when the manifest is loaded with its files (LoadFS, LoadDir).
+	schemas *dataSchemas
 }
 
 // defaultGuide is the guide file used when the manifest names none.
