@@ -127,12 +127,8 @@ func printJSON(w io.Writer, v any) error {
 
 // openAnswer is the part of POST /lip/open the CLI shows.
 type openAnswer struct {
-	Window string `json:"window"`
-	URL    string `json:"url"`
-	Unique struct {
-		Name  string `json:"name"`
-		Title string `json:"title"`
-	} `json:"unique"`
+	Window   string            `json:"window"`
+	URL      string            `json:"url"`
 	Guide    string            `json:"guide"`
 	Events   map[string]string `json:"events"`
 	Commands map[string]string `json:"commands"`
@@ -185,7 +181,7 @@ func runOpen(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintln(env.Stdout, a.URL)
 		return nil
 	}
-	fmt.Fprintf(env.Stdout, "Opened %s as window %s.\n", a.Unique.Title, a.Window)
+	fmt.Fprintf(env.Stdout, "Opened %s as window %s.\n", pos[0], a.Window)
 	if a.Session != nil {
 		fmt.Fprintf(env.Stdout, "Resumed session %s: %s\n", a.Session.ID, a.Session.Summary)
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -71,9 +72,23 @@ func BenchmarkServeRSS50Windows(b *testing.B) {
 	}()
 	b.ResetTimer()
 	for i := range 50 {
-		var win struct{ Window, Token string }
+		var win struct{ Window, URL string }
 		post("/lip/open", map[string]string{"unique": "hello"}, &win)
-		c, _, err := websocket.DefaultDialer.Dial("ws://127.0.0.1:"+strconv.Itoa(info.Port)+"/lip/ws?t="+win.Token, http.Header{"Origin": {base}})
+		// The window token lives only in the shell page the one-time URL
+		// serves, as a window would load it.
+		page, err := http.Get(win.URL)
+		if err != nil {
+			b.Fatal(err)
+		}
+		html, _ := io.ReadAll(page.Body)
+		page.Body.Close()
+		_, cfgText, _ := strings.Cut(string(html), `id="lets-config">`)
+		cfgText, _, _ = strings.Cut(cfgText, "</script>")
+		var cfg struct{ Token string }
+		if err := json.Unmarshal([]byte(cfgText), &cfg); err != nil {
+			b.Fatalf("window %d: the shell page has no config: %v", i, err)
+		}
+		c, _, err := websocket.DefaultDialer.Dial("ws://127.0.0.1:"+strconv.Itoa(info.Port)+"/lip/ws?t="+cfg.Token, http.Header{"Origin": {base}})
 		if err != nil {
 			b.Fatalf("window %d: %v", i, err)
 		}

@@ -124,7 +124,7 @@ func (s *Server) handleOpen(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, string(lip.CodeBadEnvelope), `give "unique": the name of an installed unique (see GET /lip/uniques)`)
 		return
 	}
-	res, _, err := s.core.open(req, s.origins, s.URL())
+	res, win, err := s.core.open(req, s.origins, s.URL())
 	if err != nil {
 		var le *lip.Error
 		switch {
@@ -140,7 +140,10 @@ func (s *Server) handleOpen(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.opts.OnOpen != nil {
-		s.opts.OnOpen(WindowLaunch{Window: res.Window, Unique: res.Unique.Name, Title: res.Unique.Title, URL: res.URL})
+		// The native window gets the one-time URL; the caller does not,
+		// so it cannot take the window's place.
+		s.opts.OnOpen(WindowLaunch{Window: res.Window, Unique: win.name, Title: win.title, URL: res.URL})
+		res.URL = ""
 	}
 	writeJSON(w, http.StatusOK, res)
 }

@@ -16,9 +16,9 @@ import (
 )
 
 // benchWindows opens n windows of board with connected, ready shells.
-func benchWindows(b *testing.B, th *testHost, n int) ([]openResult, []*shellClient) {
+func benchWindows(b *testing.B, th *testHost, n int) ([]testWindow, []*shellClient) {
 	b.Helper()
-	wins := make([]openResult, n)
+	wins := make([]testWindow, n)
 	shells := make([]*shellClient, n)
 	for i := range n {
 		wins[i] = th.open(b, "board", "")

@@ -44,7 +44,9 @@ type lipCore struct {
 	ring     *eventRing
 	ids      *lip.IDs
 	// handoff overrides config.json's "handoff" when set (tests).
-	handoff   string
+	handoff string
+	// settings is the loaded config.json; nil means the defaults.
+	settings  *config.Watcher
 	version   string
 	uploadMax int64
 	// onForget runs when a window is gone for good (origin bookkeeping).
@@ -77,6 +79,39 @@ func (c *lipCore) windowByToken(tok string) (*window, bool) {
 		}
 	}
 	return found, found != nil
+}
+
+// launchOutcome is what a load of a window's one-time URL found.
+type launchOutcome int
+
+const (
+	launchOK      launchOutcome = iota
+	launchUnknown               // no such window (closed, or never opened)
+	launchUsed                  // the URL was already loaded once
+	launchBadKey                // a missing or wrong key
+)
+
+// claimLaunch spends window id's one-time key: on the first load with the
+// right key it mints the window token, which from then on exists only in
+// the shell page being served.
+func (c *lipCore) claimLaunch(id, key string) (*window, launchOutcome, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	w, ok := c.windows[id]
+	switch {
+	case !ok:
+		return nil, launchUnknown, nil
+	case w.launched:
+		return w, launchUsed, nil
+	case !token.Equal(key, w.launch):
+		return w, launchBadKey, nil
+	}
+	tok, err := token.New()
+	if err != nil {
+		return nil, launchBadKey, err
+	}
+	w.token, w.launch, w.launched = tok, "", true
+	return w, launchOK, nil
 }
 
 // isWindowToken reports whether tok is some window's token.
@@ -124,20 +159,18 @@ type openRequest struct {
 	Title  string `json:"title,omitempty"`
 }
 
-// openResult is the answer of POST /lip/open.
+// openResult is the answer of POST /lip/open: what spec lip-1 §8.1 lists,
+// plus the window's one-time URL. It never carries the window token.
 type openResult struct {
 	Window string `json:"window"`
-	// URL is the shell page with the window token, for the native window
-	// (or a browser) to load.
-	URL string `json:"url"`
-	// Token is the window token (also inside URL).
-	Token    string                `json:"token"`
-	Unique   uniqueSummary         `json:"unique"`
-	Guide    string                `json:"guide"`
-	Events   map[string]string     `json:"events"`
-	Commands map[string]string     `json:"commands"`
-	Session  *sessions.Info        `json:"session,omitempty"`
-	Types    manifest.SessionTypes `json:"sessionTypes"`
+	// URL is the shell page with a one-time key, for a browser (or a
+	// native window) to load once; a second load is refused. Empty when
+	// Options.OnOpen launched the window itself.
+	URL      string            `json:"url,omitempty"`
+	Guide    string            `json:"guide"`
+	Events   map[string]string `json:"events"`
+	Commands map[string]string `json:"commands"`
+	Session  *sessions.Info    `json:"session,omitempty"`
 }
 
 type uniqueSummary struct {
@@ -188,7 +221,7 @@ func (c *lipCore) open(req openRequest, origins *originSet, hostURL string) (ope
 	if err != nil {
 		return openResult{}, nil, err
 	}
-	wt, err := token.New()
+	launch, err := token.New()
 	if err != nil {
 		return openResult{}, nil, err
 	}
@@ -207,13 +240,13 @@ func (c *lipCore) open(req openRequest, origins *originSet, hostURL string) (ope
 	}
 	c.mu.Lock()
 	c.nextWin++
-	w := &window{core: c, id: "w" + strconv.Itoa(c.nextWin), unique: u, name: u.Name(), title: title, token: wt, frameToken: ft, opened: now, ask: map[string]chan string{}}
+	w := &window{core: c, id: "w" + strconv.Itoa(c.nextWin), unique: u, name: u.Name(), title: title, launch: launch, frameToken: ft, opened: now, ask: map[string]chan string{}}
 	c.windows[w.id] = w
 	c.mu.Unlock()
 	origin.addWindow(w)
 
-	res := openResult{Window: w.id, URL: hostURL + "/w/" + w.id + "/?t=" + wt, Token: wt, Unique: summarize(u), Guide: guide,
-		Events: summaries(u.Manifest.Events), Commands: summaries(u.Manifest.Commands), Types: u.Manifest.Session}
+	res := openResult{Window: w.id, URL: hostURL + "/w/" + w.id + "/?t=" + launch, Guide: guide,
+		Events: summaries(u.Manifest.Events), Commands: summaries(u.Manifest.Commands)}
 	openData := map[string]any{"unique": u.Name(), "window": w.id}
 	if saved != nil {
 		restore := &lip.Envelope{LIP: lip.Version, ID: c.ids.Command(now), Type: u.Manifest.Session.Restore, Data: saved.Payload, Win: w.id, Re: saved.ID}
@@ -362,17 +395,16 @@ func (c *lipCore) forget(w *window, reason string) {
 	c.publish(w.id, "session.closed", map[string]string{"reason": reason})
 }
 
-// handoffMode is config.json's "handoff", read when an export arrives so a
+// handoffMode is config.json's "handoff" as the watcher holds it now, so a
 // change applies without a restart.
 func (c *lipCore) handoffMode() string {
 	if c.handoff != "" {
 		return c.handoff
 	}
-	cfg, err := config.Load(c.paths.ConfigFile())
-	if err != nil {
-		c.log.Warn("config.json has a problem; using the default handoff", "err", err)
+	if c.settings == nil {
+		return config.Defaults().Handoff
 	}
-	return cfg.Handoff
+	return c.settings.Config().Handoff
 }
 
 // saveSession stores an export or snapshot event (spec §4.2).

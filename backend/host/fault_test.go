@@ -254,7 +254,7 @@ func TestHostRestartNewEpochCursorsRestart(t *testing.T) {
 		t.Fatalf("after restart: %+v", res)
 	}
 	// The old window token is dead.
-	if code, _ := th2.call(t, "GET", "/w/w1/?t="+"stale", nil, ""); code != 401 {
+	if code, _ := th2.call(t, "GET", "/w/w1/shell.js?t="+"stale", nil, ""); code != 401 {
 		t.Fatalf("stale token: %d", code)
 	}
 }

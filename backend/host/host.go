@@ -88,14 +88,19 @@ type Options struct {
 	// UploadMaxBytes caps one upload; 0 means 25 MB.
 	UploadMaxBytes int64
 	// Handoff overrides config.json's "handoff" ("close" or "stay");
-	// empty reads config.json when an export arrives.
+	// empty uses Config.
 	Handoff string
+	// Config is config.json as loaded once and kept current by its
+	// watcher; the host reads settings from it (a change applies at once,
+	// without reading the file per request). nil means the defaults.
+	Config *config.Watcher
 	// Getenv gives the runner's PATH, HOME and LANG; nil means os.Getenv.
 	Getenv func(string) string
 
 	// OnOpen, when set, is told about every window POST /lip/open made, so
 	// the app can start a native window process for it (pass URL through
-	// the child's environment, never argv). It must not block.
+	// the child's environment, never argv). The one-time URL then goes
+	// only to OnOpen, not into the API answer. It must not block.
 	OnOpen func(WindowLaunch)
 
 	// timing shortens the shell channel's timers in tests.
@@ -107,7 +112,8 @@ type WindowLaunch struct {
 	Window string
 	Unique string
 	Title  string
-	// URL is the shell page with the window token in its query: a secret.
+	// URL is the shell page with the window's one-time key: the first
+	// load opens the window, later loads are refused.
 	URL string
 }
 
@@ -189,7 +195,8 @@ func Listen(opts Options) (*Server, error) {
 	}
 	ln, err := net.Listen("tcp", opts.Addr)
 	if err != nil {
-		return nil, fmt.Errorf("listen on %s (is another program using that port? set \"host_port\" to 0 in config.json to pick a free one): %w", opts.Addr, err)
+		// The hint (a flag or a config.json key) is the command's to add.
+		return nil, fmt.Errorf("listen on %s: %w", opts.Addr, err)
 	}
 	s.ln = ln
 	s.port.Store(int64(ln.Addr().(*net.TCPAddr).Port))
@@ -227,6 +234,7 @@ func (s *Server) setupLIP() error {
 		ring:      &eventRing{r: s.rng},
 		ids:       lip.NewIDs(nil),
 		handoff:   o.Handoff,
+		settings:  o.Config,
 		windows:   map[string]*window{},
 		version:   o.Version,
 		uploadMax: o.UploadMaxBytes,
@@ -280,7 +288,7 @@ func (s *Server) Handler() http.Handler {
 		mux.Handle(route, s.requireHostToken(handlers[route]))
 	}
 	mux.HandleFunc("GET /lip/health", s.handleHealth)
-	mux.Handle("GET /w/{wid}/{$}", s.requireWindowToken(s.handleShellPage))
+	mux.HandleFunc("GET /w/{wid}/{$}", s.handleShellPage)
 	mux.Handle("GET /w/{wid}/{file}", s.requireWindowToken(s.handleShellAsset))
 	mux.Handle("GET /lip/ws", s.requireWindowToken(s.handleWS))
 	mux.Handle("POST /lip/upload", s.requireWindowToken(s.handleUpload))

@@ -161,8 +161,17 @@ func (th *testHost) call(t testing.TB, method, path string, body any, tok string
 	return resp.StatusCode, out
 }
 
-// open opens a unique and returns the answer.
-func (th *testHost) open(t testing.TB, unique string, resume string) openResult {
+// testWindow is a window as a test drives it: the open answer plus the
+// window token a shell page got when it loaded the one-time URL ("" when
+// nothing loaded it yet).
+type testWindow struct {
+	openResult
+	Token string
+}
+
+// openOnly opens a unique and returns the answer; its one-time URL is not
+// loaded yet (a browser test navigates to it).
+func (th *testHost) openOnly(t testing.TB, unique string, resume string) testWindow {
 	t.Helper()
 	body := map[string]any{"unique": unique}
 	if resume != "" {
@@ -184,7 +193,39 @@ func (th *testHost) open(t testing.TB, unique string, resume string) openResult 
 	if err := json.Unmarshal(raw, &res); err != nil {
 		t.Fatal(err)
 	}
-	return res
+	return testWindow{openResult: res}
+}
+
+// open opens a unique and loads its shell page once, as the window does,
+// taking the window token from the page's config.
+func (th *testHost) open(t testing.TB, unique string, resume string) testWindow {
+	t.Helper()
+	win := th.openOnly(t, unique, resume)
+	win.Token = loadShellToken(t, win.URL)
+	return win
+}
+
+// loadShellToken loads a one-time shell URL and returns the window token
+// its page carries.
+func loadShellToken(t testing.TB, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	page, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		t.Fatalf("load the shell page %s: %d %s", url, resp.StatusCode, page)
+	}
+	const open = `<script type="application/json" id="lets-config">`
+	_, rest, ok := strings.Cut(string(page), open)
+	cfgText, _, ok2 := strings.Cut(rest, "</script>")
+	var cfg shellConfig
+	if !ok || !ok2 || json.Unmarshal([]byte(cfgText), &cfg) != nil || cfg.Token == "" {
+		t.Fatalf("the shell page has no config with a token:\n%s", page)
+	}
+	return cfg.Token
 }
 
 // send posts down-commands with the host token.
@@ -276,7 +317,7 @@ func newShellClient(t testing.TB, c *websocket.Conn, window string) *shellClient
 	return sc
 }
 
-func (th *testHost) dialShell(t testing.TB, win openResult, resume *uint64) *shellClient {
+func (th *testHost) dialShell(t testing.TB, win testWindow, resume *uint64) *shellClient {
 	t.Helper()
 	c := th.dialRaw(t, win.Token)
 	sc := newShellClient(t, c, win.Window)

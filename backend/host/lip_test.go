@@ -79,11 +79,13 @@ func TestOpenSendDeliverAck(t *testing.T) {
 func TestOnOpenAndWindowGone(t *testing.T) {
 	launched := make(chan WindowLaunch, 1)
 	th := startLIPHost(t, func(o *Options) { o.OnOpen = func(l WindowLaunch) { launched <- l } })
-	win := th.open(t, "board", "")
+	win := th.openOnly(t, "board", "")
 	l := <-launched
-	if l.Window != win.Window || l.URL != win.URL || l.Unique != "board" {
-		t.Fatalf("launch %+v", l)
+	// The one-time URL goes to the native window only, not to the caller.
+	if l.Window != win.Window || win.URL != "" || !strings.Contains(l.URL, "/w/w1/?t=") || l.Unique != "board" || l.Title != "Board board" {
+		t.Fatalf("launch %+v, answer URL %q", l, win.URL)
 	}
+	win.Token = loadShellToken(t, l.URL)
 	sc := th.dialShell(t, win, nil)
 	th.WindowGone(win.Window, "human")
 	ev := th.waitEvent(t, "g", "session.closed", 2*time.Second)
@@ -93,8 +95,11 @@ func TestOnOpenAndWindowGone(t *testing.T) {
 	if err := sc.closeErr(2 * time.Second); err == nil || !strings.Contains(err.Error(), "4410") {
 		t.Fatalf("the shell socket should close with 4410: %v", err)
 	}
-	if code, _ := th.call(t, "GET", "/w/w1/?t="+win.Token, nil, ""); code != 401 {
+	if code, _ := th.call(t, "GET", "/w/w1/shell.js?t="+win.Token, nil, ""); code != 401 {
 		t.Fatalf("token of a gone window: %d", code)
+	}
+	if code, _ := th.call(t, "GET", "/w/w1/", nil, ""); code != 404 {
+		t.Fatalf("page of a gone window: %d, want 404", code)
 	}
 	th.WindowGone("w99", "human") // unknown: ignored
 }

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -30,8 +31,15 @@ func TestCase023_PrivilegedRoutesNeedTheHostToken(t *testing.T) {
 			}
 		}
 	}
-	// The window endpoints refuse the host token (403) and no token (401).
-	for _, route := range []string{"GET /w/w1/", "GET /w/w1/shell.js", "GET /lip/ws", "POST /lip/upload", "POST /lip/run"} {
+	// The window endpoints refuse the host token (403) and no token (401);
+	// the page itself, already loaded once, is gone for everyone (410).
+	if code, _ := th.call(t, "GET", "/w/w1/", nil, testHostToken); code != 403 {
+		t.Errorf("the shell page with the host token: %d, want 403", code)
+	}
+	if code, _ := th.call(t, "GET", "/w/w1/", nil, ""); code != 410 {
+		t.Errorf("the shell page loaded a second time: %d, want 410", code)
+	}
+	for _, route := range []string{"GET /w/w1/shell.js", "GET /lip/ws", "POST /lip/upload", "POST /lip/run"} {
 		method, path, _ := strings.Cut(route, " ")
 		if code, _ := th.call(t, method, path, nil, testHostToken); code != 403 {
 			t.Errorf("%s with the host token: %d, want 403", route, code)
@@ -47,15 +55,16 @@ func TestCase023_PrivilegedRoutesNeedTheHostToken(t *testing.T) {
 func TestWindowTokenDrivesOnlyItsWindow(t *testing.T) {
 	th := startLIPHost(t)
 	w1 := th.open(t, "board", "")
-	w2 := th.open(t, "board", "")
-	if code, _ := th.call(t, "GET", "/w/w2/?t="+w1.Token, nil, ""); code != 403 {
-		t.Fatalf("w1's token on w2's page: %d, want 403", code)
+	w2 := th.openOnly(t, "board", "")
+	if code, _ := th.call(t, "GET", "/w/w2/?t="+w1.Token, nil, ""); code != 401 {
+		t.Fatalf("w1's token on w2's page: %d, want 401", code)
 	}
 	if code, _ := th.call(t, "GET", "/w/w2/shell.js?t="+w1.Token, nil, ""); code != 403 {
 		t.Fatalf("w1's token on w2's asset: %d, want 403", code)
 	}
-	if code, _ := th.call(t, "GET", "/w/w2/?t="+w2.Token, nil, ""); code != 200 {
-		t.Fatalf("w2's own page: %d", code)
+	w2.Token = loadShellToken(t, w2.URL) // the wrong key did not spend w2's link
+	if sc2 := th.dialShell(t, w2, nil); sc2.welcome.Win != "w2" {
+		t.Fatalf("w2's socket welcomed as %q", sc2.welcome.Win)
 	}
 	sc := th.dialShell(t, w1, nil)
 	if sc.welcome.Win != "w1" {
@@ -165,7 +174,7 @@ func TestUniqueOriginTokenExchangeAndHeaders(t *testing.T) {
 		t.Error("the cookie must not be the frame token itself")
 	}
 	want := map[string]string{
-		"Content-Security-Policy":      "default-src 'self'; base-uri 'self'; form-action 'self'; frame-ancestors http://127.0.0.1:" + strconv.Itoa(th.Port()) + "; object-src 'none'",
+		"Content-Security-Policy":      "default-src 'self'; base-uri 'self'; form-action 'self'; frame-ancestors http://127.0.0.1:" + strconv.Itoa(th.Port()) + "; object-src 'none'; webrtc 'block'",
 		"X-Content-Type-Options":       "nosniff",
 		"Referrer-Policy":              "no-referrer",
 		"Cross-Origin-Resource-Policy": "same-origin",
@@ -304,7 +313,7 @@ func TestOriginAResponsesHaveNoReferrer(t *testing.T) {
 // token in its subresource URLs and the CSP of §8.2.
 func TestShellPageCarriesTokenOnlyInItsOwnURLs(t *testing.T) {
 	th := startLIPHost(t)
-	win := th.open(t, "board", "")
+	win := th.openOnly(t, "board", "")
 	resp, err := http.Get(win.URL)
 	if err != nil {
 		t.Fatal(err)
@@ -312,6 +321,13 @@ func TestShellPageCarriesTokenOnlyInItsOwnURLs(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	page := string(body)
+	_, cfgText, _ := strings.Cut(page, `id="lets-config">`)
+	cfgText, _, _ = strings.Cut(cfgText, "</script>")
+	var cfg shellConfig
+	if err := json.Unmarshal([]byte(cfgText), &cfg); err != nil || cfg.Token == "" {
+		t.Fatalf("config %q: %v", cfgText, err)
+	}
+	win.Token = cfg.Token
 	o, _ := th.origins.get("board")
 	csp := resp.Header.Get("Content-Security-Policy")
 	for _, want := range []string{"default-src 'self'", "frame-src " + o.url(), "connect-src 'self'", "img-src 'self' data: blob:"} {

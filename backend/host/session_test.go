@@ -88,7 +88,7 @@ func TestCase028_ExportSavesSessionAndClosesWindow(t *testing.T) {
 		t.Fatal("the window is still listed after its handoff")
 	}
 	// Its token no longer opens anything.
-	if code, _ := th.call(t, "GET", "/w/w1/?t="+win.Token, nil, ""); code != 401 {
+	if code, _ := th.call(t, "GET", "/w/w1/shell.js?t="+win.Token, nil, ""); code != 401 {
 		t.Fatalf("token after close: %d", code)
 	}
 }

@@ -45,8 +45,16 @@ type window struct {
 	unique *manifest.Unique
 	name   string // unique name
 	title  string
-	// token authorises the shell page, its assets, /lip/ws, /lip/upload
-	// and /lip/run of this window only.
+	// launch is the one-time key of the window's URL (/w/<wid>/?t=…): the
+	// first load of the shell page spends it; launched says it was spent.
+	launch   string
+	launched bool
+	// token authorises the shell page's assets, /lip/ws, /lip/upload and
+	// /lip/run of this window only. It is minted when the shell page is
+	// served and lives only in that page: the API never returns it, so
+	// human acts (prompt answers, chat input) come only from the page a
+	// person looks at (issue #10). "" until the page was served. Guarded
+	// by lipCore.mu.
 	token string
 	// frameToken is exchanged on origin U for that origin's cookie.
 	frameToken string
