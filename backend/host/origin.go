@@ -12,6 +12,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -218,7 +219,7 @@ func (o *uniqueOrigin) hasWindows() bool {
 
 // uniqueCSP is the policy of every origin-U answer (spec §1.4).
 func uniqueCSP(hostPort int) string {
-	return "default-src 'self'; base-uri 'self'; form-action 'self'; frame-ancestors http://127.0.0.1:" + strconv.Itoa(hostPort) + "; object-src 'none'"
+	return "default-src 'self'; base-uri 'self'; form-action 'self'; frame-ancestors http://127.0.0.1:" + strconv.Itoa(hostPort) + "; object-src 'none'; webrtc 'block'"
 }
 
 func (o *uniqueOrigin) setHeaders(h http.Header) {
@@ -258,16 +259,11 @@ func (o *uniqueOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		http.SetCookie(w, &http.Cookie{Name: o.cookie, Value: o.secret, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-		q := r.URL.Query()
-		q.Del("t")
-		u := *r.URL
-		u.RawQuery = q.Encode()
-		u.Scheme, u.Host = "", ""
-		http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+		w.Header().Set("Location", sameOriginTarget(r.URL, "/"+o.unique.Manifest.Entry))
+		w.WriteHeader(http.StatusSeeOther)
 		return
 	}
-	c, err := r.Cookie(o.cookie)
-	if err != nil || !token.Equal(c.Value, o.secret) || !o.hasWindows() {
+	if !o.hasCookie(r) || !o.hasWindows() {
 		o.plain(w, http.StatusUnauthorized, "open this unique from Lets")
 		return
 	}
@@ -313,6 +309,47 @@ func (o *uniqueOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.ServeContent(w, r, filepath.Base(urlPath), st.ModTime(), rs)
+}
+
+// hasCookie reports whether any cookie named after this origin holds its
+// secret. Cookies are not isolated by port, so another unique can set a
+// cookie of this name with a longer path, which the browser sends first;
+// looking at every cookie of the name keeps that from locking this unique
+// out. (A script cannot overwrite the HttpOnly cookie itself.)
+func (o *uniqueOrigin) hasCookie(r *http.Request) bool {
+	ok := false
+	for _, c := range r.CookiesNamed(o.cookie) {
+		if token.Equal(c.Value, o.secret) {
+			ok = true
+		}
+	}
+	return ok
+}
+
+// sameOriginTarget is where the token exchange sends the browser: the
+// requested path without the token, as a path on this origin only. A path
+// a browser could read as another host ("//evil.example/x", "/\evil",
+// control characters it strips) becomes fallback.
+func sameOriginTarget(u *url.URL, fallback string) string {
+	p := u.Path
+	if p == "" || p[0] != '/' || strings.ContainsAny(p, "\\") || strings.IndexFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+		p = fallback
+	}
+	trailing := strings.HasSuffix(p, "/")
+	p = path.Clean(p) // also folds "//" runs into one "/"
+	if trailing && p != "/" {
+		p += "/"
+	}
+	q := u.Query()
+	q.Del("t")
+	target := (&url.URL{Path: p}).EscapedPath()
+	if strings.HasPrefix(target, "//") || !strings.HasPrefix(target, "/") {
+		target = fallback
+	}
+	if enc := q.Encode(); enc != "" {
+		target += "?" + enc
+	}
+	return target
 }
 
 func (o *uniqueOrigin) serveSDK(w http.ResponseWriter, r *http.Request) {
