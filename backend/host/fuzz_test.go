@@ -24,6 +24,11 @@ func FuzzSniffImage(f *testing.F) {
 		if ok && (w <= 0 || h <= 0 || k.Ext == "") {
 			t.Fatalf("accepted %v with size %d×%d", k, w, h)
 		}
+		// Whatever size the header declares, the limit check answers
+		// without overflowing (issue #10: decompression bombs).
+		if ok && (w > maxUploadSide || h > maxUploadSide) && checkImageSize(w, h) == nil {
+			t.Fatalf("%d×%d passed the size limits", w, h)
+		}
 	})
 }
 

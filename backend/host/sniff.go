@@ -8,6 +8,8 @@ import (
 	_ "image/jpeg"
 	_ "image/png"
 	"io"
+
+	"github.com/lets-app/lets/backend/lip"
 )
 
 // imageKind is what the bytes of an upload are, found by looking at them
@@ -39,6 +41,25 @@ func sniffImage(head []byte, all io.Reader) (kind imageKind, w, h int, ok bool) 
 		return imageKind{}, 0, 0, false
 	}
 	return kind, cfg.Width, cfg.Height, true
+}
+
+// Pixel limits of an upload (issue #10: decompression bombs). A few bytes
+// can declare an image that takes gigabytes to decode, in the shell, in
+// the browser and in whatever tool Claude reads it with; real photos and
+// screenshots stay well inside these.
+const (
+	maxUploadPixels = 50_000_000 // 50 megapixels
+	maxUploadSide   = 20_000
+)
+
+// checkImageSize refuses an image whose declared size is too large to
+// decode safely, saying what the limits are.
+func checkImageSize(w, h int) *lip.Error {
+	if w > maxUploadSide || h > maxUploadSide || int64(w)*int64(h) > maxUploadPixels {
+		return lip.Errorf(lip.CodeTooLarge, "the image says it is %d×%d pixels; Lets takes images of at most %d megapixels and %d pixels a side, so make it smaller and try again",
+			w, h, maxUploadPixels/1_000_000, maxUploadSide)
+	}
+	return nil
 }
 
 // webpSize reads the canvas size of a WebP file (lossy VP8, lossless VP8L

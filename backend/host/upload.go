@@ -96,6 +96,10 @@ func (s *Server) handleUpload(w http.ResponseWriter, r *http.Request, win *windo
 		writeError(w, http.StatusUnsupportedMediaType, "unsupported_media", "only PNG, JPEG, GIF and WebP images can be uploaded (judged by the file's bytes)")
 		return
 	}
+	if perr := checkImageSize(width, height); perr != nil {
+		writeError(w, http.StatusRequestEntityTooLarge, string(perr.Code), perr.Message)
+		return
+	}
 	if err := tmp.Chmod(0o600); err != nil {
 		writeError(w, http.StatusInternalServerError, string(lip.CodeInternal), "the upload could not be stored")
 		return

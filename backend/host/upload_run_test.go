@@ -2,8 +2,10 @@ package host
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"image"
 	"image/color"
 	"image/png"
@@ -316,5 +318,58 @@ func TestRunAllowedOnceAndAlways(t *testing.T) {
 	code, body = th.run(t, win.Token, map[string]any{"language": "shell", "code": "sleep 5", "timeoutMs": 200})
 	if code != 200 || body["timedOut"] != true {
 		t.Fatalf("timeout: %d %v", code, body)
+	}
+}
+
+// pngDeclaring is a tiny PNG whose header claims w×h pixels (valid
+// signature, IHDR with its CRC, no image data): a decompression bomb's
+// calling card.
+func pngDeclaring(w, h uint32) []byte {
+	ihdr := make([]byte, 0, 17)
+	ihdr = append(ihdr, "IHDR"...)
+	ihdr = binary.BigEndian.AppendUint32(ihdr, w)
+	ihdr = binary.BigEndian.AppendUint32(ihdr, h)
+	ihdr = append(ihdr, 8, 6, 0, 0, 0) // 8-bit RGBA, deflate, no filter, no interlace
+	out := []byte("\x89PNG\r\n\x1a\n")
+	out = binary.BigEndian.AppendUint32(out, 13)
+	out = append(out, ihdr...)
+	out = binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(ihdr))
+	return out
+}
+
+// TestUploadRefusesDecompressionBombs (issue #10, uploads): an image whose
+// header declares more pixels than the limits is refused with too_large
+// and a message that names the size and the limits; nothing is stored.
+// Images at the limits still pass.
+func TestUploadRefusesDecompressionBombs(t *testing.T) {
+	th := startLIPHost(t)
+	win := th.open(t, "board", "")
+	for _, tc := range []struct {
+		name string
+		w, h uint32
+		want int
+	}{
+		{"100000×100000", 100000, 100000, 413},
+		{"one side too long", maxUploadSide + 1, 10, 413},
+		{"too many pixels", 10000, 5001, 413},
+		{"at the side limit", maxUploadSide, 100, 200},
+		{"at the pixel limit", 10000, 5000, 200},
+	} {
+		code, body := th.upload(t, win.Token, bytes.NewReader(pngDeclaring(tc.w, tc.h)), "image/png", nil)
+		if code != tc.want {
+			t.Errorf("%s: %d %v, want %d", tc.name, code, body, tc.want)
+			continue
+		}
+		if code != 413 {
+			continue
+		}
+		e, _ := body["error"].(map[string]any)
+		msg, _ := e["message"].(string)
+		if e["code"] != "too_large" || !strings.Contains(msg, fmt.Sprintf("%d×%d pixels", tc.w, tc.h)) || !strings.Contains(msg, "50 megapixels") {
+			t.Errorf("%s: error %v", tc.name, e)
+		}
+	}
+	if files := uploadsOf(t, th, "board"); len(files) != 2 {
+		t.Fatalf("uploads folder holds %v, want only the two images at the limits", files)
 	}
 }
