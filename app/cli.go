@@ -13,6 +13,10 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
+
+	"github.com/lets-app/lets/backend/surface/midi"
+	"github.com/lets-app/lets/backend/surface/web"
 )
 
 // Version is the Lets version; release builds set it with -ldflags.
@@ -27,6 +31,23 @@ type Env struct {
 	// Signals delivers SIGINT/SIGTERM to long-running commands; nil in
 	// tests that cancel through the context instead.
 	Signals bool
+
+	// The fields below reach devices and programs; nil (or zero) means
+	// the real ones. Tests fill them in (env_seams.go has the defaults).
+
+	// Stdin is read by interactive commands (`lets pad test-profile`).
+	Stdin io.Reader
+	// OpenURL opens a page in the desktop browser.
+	OpenURL func(url string) error
+	// MIDI lists and opens MIDI ports.
+	MIDI midi.Backend
+	// Sleep waits during MIDI greetings and guided tests.
+	Sleep func(time.Duration)
+	// AudioPlayer is the command that plays a WAV file; nil finds one of
+	// pw-play, paplay, aplay, afplay or ffplay.
+	AudioPlayer []string
+	// LAN looks up and discovers the LAN addresses for --lan.
+	LAN web.Resolver
 }
 
 // command is one `lets <name>` subcommand. A command exists only when it

@@ -131,13 +131,22 @@ func (d *doctor) checkConfig() checkResult {
 		return r
 	}
 	cfg, err := config.Load(path)
+	if errors.Is(err, config.ErrNewerVersion) {
+		r.level, r.detail = checkFail, err.Error()
+		return r
+	}
 	if err != nil {
 		r.level, r.detail = checkWarn, err.Error()
 		return r
 	}
-	r.level, r.detail = checkOK, path
-	if keys := cfg.UnknownKeys(); len(keys) > 0 {
-		r.detail += fmt.Sprintf(" (ignoring unknown settings: %s)", strings.Join(keys, ", "))
+	r.level, r.detail = checkOK, fmt.Sprintf("%s (version %d)", path, cfg.Version)
+	if unknown := cfg.UnknownSettings(); len(unknown) > 0 {
+		names := make([]string, len(unknown))
+		for i, u := range unknown {
+			names[i] = u.String()
+		}
+		r.level = checkWarn
+		r.detail = fmt.Sprintf("%s has settings this version does not know (kept, but ignored): %s", path, strings.Join(names, ", "))
 	}
 	return r
 }

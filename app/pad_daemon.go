@@ -5,20 +5,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"log/slog"
 	"math"
 	"os/exec"
 	"runtime"
 
 	"github.com/lets-app/lets/backend/audio"
-	"github.com/lets-app/lets/backend/audio/showaudio"
-	"github.com/lets-app/lets/backend/config"
-	"github.com/lets-app/lets/backend/daemon"
-	"github.com/lets-app/lets/backend/surface"
+	"github.com/lets-app/lets/backend/experience"
 	"github.com/lets-app/lets/backend/surface/web"
 	"github.com/lets-app/lets/backend/wire"
-	"github.com/lets-app/lets/frontend"
 )
 
 // runPadDaemon is `lets pad daemon`: the Wire Protocol 1 daemon on its own,
@@ -55,7 +49,7 @@ func runPadDaemon(ctx context.Context, env *Env, args []string) error {
 	if err := browser.validate(fs); err != nil {
 		return err
 	}
-	lan, err := browser.resolveLAN(ctx)
+	lan, err := browser.resolveLAN(ctx, env.LAN)
 	if err != nil {
 		return err
 	}
@@ -66,54 +60,36 @@ func runPadDaemon(ctx context.Context, env *Env, args []string) error {
 	}
 	defer st.close()
 
-	opts := daemon.OptionsFromConfig(st.paths, config.WireConfig{Enabled: true, Socket: *socket, ActivityMotion: *motion}, env.Getenv, st.log)
-	opts.Control.SessionTTL = *ttl
-	opts.Control.TerminalHold = *hold
-	if *audioFeedback {
-		// Experiences spec §8.5: no player → fail at start-up (exit 2).
-		closeAudio, err := showaudio.Attach(&opts, experienceHooksFrom(ctx).playerCommand, st.log)
-		if errors.Is(err, audio.ErrNoPlayer) {
-			return &UsageError{Msg: "daemon: " + err.Error()}
-		}
+	ds := defaultDaemonSettings(*socket, st.paths)
+	ds.control.SessionTTL = *ttl
+	ds.control.TerminalHold = *hold
+	ds.control.ActivityMotion = *motion
+	settings := padSettings{
+		command: cmdPadDaemon,
+		daemon:  ds,
+		audio:   *audioFeedback,
+		midi:    pad.settings(),
+		web:     browser.settings(lan),
+	}
+	if settings.audio {
+		_, show, err := experience.LoadDefault()
 		if err != nil {
 			return err
 		}
-		defer closeAudio() // after the daemon has stopped: ends the players, deletes the sounds
+		settings.audioShows = []*experience.Performance{show}
 	}
-	midiSurface, err := pad.open(ctx, env, st.log)
+	parts, err := buildPads(ctx, env, st, settings)
+	if errors.Is(err, audio.ErrNoPlayer) {
+		// Experiences spec §8.5: no player → fail at start-up (exit 2).
+		return &UsageError{Msg: "daemon: " + err.Error()}
+	}
 	if err != nil {
 		return err
 	}
-	if midiSurface != nil {
-		opts.Surface = midiSurface // the daemon owns and closes it from here on
-	}
-	webSurface, err := browser.open(ctx, env, st.paths, lan, st.log)
-	if err != nil {
-		if midiSurface != nil {
-			_ = midiSurface.Close()
-		}
-		return err
-	}
-	if webSurface != nil {
-		defer func() { _ = removeWebSurfaceInfo(st.paths) }()
-		opts.Surface = webSurface
-		if midiSurface != nil {
-			// Web first, then the pad (wire spec §10).
-			c, err := surface.NewComposite(webSurface, midiSurface)
-			if err != nil {
-				_ = webSurface.Close()
-				_ = midiSurface.Close()
-				return err
-			}
-			opts.Surface = c
-		}
-	}
-	d, err := daemon.Listen(opts)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(env.Stdout, "The pad daemon is listening on %s.\nAgents and `lets pad` commands can talk to it now. Press Ctrl+C to stop.\n", d.SocketPath())
-	if err := d.Run(ctx); err != nil {
+	defer parts.cleanup() // after the daemon has stopped: ends the players, deletes the sounds
+	parts.announce(env)
+	fmt.Fprintf(env.Stdout, "The pad daemon is listening on %s.\nAgents and `lets pad` commands can talk to it now. Press Ctrl+C to stop.\n", parts.daemon.SocketPath())
+	if err := parts.daemon.Run(ctx); err != nil {
 		return err
 	}
 	fmt.Fprintln(env.Stdout, "The pad daemon stopped.")
@@ -156,73 +132,25 @@ func (w webDaemonFlags) validate(fs *flag.FlagSet) error {
 	return nil
 }
 
-// webHooks let tests resolve LAN names and catch the desktop browser.
-type webHooks struct {
-	resolver web.Resolver
-	openURL  func(url string) error
-}
-
-type webHooksKey struct{}
-
-func withWebHooks(ctx context.Context, h webHooks) context.Context {
-	return context.WithValue(ctx, webHooksKey{}, h)
-}
-
-func webHooksFrom(ctx context.Context) webHooks {
-	h, _ := ctx.Value(webHooksKey{}).(webHooks)
-	if h.openURL == nil {
-		h.openURL = openInDesktopBrowser
-	}
-	return h
-}
-
 // resolveLAN finds the LAN address for --lan (§2.4); nil without it.
-func (w webDaemonFlags) resolveLAN(ctx context.Context) (*web.LAN, error) {
+func (w webDaemonFlags) resolveLAN(ctx context.Context, resolver web.Resolver) (*web.LAN, error) {
 	if !*w.on || !*w.lan {
 		return nil, nil
 	}
-	lan, err := web.ResolveLAN(ctx, *w.bindHost, *w.advertiseHost, webHooksFrom(ctx).resolver)
+	lan, err := web.ResolveLAN(ctx, *w.bindHost, *w.advertiseHost, resolver)
 	if err != nil {
 		return nil, &UsageError{Msg: "daemon: " + err.Error()}
 	}
 	return lan, nil
 }
 
-// open starts the browser surface, prints its addresses (§2.6), records
-// the admin link for `lets pad pair` (state/web-surface.json, 0600) and
-// opens the admin page unless --no-open; nil without --web.
-func (w webDaemonFlags) open(ctx context.Context, env *Env, paths config.Paths, lan *web.LAN, log *slog.Logger) (*web.Server, error) {
+// settings are the browser pad's settings from the flags; off without
+// --web.
+func (w webDaemonFlags) settings(lan *web.LAN) webSettings {
 	if !*w.on {
-		return nil, nil
+		return webSettings{}
 	}
-	return startWebSurface(ctx, env.Stdout, paths, web.Options{Port: *w.port, LAN: lan, Log: log}, !*w.noOpen)
-}
-
-// startWebSurface starts the browser pad with the app's own pages, prints
-// its addresses (§2.6) to out, records the admin link for `lets pad pair`
-// (state/web-surface.json, 0600) and, when asked, opens the admin page.
-func startWebSurface(ctx context.Context, out io.Writer, paths config.Paths, opts web.Options, openAdmin bool) (*web.Server, error) {
-	app, err := frontend.PadApp()
-	if err != nil {
-		return nil, fmt.Errorf("the browser pad app is missing from this build: %w", err)
-	}
-	opts.App = app
-	srv, err := web.New(opts)
-	if err != nil {
-		return nil, err
-	}
-	if err := srv.Open(ctx); err != nil {
-		_ = srv.Close()
-		return nil, err
-	}
-	srv.WriteStartup(out)
-	if err := writeWebSurfaceInfo(paths, srv); err != nil {
-		opts.Log.Warn("could not record the browser pad for `lets pad pair`", "err", err)
-	}
-	if openAdmin {
-		_ = webHooksFrom(ctx).openURL(srv.AdminURL()) // failing to open is fine (§2.6)
-	}
-	return srv, nil
+	return webSettings{on: true, port: *w.port, lan: lan, openAdmin: !*w.noOpen, printAddresses: true}
 }
 
 // openInDesktopBrowser asks the desktop to open url without waiting.

@@ -23,7 +23,8 @@ func TestPadDaemonAudioFeedback(t *testing.T) {
 	if err := os.WriteFile(script, []byte(fmt.Sprintf("#!/bin/sh\necho \"$@\" >> %q\n", log)), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(withExperienceHooks(context.Background(), experienceHooks{playerCommand: []string{script}}))
+	e.env.AudioPlayer = []string{script}
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- runPadDaemon(ctx, e.env, []string{"--audio-feedback"}) }()

@@ -27,10 +27,11 @@ import (
 func TestPadDaemonWeb(t *testing.T) {
 	e := newPadDaemonEnv(t)
 	var opened []string
-	ctx, cancel := context.WithCancel(withWebHooks(context.Background(), webHooks{openURL: func(u string) error {
+	e.env.OpenURL = func(u string) error {
 		opened = append(opened, u)
 		return errors.New("no desktop here")
-	}}))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- runPadDaemon(ctx, e.env, []string{"--web", "--port", "0"}) }()
@@ -135,10 +136,10 @@ func TestPadDaemonWeb(t *testing.T) {
 }
 
 func TestPadDaemonWebUsageErrors(t *testing.T) {
-	hooks := webHooks{resolver: web.Resolver{
+	resolver := web.Resolver{
 		LookupIPv4: func(context.Context, string) ([]netip.Addr, error) { return nil, errors.New("no") },
 		Discover:   func(context.Context) []netip.Addr { return nil },
-	}}
+	}
 	for _, c := range []struct {
 		args []string
 		msg  string
@@ -154,7 +155,8 @@ func TestPadDaemonWebUsageErrors(t *testing.T) {
 		{[]string{"--web", "--lan"}, "could not discover a private LAN address; pass --bind-host"},
 	} {
 		e := newPadDaemonEnv(t)
-		err := runPadDaemon(withWebHooks(context.Background(), hooks), e.env, c.args)
+		e.env.LAN = resolver
+		err := runPadDaemon(context.Background(), e.env, c.args)
 		var ue *UsageError
 		if !errors.As(err, &ue) || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%v: %v, want usage error %q", c.args, err, c.msg)

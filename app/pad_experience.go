@@ -10,10 +10,7 @@ import (
 	"time"
 
 	"github.com/lets-app/lets/backend/audio"
-	"github.com/lets-app/lets/backend/audio/showaudio"
 	"github.com/lets-app/lets/backend/experience"
-	"github.com/lets-app/lets/backend/surface"
-	"github.com/lets-app/lets/backend/surface/midi"
 	"github.com/lets-app/lets/backend/surface/web"
 )
 
@@ -30,22 +27,6 @@ const (
 	experienceOnWeb  = "web"
 	experienceOnBoth = "both"
 )
-
-// experienceHooks let tests replace the host audio player command.
-type experienceHooks struct {
-	playerCommand []string
-}
-
-type experienceHooksKey struct{}
-
-func withExperienceHooks(ctx context.Context, h experienceHooks) context.Context {
-	return context.WithValue(ctx, experienceHooksKey{}, h)
-}
-
-func experienceHooksFrom(ctx context.Context) experienceHooks {
-	h, _ := ctx.Value(experienceHooksKey{}).(experienceHooks)
-	return h
-}
 
 func runPadDemo(ctx context.Context, env *Env, args []string) error {
 	return runPadExperience(ctx, env, experience.KindDemo, args)
@@ -147,7 +128,7 @@ func runPadExperience(ctx context.Context, env *Env, kind string, args []string)
 	}
 	var lan *web.LAN
 	if f.web() && *f.lan {
-		if lan, err = web.ResolveLAN(ctx, *f.bindHost, *f.advertiseHost, webHooksFrom(ctx).resolver); err != nil {
+		if lan, err = web.ResolveLAN(ctx, *f.bindHost, *f.advertiseHost, env.LAN); err != nil {
 			return &UsageError{Msg: kind + ": " + err.Error()}
 		}
 	}
@@ -161,28 +142,24 @@ func runPadExperience(ctx context.Context, env *Env, kind string, args []string)
 	}
 	defer st.close()
 
-	var host experience.HostAudio
-	if *f.audio {
-		player, err := audio.NewPlayer(audio.PlayerOptions{Command: experienceHooksFrom(ctx).playerCommand, Log: st.log})
-		if err != nil {
-			if errors.Is(err, audio.ErrNoPlayer) {
-				return &UsageError{Msg: "audio requested, but no supported player was found (pw-play, paplay, aplay, afplay, or ffplay)"}
-			}
-			return err
-		}
-		defer player.Close()
-		if kind == experience.KindShow {
-			host = showaudio.NewHost(player, show)
-		} else {
-			host = showaudio.NewHost(player)
-		}
+	settings := f.settings(lan)
+	if kind == experience.KindShow {
+		settings.audioShows = []*experience.Performance{show}
 	}
-
-	s, cleanup, err := f.openSurfaces(ctx, env, st, lan)
+	parts, err := buildPads(ctx, env, st, settings)
+	if errors.Is(err, audio.ErrNoPlayer) {
+		return &UsageError{Msg: err.Error()}
+	}
 	if err != nil {
 		return err
 	}
-	defer cleanup()
+	defer parts.cleanup() // after the runner has closed the surface
+	var host experience.HostAudio
+	if parts.audio != nil {
+		host = parts.audio.Host
+	}
+	parts.announce(env)
+	s := parts.surface
 	title := demo.Title
 	if kind == experience.KindShow {
 		title = show.Title
@@ -224,51 +201,20 @@ func buttonName(kind string) string {
 	return "Demo"
 }
 
-// openSurfaces opens the Launchpad and/or the browser pad; the runner
-// owns the returned surface (it opens and closes it). cleanup removes the
-// browser pad's admin record.
-func (f *experienceFlags) openSurfaces(ctx context.Context, env *Env, st *setup, lan *web.LAN) (surface.Surface, func(), error) {
-	cleanup := func() {}
-	var pad *midi.Surface
+// settings are the pad parts of the runner from the flags: the Launchpad
+// and/or the browser pad, and the sounds; no daemon (the runner draws on
+// the surface itself).
+func (f *experienceFlags) settings(lan *web.LAN) padSettings {
+	s := padSettings{command: "pad " + f.kind, audio: *f.audio}
 	if f.midi() {
-		cat, err := padCatalog(env)
-		if err != nil {
-			return nil, cleanup, err
-		}
-		h := midiHooksFrom(ctx)
-		opts := midi.Options{Backend: h.backend, Log: st.log, Sleep: h.sleep}
+		s.midi = midiSettings{on: true, device: f.dev.resolve(), announce: "Playing on %s (input %q, output %q).\n"}
 		if f.kind == experience.KindDemo && !*f.noGreeting {
-			opts.Greeting = midi.DefaultGreeting
-			opts.ScrollDelay = time.Duration(*f.greetingDelay * float64(time.Second))
+			s.midi.greeting = true
+			s.midi.scrollDelay = time.Duration(*f.greetingDelay * float64(time.Second))
 		}
-		if pad, err = midi.Open(ctx, cat, f.dev.resolve(), opts); err != nil {
-			if errors.Is(err, midi.ErrNoDevice) {
-				return nil, cleanup, fmt.Errorf("%w (plug the pad in, or use --surface web)", err)
-			}
-			return nil, cleanup, err
-		}
-		in, out := pad.Ports()
-		fmt.Fprintf(env.Stdout, "Playing on %s (input %q, output %q).\n", pad.Profile().Name, in, out)
 	}
-	if !f.web() {
-		return pad, cleanup, nil
+	if f.web() {
+		s.web = webSettings{on: true, port: *f.port, lan: lan, openAdmin: !*f.noOpen, printAddresses: true}
 	}
-	srv, err := startWebSurface(ctx, env.Stdout, st.paths, web.Options{Port: *f.port, LAN: lan, Log: st.log}, !*f.noOpen)
-	if err != nil {
-		if pad != nil {
-			_ = pad.Close()
-		}
-		return nil, cleanup, err
-	}
-	cleanup = func() { _ = removeWebSurfaceInfo(st.paths) }
-	if pad == nil {
-		return srv, cleanup, nil
-	}
-	c, err := surface.NewComposite(srv, pad) // web first, as in the daemon
-	if err != nil {
-		_ = srv.Close()
-		_ = pad.Close()
-		return nil, cleanup, err
-	}
-	return c, cleanup, nil
+	return s
 }

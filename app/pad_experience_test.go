@@ -42,7 +42,8 @@ func TestPadShowOnMIDI(t *testing.T) {
 	e := newPadDaemonEnv(t)
 	bus := miditest.New()
 	bus.Plug(lpPort, lpPort)
-	ctx := withExperienceHooks(midiCtx(bus, "", func(time.Duration) {}), experienceHooks{playerCommand: []string{"true"}})
+	ctx := midiCtx(e, bus, "", func(time.Duration) {})
+	e.env.AudioPlayer = []string{"true"}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	start := time.Now()
@@ -75,7 +76,7 @@ func TestPadDemoOnMIDI(t *testing.T) {
 	e := newPadDaemonEnv(t)
 	bus := miditest.New()
 	bus.Plug(lpPort, lpPort)
-	ctx, cancel := context.WithCancel(midiCtx(bus, "", func(time.Duration) {}))
+	ctx, cancel := context.WithCancel(midiCtx(e, bus, "", func(time.Duration) {}))
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- runPadDemo(ctx, e.env, []string{"--no-greeting"}) }()

@@ -2,11 +2,9 @@ package app
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"math"
 	"os"
 	"time"
@@ -17,31 +15,6 @@ import (
 // `lets pad devices`, `lets pad profile-check`, `lets pad test-profile` and
 // the --midi flags of `lets pad daemon`: the MIDI pad (spec
 // device-profiles-and-midi.md §3, §8, §10).
-
-// midiHooks lets tests replace the MIDI system and standard input; the
-// commands read them from the context so that nothing global changes.
-type midiHooks struct {
-	backend midi.Backend
-	stdin   io.Reader
-	sleep   func(time.Duration)
-}
-
-type midiHooksKey struct{}
-
-func withMIDIHooks(ctx context.Context, h midiHooks) context.Context {
-	return context.WithValue(ctx, midiHooksKey{}, h)
-}
-
-func midiHooksFrom(ctx context.Context) midiHooks {
-	h, _ := ctx.Value(midiHooksKey{}).(midiHooks)
-	if h.backend == nil {
-		h.backend = midi.SystemBackend()
-	}
-	if h.stdin == nil {
-		h.stdin = os.Stdin
-	}
-	return h
-}
 
 func padCatalog(env *Env) (*midi.Catalog, error) {
 	home, _ := os.UserHomeDir()
@@ -67,7 +40,7 @@ func runPadDevices(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	b := midiHooksFrom(ctx).backend
+	b := env.midiBackend()
 	ins, err := b.Inputs()
 	if err != nil {
 		return fmt.Errorf("could not list MIDI inputs: %w", err)
@@ -172,16 +145,16 @@ func runPadTestProfile(ctx context.Context, env *Env, args []string) error {
 			return &UsageError{Msg: fmt.Sprintf("test-profile: %s %v must be a positive number of seconds", name, v), flags: fs}
 		}
 	}
-	h := midiHooksFrom(ctx)
+	backend := env.midiBackend()
 	cat, err := padCatalog(env)
 	if err != nil {
 		return err
 	}
-	c, err := midi.Resolve(cat, h.backend, dev.resolve())
+	c, err := midi.Resolve(cat, backend, dev.resolve())
 	if err != nil {
 		return err
 	}
-	d, err := midi.OpenDevice(h.backend, c)
+	d, err := midi.OpenDevice(backend, c)
 	if err != nil {
 		return err
 	}
@@ -192,10 +165,10 @@ func runPadTestProfile(ctx context.Context, env *Env, args []string) error {
 	}
 	r, err := midi.RunProfileTest(midi.ProfileTest{
 		Surface: d, Profile: c.Profile, InputPort: c.Input, OutputPort: c.Output,
-		ReportPath: *report, Version: Version, In: h.stdin, Out: env.Stdout,
+		ReportPath: *report, Version: Version, In: env.stdin(), Out: env.Stdout,
 		EventTimeout: time.Duration(*timeout * float64(time.Second)),
 		SettleDelay:  settleDelay,
-		Sleep:        h.sleep,
+		Sleep:        env.Sleep,
 	})
 	fmt.Fprintf(env.Stdout, "Report: %s\n", *report)
 	if err != nil {
@@ -236,29 +209,17 @@ func (m midiDaemonFlags) validate(fs *flag.FlagSet) error {
 	return nil
 }
 
-// open resolves and opens the pad for the daemon, or returns nil without
+// settings are the Launchpad's settings from the flags; off without
 // --midi.
-func (m midiDaemonFlags) open(ctx context.Context, env *Env, log *slog.Logger) (*midi.Surface, error) {
+func (m midiDaemonFlags) settings() midiSettings {
 	if !*m.on {
-		return nil, nil
+		return midiSettings{}
 	}
-	cat, err := padCatalog(env)
-	if err != nil {
-		return nil, err
+	return midiSettings{
+		on:          true,
+		device:      m.dev.resolve(),
+		greeting:    !*m.noGreeting,
+		scrollDelay: time.Duration(*m.greetingDelay * float64(time.Second)),
+		announce:    "Showing the agents on %s (input %q, output %q).\n",
 	}
-	h := midiHooksFrom(ctx)
-	opts := midi.Options{Backend: h.backend, Log: log, ScrollDelay: time.Duration(*m.greetingDelay * float64(time.Second)), Sleep: h.sleep}
-	if !*m.noGreeting {
-		opts.Greeting = midi.DefaultGreeting
-	}
-	s, err := midi.Open(ctx, cat, m.dev.resolve(), opts)
-	if err != nil {
-		if errors.Is(err, midi.ErrNoDevice) {
-			return nil, fmt.Errorf("%w (plug the pad in, or start without --midi)", err)
-		}
-		return nil, err
-	}
-	in, out := s.Ports()
-	fmt.Fprintf(env.Stdout, "Showing the agents on %s (input %q, output %q).\n", s.Profile().Name, in, out)
-	return s, nil
 }

@@ -15,8 +15,11 @@ import (
 
 const lpPort = "Launchpad Pro:Launchpad Pro Standalone Port 20:1"
 
-func midiCtx(bus *miditest.Bus, stdin string, sleep func(time.Duration)) context.Context {
-	return withMIDIHooks(context.Background(), midiHooks{backend: bus, stdin: strings.NewReader(stdin), sleep: sleep})
+// midiCtx plugs bus, stdin and sleep into e's Env (the test seams) and
+// returns a background context for the command.
+func midiCtx(e *padDaemonEnv, bus *miditest.Bus, stdin string, sleep func(time.Duration)) context.Context {
+	e.env.MIDI, e.env.Stdin, e.env.Sleep = bus, strings.NewReader(stdin), sleep
+	return context.Background()
 }
 
 func TestPadDevices(t *testing.T) {
@@ -24,7 +27,7 @@ func TestPadDevices(t *testing.T) {
 	bus := miditest.New()
 	bus.Plug(lpPort, lpPort)
 	bus.Plug("LPMiniMK3 MIDI", "LPMiniMK3 MIDI")
-	if err := runPadDevices(midiCtx(bus, "", nil), e.env, nil); err != nil {
+	if err := runPadDevices(midiCtx(e, bus, "", nil), e.env, nil); err != nil {
 		t.Fatal(err)
 	}
 	want := "MIDI inputs:\n  " + lpPort + "\n  LPMiniMK3 MIDI\nMIDI outputs:\n  " + lpPort + "\n  LPMiniMK3 MIDI\n" +
@@ -34,11 +37,11 @@ func TestPadDevices(t *testing.T) {
 		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
 	}
 	e = newPadDaemonEnv(t)
-	if err := runPadDevices(midiCtx(miditest.New(), "", nil), e.env, nil); err != nil || !strings.HasSuffix(e.stdout.String(), "No matching MIDI devices found.\n") {
+	if err := runPadDevices(midiCtx(e, miditest.New(), "", nil), e.env, nil); err != nil || !strings.HasSuffix(e.stdout.String(), "No matching MIDI devices found.\n") {
 		t.Fatal(err, e.stdout.String())
 	}
 	var ue *UsageError
-	if err := runPadDevices(midiCtx(bus, "", nil), e.env, []string{"x"}); !errors.As(err, &ue) {
+	if err := runPadDevices(midiCtx(e, bus, "", nil), e.env, []string{"x"}); !errors.As(err, &ue) {
 		t.Fatal(err)
 	}
 }
@@ -81,7 +84,7 @@ func TestPadTestProfile(t *testing.T) {
 	}
 	sleep := func(time.Duration) { bus.Press(lpPort, presses) }
 	report := filepath.Join(t.TempDir(), "r", "report.json")
-	ctx := midiCtx(bus, strings.Repeat("y\n", 9), sleep)
+	ctx := midiCtx(e, bus, strings.Repeat("y\n", 9), sleep)
 	err := runPadTestProfile(ctx, e.env, []string{"novation/launchpad/pro-mk1", "--report", report, "--settle-delay", "0.01"})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, e.stdout.String())
@@ -97,7 +100,7 @@ func TestPadTestProfile(t *testing.T) {
 	}
 	// A "no" answer fails the test with exit code 1.
 	e = newPadDaemonEnv(t)
-	err = runPadTestProfile(midiCtx(bus, "n\n"+strings.Repeat("y\n", 8), sleep), e.env, []string{"--profile", "novation/launchpad/pro-mk1", "--report", report})
+	err = runPadTestProfile(midiCtx(e, bus, "n\n"+strings.Repeat("y\n", 8), sleep), e.env, []string{"--profile", "novation/launchpad/pro-mk1", "--report", report})
 	var ee exitError
 	if !errors.As(err, &ee) || ee.code != 1 {
 		t.Fatal(err)
@@ -114,7 +117,7 @@ func TestPadDaemonMIDI(t *testing.T) {
 	e := newPadDaemonEnv(t)
 	bus := miditest.New()
 	bus.Plug(lpPort, lpPort)
-	ctx, cancel := context.WithCancel(midiCtx(bus, "", func(time.Duration) {}))
+	ctx, cancel := context.WithCancel(midiCtx(e, bus, "", func(time.Duration) {}))
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- runPadDaemon(ctx, e.env, []string{"--midi", "--no-greeting"}) }()
@@ -143,12 +146,12 @@ func TestPadDaemonMIDI(t *testing.T) {
 	}
 	// Without a pad, --midi fails and says what to do.
 	e = newPadDaemonEnv(t)
-	err := runPadDaemon(midiCtx(miditest.New(), "", nil), e.env, []string{"--midi"})
+	err := runPadDaemon(midiCtx(e, miditest.New(), "", nil), e.env, []string{"--midi"})
 	if err == nil || !strings.Contains(err.Error(), "no supported MIDI device profile matched") || !strings.Contains(err.Error(), "lets pad devices") {
 		t.Fatal(err)
 	}
 	var ue *UsageError
-	if err := runPadDaemon(midiCtx(bus, "", nil), e.env, []string{"--profile", "novation/launchpad/pro-mk1"}); !errors.As(err, &ue) {
+	if err := runPadDaemon(midiCtx(e, bus, "", nil), e.env, []string{"--profile", "novation/launchpad/pro-mk1"}); !errors.As(err, &ue) {
 		t.Fatal(err)
 	}
 }

@@ -7,17 +7,17 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"reflect"
 	"strconv"
 	"time"
 
-	"github.com/lets-app/lets/backend/audio/showaudio"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/daemon"
+	"github.com/lets-app/lets/backend/experience"
 	"github.com/lets-app/lets/backend/host"
 	"github.com/lets-app/lets/backend/instance"
 	"github.com/lets-app/lets/backend/logging"
 	"github.com/lets-app/lets/backend/service"
-	"github.com/lets-app/lets/backend/surface"
 	"github.com/lets-app/lets/backend/surface/midi"
 	"github.com/lets-app/lets/backend/surface/web"
 	"github.com/lets-app/lets/backend/token"
@@ -96,17 +96,14 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	}
 	defer func() { _ = lock.Release() }()
 
-	cfg, err := config.Load(st.paths.ConfigFile())
+	settings, err := loadServeConfig(st)
 	if err != nil {
-		log.Warn("config.json has a problem", "err", err)
+		return err
 	}
-	if keys := cfg.UnknownKeys(); len(keys) > 0 {
-		log.Info("config.json has settings this version does not know; they are kept and ignored", "keys", keys)
-	}
+	cfg := settings.Config()
 	if *port >= 0 {
 		cfg.HostPort = *port
 	}
-
 	if *noPad {
 		cfg.Wire.Enabled = false
 	}
@@ -120,40 +117,21 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	started := time.Now()
-	var services []service.Service
-	var pad *daemon.Daemon
-	padNote := "off (enable with \"wire\": {\"enabled\": true} in config.json)"
-	browserNote := "off"
+
+	// Provision: every part starts, or none stays.
+	var pads *padParts
 	if cfg.Wire.Enabled {
-		opts := daemon.OptionsFromConfig(st.paths, cfg.Wire, env.Getenv, log)
-		browser := openBrowserPad(ctx, env, st.paths, cfg.Web, log)
-		if browser != nil {
-			defer func() { _ = removeWebSurfaceInfo(st.paths) }()
-			browserNote = browser.AdminURL()
-			if lan := browser.LANURL(); lan != "" {
-				browserNote += "\n  Phones:       " + lan + " (pair with `lets pad pair`)"
-			}
-		}
-		opts.Surface = composeSurfaces(browser, openPadSurface(ctx, cfg.Wire, log), log)
-		if cfg.Wire.AudioFeedback {
-			closeAudio, aerr := showaudio.Attach(&opts, nil, log)
-			if aerr != nil {
-				log.Warn("pad sounds are off", "err", aerr)
-			} else {
-				defer func() { _ = closeAudio() }()
-			}
-		}
-		pad, err = daemon.Listen(opts)
+		ps, err := serveSettings(ctx, env, st, cfg)
 		if err != nil {
-			// The host is still useful without the pad side, for example
-			// when another Pad-Lattice daemon already owns the socket.
-			log.Warn("the pad daemon did not start; continuing without it", "err", err)
-			padNote = "not started: " + err.Error()
-			pad = nil
-		} else {
-			services = append(services, pad)
-			padNote = pad.SocketPath()
+			return err
 		}
+		if pads, err = buildPads(ctx, env, st, ps); err != nil {
+			return err
+		}
+	}
+	services := []service.Service{settings}
+	if pads != nil {
+		services = append(services, pads.daemon)
 	}
 	srv, err := host.Listen(host.Options{
 		Addr:    "127.0.0.1:" + strconv.Itoa(cfg.HostPort),
@@ -162,27 +140,50 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		DataDir: st.paths.Home,
 		Pages:   pages,
 		Log:     log,
+		Config:  settings,
 		Extra: func(s *host.Status) {
 			s.Services = serviceNames(services)
-			if pad != nil {
-				s.WireSocket = pad.SocketPath()
+			if pads != nil {
+				s.WireSocket = pads.daemon.SocketPath()
 			}
 		},
 	})
 	if err != nil {
-		closeAll(services)
-		return err
+		if pads != nil {
+			pads.abort()
+		}
+		return withHint(cmdServe, err)
 	}
 	services = append(services, srv)
 	info := config.HostInfo{Port: srv.Port(), PID: os.Getpid(), Token: tok, Version: Version, StartedAt: started.UTC()}
-	if pad != nil {
-		info.WireSocket = pad.SocketPath()
+	if pads != nil {
+		info.WireSocket = pads.daemon.SocketPath()
 	}
 	if err := config.WriteHostInfo(st.paths, info); err != nil {
-		closeAll(services)
+		_ = srv.Close()
+		if pads != nil {
+			pads.abort()
+		}
 		return fmt.Errorf("tell other commands where Lets listens: %w", err)
 	}
 	defer func() { _ = config.RemoveHostInfo(st.paths, os.Getpid()) }()
+
+	// Announce: everything runs.
+	padNote := "off (enable with \"wire\": {\"enabled\": true} in config.json)"
+	browserNote := "off"
+	if pads != nil {
+		pads.announce(env)
+		defer pads.cleanup()
+		padNote = pads.daemon.SocketPath()
+		if pads.web != nil {
+			browserNote = pads.web.AdminURL()
+			if lan := pads.web.LANURL(); lan != "" {
+				browserNote += "\n  Phones:       " + lan + " (pair with `lets pad pair`)"
+			}
+		}
+	}
+	stopNotes := settings.OnChange(func(next config.Config) { noteConfigChange(log, cfg, next) })
+	defer stopNotes()
 
 	fmt.Fprintf(env.Stdout, "Lets %s is running.\n  Listening on: %s (loopback only)\n  Pad daemon:   %s\n  Browser pad:  %s\n  Data folder:  %s\n  Log file:     %s\nPress Ctrl+C to stop.\n",
 		Version, srv.URL(), padNote, browserNote, st.paths.Home, st.paths.LogFile())
@@ -198,92 +199,100 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	return err
 }
 
+// loadServeConfig loads config.json once, for the whole run: it writes the
+// defaults when there is no file yet, warns about a broken file (the
+// defaults are used) and about every unknown key, and refuses a file from a
+// newer Lets.
+func loadServeConfig(st *setup) (*config.Watcher, error) {
+	path := st.paths.ConfigFile()
+	if wrote, err := config.WriteDefaults(path); err != nil {
+		st.log.Warn("could not write the default config.json", "err", err)
+	} else if wrote {
+		st.log.Info("wrote the default settings; change them there", "path", path)
+	}
+	w := config.Watch(path, config.WatchOptions{Log: st.log})
+	if err := w.Err(); err != nil {
+		if errors.Is(err, config.ErrNewerVersion) {
+			return nil, err
+		}
+		st.log.Warn("config.json has a problem", "err", err)
+	}
+	warnUnknownSettings(st.log, path, w.Config())
+	return w, nil
+}
+
+// warnUnknownSettings logs one warning per key config.json has that this
+// version does not know, with the key's path and a "did you mean".
+func warnUnknownSettings(log *slog.Logger, path string, cfg config.Config) {
+	for _, u := range cfg.UnknownSettings() {
+		args := []any{"file", path, "key", u.Path()}
+		if u.Suggestion != "" {
+			args = append(args, "did_you_mean", u.Suggestion)
+		}
+		log.Warn("config.json has a setting this version does not know; it is kept and ignored", args...)
+	}
+}
+
+// noteConfigChange tells what a change of config.json does while Lets
+// runs: "handoff" applies at once (the host reads it from the watcher);
+// the rest needs a restart.
+func noteConfigChange(log *slog.Logger, running, next config.Config) {
+	if next.Handoff != running.Handoff {
+		log.Info("config.json changed: windows now follow the new handoff", "handoff", next.Handoff)
+	}
+	if next.HostPort != running.HostPort || !sameSettings(next.Wire, running.Wire) || !sameSettings(next.Web, running.Web) {
+		log.Info("config.json changed settings of the host or the pads; restart Lets to use them")
+	}
+	warnUnknownSettings(log, "config.json", next)
+}
+
+// sameSettings compares two config sections, unknown keys included.
+func sameSettings(a, b any) bool { return reflect.DeepEqual(a, b) }
+
+// serveSettings resolves the pad side of `lets serve` from config.json. A
+// Launchpad that is not plugged in yet is waited for; a missing LAN address
+// only means phones cannot pair.
+func serveSettings(ctx context.Context, env *Env, st *setup, cfg config.Config) (padSettings, error) {
+	socket := cfg.Wire.Socket
+	if socket == "" {
+		socket = daemon.SocketPath(env.Getenv)
+	}
+	ds := defaultDaemonSettings(socket, st.paths)
+	ds.control.ActivityMotion = cfg.Wire.ActivityMotion
+	s := padSettings{
+		command: cmdServe,
+		daemon:  ds,
+		audio:   cfg.Wire.AudioFeedback,
+		midi: midiSettings{
+			on:       cfg.Wire.MIDI,
+			device:   midi.ResolveOptions{ProfileID: cfg.Wire.MIDIProfile},
+			greeting: true,
+			wait:     true,
+		},
+		web: webSettings{on: cfg.Web.Enabled, port: cfg.Web.Port},
+	}
+	if s.audio {
+		_, show, err := experience.LoadDefault()
+		if err != nil {
+			return s, err
+		}
+		s.audioShows = []*experience.Performance{show}
+	}
+	if cfg.Web.Enabled && cfg.Web.LAN {
+		lan, err := web.ResolveLAN(ctx, cfg.Web.BindHost, cfg.Web.AdvertiseHost, env.LAN)
+		if err != nil {
+			st.log.Warn("phones cannot pair: no LAN address for the browser pad (check \"web\": {\"bind_host\"} in config.json)", "err", err)
+		} else {
+			s.web.lan = lan
+		}
+	}
+	return s, nil
+}
+
 func serviceNames(services []service.Service) []string {
 	names := make([]string, len(services))
 	for i, s := range services {
 		names[i] = s.Name()
 	}
 	return names
-}
-
-// closer is a service holding resources before it runs.
-type closer interface{ Close() error }
-
-// closeAll releases services that were prepared but will never run.
-func closeAll(services []service.Service) {
-	for i := len(services) - 1; i >= 0; i-- {
-		if c, ok := services[i].(closer); ok {
-			_ = c.Close()
-		}
-	}
-}
-
-// openPadSurface finds a Launchpad when MIDI is on. Without one the
-// surface waits: it looks for a pad every few seconds and shows the agents
-// as soon as one is plugged in. nil means no surface (MIDI off, or the
-// profiles are broken).
-func openPadSurface(ctx context.Context, wc config.WireConfig, log *slog.Logger) surface.Surface {
-	if !wc.MIDI {
-		return nil
-	}
-	s, err := midi.OpenWaiting(ctx, nil, midi.ResolveOptions{ProfileID: wc.MIDIProfile}, midi.Options{Greeting: midi.DefaultGreeting, Log: log})
-	if err != nil {
-		log.Warn("could not use a Launchpad; continuing without it", "err", err)
-		return nil
-	}
-	if s.Connected() {
-		log.Info("Launchpad connected", "profile", s.Describe().Profile)
-		return s
-	}
-	if why := midi.SystemUnavailable(); why != "" {
-		log.Info("waiting for a Launchpad; plug one in at any time", "note", why)
-	} else {
-		log.Info("waiting for a Launchpad; plug one in at any time")
-	}
-	return s
-}
-
-// openBrowserPad starts the browser pad (Web Surface Protocol 1) when
-// config.json allows it; a busy port or a missing LAN address is logged and
-// Lets runs without it. nil means no browser pad.
-func openBrowserPad(ctx context.Context, env *Env, paths config.Paths, wc config.WebConfig, log *slog.Logger) *web.Server {
-	if !wc.Enabled {
-		return nil
-	}
-	opts := web.Options{Port: wc.Port, Log: log}
-	if wc.LAN {
-		lan, err := web.ResolveLAN(ctx, wc.BindHost, wc.AdvertiseHost, web.Resolver{})
-		if err != nil {
-			log.Warn("phones cannot pair: no LAN address for the browser pad", "err", err)
-		} else {
-			opts.LAN = lan
-		}
-	}
-	// The summary `lets serve` prints names the pad's address itself.
-	srv, err := startWebSurface(ctx, io.Discard, paths, opts, false)
-	if err != nil {
-		log.Warn("the browser pad did not start; continuing without it", "err", err)
-		return nil
-	}
-	return srv
-}
-
-// composeSurfaces joins the browser pad and a Launchpad (browser first, wire
-// spec §10); either may be nil.
-func composeSurfaces(browser *web.Server, launchpad surface.Surface, log *slog.Logger) surface.Surface {
-	switch {
-	case browser == nil && launchpad == nil:
-		return nil
-	case browser == nil:
-		return launchpad
-	case launchpad == nil:
-		return browser
-	}
-	c, err := surface.NewComposite(browser, launchpad)
-	if err != nil {
-		log.Warn("the browser pad and the Launchpad cannot be shown together; using the Launchpad", "err", err)
-		_ = browser.Close()
-		return launchpad
-	}
-	return c
 }

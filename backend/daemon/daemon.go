@@ -50,7 +50,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/control"
 	"github.com/lets-app/lets/backend/experience"
 	"github.com/lets-app/lets/backend/identitystore"
@@ -124,32 +123,6 @@ const DefaultMaxConnections = 4096
 // SocketPath returns the default socket path of §2.1 for this process.
 func SocketPath(getenv func(string) string) string {
 	return wire.ResolveSocketPath(getenv, os.Getuid())
-}
-
-// OptionsFromConfig returns the options `lets serve` uses: the socket from
-// config.json (or the protocol default), the identity store in the state
-// folder, the reference defaults, and no surface until one is attached.
-func OptionsFromConfig(paths config.Paths, wc config.WireConfig, getenv func(string) string, log *slog.Logger) Options {
-	sock := wc.Socket
-	if sock == "" {
-		sock = SocketPath(getenv)
-	}
-	cfg := control.DefaultConfig(0)
-	cfg.ActivityMotion = wc.ActivityMotion
-	return Options{
-		SocketPath:    sock,
-		IdentityStore: identitystore.DefaultPath(paths.StateDir()),
-		Control:       &cfg,
-		Log:           log,
-	}
-}
-
-// FromConfig is what `lets serve` calls: the daemon configured from the data
-// folder and config.json's "wire" section, with its socket claimed, ready to
-// be run as a service. It fails when the socket path is taken (another
-// daemon runs there, or a file that is not a socket sits there).
-func FromConfig(paths config.Paths, wc config.WireConfig, getenv func(string) string, log *slog.Logger) (*Daemon, error) {
-	return Listen(OptionsFromConfig(paths, wc, getenv, log))
 }
 
 // Daemon is the Wire Protocol 1 daemon; it implements service.Service.

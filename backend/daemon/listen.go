@@ -11,14 +11,50 @@ import (
 )
 
 // Startup errors (§2.2). Both carry the reference's wording, so a person who
-// has seen Pad-Lattice's messages recognises them.
+// has seen Pad-Lattice's messages recognises them. They reach the caller
+// inside a *SocketError naming the path; what to do about them depends on
+// the command that started the daemon, so the hint is the caller's to add.
 var (
 	// ErrNotSocket: something that is not a Unix socket sits at the path.
 	// It is left untouched.
 	ErrNotSocket = errors.New("socket path exists and is not a Unix socket")
 	// ErrAlreadyRunning: a live daemon answers on the path.
 	ErrAlreadyRunning = errors.New("another Pad-Lattice daemon is already running")
+	// ErrSocketPathTooLong: the path does not fit in a Unix socket address.
+	ErrSocketPathTooLong = errors.New("socket path is too long for a Unix socket")
+	// ErrNoSocketPath: the path is empty.
+	ErrNoSocketPath = errors.New("socket path is empty")
+
+	// ErrSocketInUse matches (errors.Is) a *SocketError whose path is
+	// taken: by a live daemon (ErrAlreadyRunning) or by something that is
+	// not a socket (ErrNotSocket).
+	ErrSocketInUse = errors.New("socket path is in use")
 )
+
+// SocketError is a socket path the daemon could not claim.
+type SocketError struct {
+	Path string
+	// Err is ErrNotSocket, ErrAlreadyRunning, ErrSocketPathTooLong or
+	// ErrNoSocketPath.
+	Err error
+}
+
+func (e *SocketError) Error() string {
+	if errors.Is(e.Err, ErrSocketPathTooLong) {
+		return fmt.Sprintf("%v: '%s' is %d bytes long; Unix sockets allow at most %d", e.Err, e.Path, len(e.Path), maxSocketPath-1)
+	}
+	if e.Path == "" {
+		return e.Err.Error()
+	}
+	return fmt.Sprintf("%v: '%s'", e.Err, e.Path)
+}
+
+func (e *SocketError) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, ErrSocketInUse) true for a taken path.
+func (e *SocketError) Is(target error) bool {
+	return target == ErrSocketInUse && (errors.Is(e.Err, ErrAlreadyRunning) || errors.Is(e.Err, ErrNotSocket))
+}
 
 // maxSocketPath is the size of sockaddr_un.sun_path on Linux (104 on the
 // BSDs, which then fail in bind with their own error); the path and its
@@ -43,10 +79,10 @@ type listener struct {
 // a live daemon, replace a stale socket, then bind with mode 0600.
 func claim(path string) (*listener, error) {
 	if path == "" {
-		return nil, errors.New("socket path is empty; set PAD_LATTICE_SOCKET or pass --socket")
+		return nil, &SocketError{Err: ErrNoSocketPath}
 	}
 	if len(path) >= maxSocketPath {
-		return nil, fmt.Errorf("socket path %s is %d bytes long; Unix sockets allow at most %d, so choose a shorter path with --socket or PAD_LATTICE_SOCKET", path, len(path), maxSocketPath-1)
+		return nil, &SocketError{Path: path, Err: ErrSocketPathTooLong}
 	}
 	if err := clearStale(path); err != nil {
 		return nil, err
@@ -83,13 +119,13 @@ func clearStale(path string) error {
 		return fmt.Errorf("inspect socket path %s: %w", path, err)
 	}
 	if fi.Mode().Type() != fs.ModeSocket {
-		return &os.PathError{Op: "claim", Path: path, Err: fmt.Errorf("%w (move it away or choose another path with --socket)", ErrNotSocket)}
+		return &SocketError{Path: path, Err: ErrNotSocket}
 	}
 	c, err := net.DialTimeout("unix", path, probeTimeout)
 	switch {
 	case err == nil:
 		c.Close()
-		return &os.PathError{Op: "claim", Path: path, Err: fmt.Errorf("%w (stop it first, or choose another path with --socket)", ErrAlreadyRunning)}
+		return &SocketError{Path: path, Err: ErrAlreadyRunning}
 	case errors.Is(err, syscall.ECONNREFUSED):
 		// A socket file nobody listens on: left by a daemon that was killed.
 		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/daemon"
 	"github.com/lets-app/lets/backend/daemon/daemontest"
 	"github.com/lets-app/lets/backend/wire"
@@ -328,7 +327,8 @@ func TestTooLongSocketPathIsExplained(t *testing.T) {
 	surface := daemontest.NewSurface()
 	path := filepath.Join(shortDir(t), strings.Repeat("x", 120)+".sock")
 	_, err := daemon.Listen(daemon.Options{SocketPath: path, Surface: surface})
-	if err == nil || !strings.Contains(err.Error(), "choose a shorter path") {
+	var se *daemon.SocketError
+	if !errors.As(err, &se) || se.Path != path || !errors.Is(err, daemon.ErrSocketPathTooLong) || !strings.Contains(err.Error(), "at most 107") {
 		t.Fatalf("err = %v", err)
 	}
 	if surface.Closes() != 1 {
@@ -336,22 +336,31 @@ func TestTooLongSocketPathIsExplained(t *testing.T) {
 	}
 }
 
-func TestFromConfigUsesStateFolderAndConfiguredSocket(t *testing.T) {
-	dir := shortDir(t)
-	paths := config.Paths{Home: filepath.Join(dir, "home")}
-	sock := filepath.Join(dir, "w.sock")
-	d, err := daemon.FromConfig(paths, config.WireConfig{Enabled: true, Socket: sock}, func(string) string { return "" }, nil)
-	if err != nil {
+// Issue #10: the daemon's start-up errors are typed and carry the path;
+// the hint (a flag or a config.json key) is added by the command, so none
+// is baked in here.
+func TestSocketErrorsAreTypedWithPathAndNoCommandHint(t *testing.T) {
+	h := start(t)
+	file := filepath.Join(shortDir(t), "f")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	defer d.Close()
-	if d.SocketPath() != sock || d.Name() != daemon.ServiceName {
-		t.Fatalf("socket %s name %s", d.SocketPath(), d.Name())
+	for _, c := range []struct {
+		path   string
+		reason error
+	}{{h.path, daemon.ErrAlreadyRunning}, {file, daemon.ErrNotSocket}} {
+		_, err := daemon.Listen(daemon.Options{SocketPath: c.path, Surface: daemontest.NewSurface()})
+		var se *daemon.SocketError
+		if !errors.As(err, &se) || se.Path != c.path || !errors.Is(err, c.reason) || !errors.Is(err, daemon.ErrSocketInUse) {
+			t.Errorf("%s: err = %#v, want a *SocketError for %v matching ErrSocketInUse", c.path, err, c.reason)
+			continue
+		}
+		if msg := err.Error(); !strings.Contains(msg, c.path) || strings.Contains(msg, "--") || strings.Contains(msg, "config.json") {
+			t.Errorf("message %q should name the path and no flag or config key", msg)
+		}
 	}
-	o := daemon.OptionsFromConfig(paths, config.WireConfig{}, func(k string) string {
-		return map[string]string{wire.EnvSocket: "/env.sock"}[k]
-	}, nil)
-	if o.SocketPath != "/env.sock" || o.IdentityStore != filepath.Join(paths.StateDir(), "identities.json") {
-		t.Fatalf("options %+v", o)
+	_, err := daemon.Listen(daemon.Options{SocketPath: filepath.Join(shortDir(t), strings.Repeat("y", 120)), Surface: daemontest.NewSurface()})
+	if errors.Is(err, daemon.ErrSocketInUse) {
+		t.Fatalf("a too long path is not in use: %v", err)
 	}
 }

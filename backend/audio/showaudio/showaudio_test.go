@@ -1,21 +1,20 @@
 package showaudio_test
 
 import (
+	"errors"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/lets-app/lets/backend/audio"
 	"github.com/lets-app/lets/backend/audio/showaudio"
-	"github.com/lets-app/lets/backend/daemon"
 	"github.com/lets-app/lets/backend/experience"
 	"github.com/lets-app/lets/backend/testutil"
 )
 
 var (
-	_ experience.HostAudio   = (*showaudio.Host)(nil)
-	_ daemon.ExperienceAudio = (*showaudio.Host)(nil)
-	_ showaudio.Player       = (*audio.Player)(nil)
+	_ experience.HostAudio = (*showaudio.Host)(nil)
+	_ showaudio.Player     = (*audio.Player)(nil)
 )
 
 func TestScoreOfTheBuiltInShow(t *testing.T) {
@@ -143,20 +142,18 @@ func TestHostWithRealPlayer(t *testing.T) {
 	}
 }
 
-func TestAttachSetsTheDaemonOptions(t *testing.T) {
-	var opts daemon.Options
-	closeAudio, err := showaudio.Attach(&opts, []string{"true"}, nil)
+func TestOpenFeedbackGivesPlayerAndHost(t *testing.T) {
+	fb, err := showaudio.OpenFeedback([]string{"true"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer closeAudio()
-	if opts.Control == nil || !opts.Control.AudioFeedback || opts.Control.Earcons == nil || opts.ExperienceAudio == nil {
-		t.Fatalf("options not set: %+v", opts)
+	if fb.Player == nil || fb.Host == nil {
+		t.Fatalf("feedback not complete: %+v", fb)
 	}
-	if err := closeAudio(); err != nil {
+	if err := fb.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := showaudio.Attach(nil, []string{"true"}, nil); err == nil {
-		t.Fatal("nil options accepted")
+	if _, err := showaudio.OpenFeedback([]string{}, nil); !errors.Is(err, audio.ErrNoPlayer) {
+		t.Fatalf("an empty player command: %v, want ErrNoPlayer", err)
 	}
 }
