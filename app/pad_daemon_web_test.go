@@ -54,9 +54,12 @@ func TestPadDaemonWeb(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if len(opened) != 1 || opened[0] != m[1] {
-		t.Fatalf("opened %v", opened)
+	// Issue #10: the desktop opener's command line is readable by every
+	// local user (ps), so it gets a one-time link, never the admin token.
+	if len(opened) != 1 || strings.Contains(opened[0], m[3]) || !strings.HasPrefix(opened[0], "http://127.0.0.1:"+m[2]+"/admin/open/") {
+		t.Fatalf("opened %v: want one one-time link on port %s without the admin token", opened, m[2])
 	}
+	checkOneTimeAdminLink(t, opened[0], m[3])
 	if strings.Contains(e.stdout.String(), "Pairing PIN") {
 		t.Fatal("PIN printed without --lan")
 	}
