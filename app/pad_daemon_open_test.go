@@ -1,7 +1,12 @@
 package app
 
 import (
+	"context"
 	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -31,5 +36,41 @@ func checkOneTimeAdminLink(t *testing.T, link, adminToken string) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusGone || resp.Header.Get("Location") != "" {
 		t.Fatalf("second visit of the one-time link: %s; want 410 with a page", resp.Status)
+	}
+}
+
+// Issue #10, the same for `lets pad demo --surface web`: the opener gets a
+// one-time link, never the admin token printed in the terminal.
+func TestPadDemoOpensOneTimeAdminLink(t *testing.T) {
+	e := newPadDaemonEnv(t)
+	var mu sync.Mutex
+	var opened []string
+	e.env.OpenURL = func(u string) error {
+		mu.Lock()
+		defer mu.Unlock()
+		opened = append(opened, u)
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- runPadExperience(ctx, e.env, "demo", []string{"--surface", "web", "--port", "0"}) }()
+	waitOutput(t, e, done, "Press ")
+	m := regexp.MustCompile(`Local admin: http://127\.0\.0\.1:(\d+)/#admin=([A-Za-z0-9_-]{43})\n`).FindStringSubmatch(e.stdout.String())
+	if m == nil {
+		t.Fatalf("no admin line:\n%s", e.stdout.String())
+	}
+	mu.Lock()
+	got := slices.Clone(opened)
+	mu.Unlock()
+	if len(got) != 1 || strings.Contains(got[0], m[2]) || !strings.HasPrefix(got[0], "http://127.0.0.1:"+m[1]+"/admin/open/") {
+		t.Fatalf("opened %v: want one one-time link on port %s without the admin token", got, m[1])
+	}
+	checkOneTimeAdminLink(t, got[0], m[2])
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("pad demo did not stop")
 	}
 }
