@@ -27,7 +27,20 @@
 // token; every other peer is a remote device that must pair. The admin
 // token is 43 random characters made at every start (never stored); it
 // reaches the local user only through AdminURL, which carries it in the
-// fragment: http://127.0.0.1:PORT/#admin=TOKEN.
+// fragment: http://127.0.0.1:PORT/#admin=TOKEN (printed in the terminal,
+// §2.6). The desktop browser never gets that URL, because a command line
+// is readable by every local user: AdminOpenURL makes a one-time link,
+// http://127.0.0.1:PORT/admin/open/<43 random characters>, that a loopback
+// peer can use once within 60 s; it answers 303 to /#admin=TOKEN, and
+// every later visit gets a page that says the link was used.
+//
+// Each listener holds at most Options.MaxListenerConnections connections
+// (128; HTTP and WebSocket alike), closing any more as soon as they are
+// accepted, and closes connections that send no headers within 10 s or
+// sit idle between requests for 30 s, so a local program cannot take the
+// process's file descriptors through this port. Options.AllowLoopbackLAN
+// is for test rigs: the LAN listener may bind 127.0.0.2 and up, and only
+// 127.0.0.1 is the administrator.
 //
 // # Flows the browser app follows (all messages are JSON objects with "protocol":1)
 //
