@@ -13,7 +13,9 @@ type InstallRecord struct {
 	// Source is the git URL or local path given to `lets install`.
 	Source string `json:"source"`
 	// Ref is the branch, tag or commit after '#', empty for the default.
-	Ref    string `json:"ref,omitempty"`
+	Ref string `json:"ref,omitempty"`
+	// Commit is the installed git commit; for a copied plain folder, the
+	// sha256 of its files (names, modes, contents).
 	Commit string `json:"commit"`
 	// InstalledAt is when the folder was moved into place (UTC).
 	InstalledAt time.Time `json:"installedAt"`

@@ -1,16 +1,19 @@
 package registry
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -69,7 +72,7 @@ func normalizeSource(src string) (string, error) {
 		return "", fmt.Errorf("%w: %q: %v", ErrInstallFailed, src, err)
 	}
 	if _, err := os.Stat(abs); err != nil {
-		return "", fmt.Errorf("%w: there is no folder %s (give a git URL, or the path of a git repository)", ErrInstallFailed, abs)
+		return "", fmt.Errorf("%w: there is no folder %s (give a git URL, a git repository or a unique's folder)", ErrInstallFailed, abs)
 	}
 	return abs, nil
 }
@@ -84,9 +87,12 @@ func progressOf(p func(string)) func(string) {
 
 // Install fetches a unique from git (`<url|path>[#ref]`, LIP 1 §11): a
 // shallow clone with the system git, without submodules, prompts or
-// hooks; then it checks the unique (schema, rules, files) and moves the
-// folder into ~/.lets/uniques/<name>/ in one rename, with
-// .lets-install.json recording {source, ref, commit, installedAt}.
+// hooks, whose size is checked from the git objects before checkout; or
+// a copy of a plain folder (not a git repository) under the same limits.
+// Then it checks the unique (schema, rules, files) and moves the folder
+// into ~/.lets/uniques/<name>/ in one rename, with .lets-install.json
+// recording {source, ref, commit, installedAt} (for a folder, "commit" is
+// a sha256 of the copied files).
 // progress (may be nil) gets short messages for a human. A unique of the
 // same name installed from the same source is replaced (an update); one
 // from another source is refused. On any failure nothing is left behind.
@@ -132,18 +138,29 @@ func (r *Registry) install(ctx context.Context, src, ref, expectName string, pro
 	defer os.RemoveAll(tmp)
 	work := filepath.Join(tmp, "unique")
 
-	label := source
-	if ref != "" {
-		label += " (" + ref + ")"
-	}
-	progress("Fetching " + label + " …")
-	commit, err := r.fetch(ctx, source, ref, work)
-	if err != nil {
-		return nil, err
-	}
-	progress("Fetched commit " + short(commit) + ".")
-	if err := os.RemoveAll(filepath.Join(work, ".git")); err != nil {
-		return nil, fmt.Errorf("%w: tidy the clone: %v", ErrInstallFailed, err)
+	var commit string
+	if fi, err := os.Stat(source); err == nil && fi.IsDir() && filepath.IsAbs(source) && !isGitRepository(source) {
+		// A plain folder (the usage says "<url|path>"): copied with the
+		// same limits, then checked and moved into place like a clone.
+		if ref != "" {
+			return nil, fmt.Errorf("%w: %s is a plain folder, not a git repository, so it has no #%s; leave out the #… part or make the folder a git repository", ErrInstallFailed, source, ref)
+		}
+		progress("Copying the folder " + source + " …")
+		if commit, err = copyFolder(ctx, source, work, r.opts.MaxInstallBytes); err != nil {
+			return nil, err
+		}
+	} else {
+		label := source
+		if ref != "" {
+			label += " (" + ref + ")"
+		}
+		progress("Fetching " + label + " …")
+		if commit, err = r.fetch(ctx, source, ref, work, progress); err != nil {
+			return nil, err
+		}
+		if err := os.RemoveAll(filepath.Join(work, ".git")); err != nil {
+			return nil, fmt.Errorf("%w: tidy the clone: %v", ErrInstallFailed, err)
+		}
 	}
 	if err := checkSize(work, r.opts.MaxInstallBytes); err != nil {
 		return nil, err
@@ -201,7 +218,11 @@ func (r *Registry) install(ctx context.Context, src, ref, expectName string, pro
 	if err != nil {
 		return nil, fmt.Errorf("%w: installed %s but cannot read it back: %v", ErrInstallFailed, m.Name, err)
 	}
-	progress(fmt.Sprintf("Installed %s %s (commit %s).", m.Name, m.Version, short(commit)))
+	if isGitRepository(source) || !filepath.IsAbs(source) {
+		progress(fmt.Sprintf("Installed %s %s (commit %s).", m.Name, m.Version, short(commit)))
+	} else {
+		progress(fmt.Sprintf("Installed %s %s (a copy of the folder; run `lets install --update %s` after you change it).", m.Name, m.Version, m.Name))
+	}
 	return u, nil
 }
 
@@ -222,7 +243,7 @@ func checkSize(dir string, max int64) error {
 			return err
 		}
 		count++
-		if count > 20000 {
+		if count > maxInstallEntries {
 			return fmt.Errorf("%w: the unique has more than 20 000 files", ErrInstallFailed)
 		}
 		if d.Type().IsRegular() {
@@ -361,21 +382,26 @@ func (e *gitError) Error() string { return "git " + e.args[0] + ": " + e.msg }
 func slicesClone(s []string) []string { return append([]string(nil), s...) }
 
 // fetch puts the files of source at ref into work and returns the commit.
-func (r *Registry) fetch(ctx context.Context, source, ref, work string) (string, error) {
+// Nothing is checked out until the commit's tree has been measured from
+// the git objects (checkTree): a tiny repository can hold a huge tree of
+// zeros, and the limits must hold before git writes a byte of it.
+func (r *Registry) fetch(ctx context.Context, source, ref, work string, progress func(string)) (string, error) {
 	parent := filepath.Dir(work)
+	rev := "HEAD"
 	var err error
 	switch {
 	case ref == "":
-		_, err = r.runGit(ctx, parent, "clone", "--quiet", "--depth", "1", "--no-recurse-submodules", "--no-tags", "--", source, work)
+		_, err = r.runGit(ctx, parent, "clone", "--quiet", "--no-checkout", "--depth", "1", "--no-recurse-submodules", "--no-tags", "--", source, work)
 	case shaRE.MatchString(ref):
-		err = r.fetchCommit(ctx, source, ref, work)
+		rev, err = r.fetchCommit(ctx, source, ref, work)
 	default:
-		_, err = r.runGit(ctx, parent, "clone", "--quiet", "--depth", "1", "--no-recurse-submodules", "--branch", ref, "--", source, work)
+		_, err = r.runGit(ctx, parent, "clone", "--quiet", "--no-checkout", "--depth", "1", "--no-recurse-submodules", "--branch", ref, "--", source, work)
 		if err != nil && shortRE.MatchString(ref) && ctx.Err() == nil {
 			// Not a branch or tag: maybe an abbreviated commit, which
 			// only a full clone can find.
 			_ = os.RemoveAll(work)
-			err = r.fullCloneAt(ctx, source, ref, work)
+			err = r.fullClone(ctx, source, work)
+			rev = ref
 		}
 	}
 	if err != nil {
@@ -386,40 +412,135 @@ func (r *Registry) fetch(ctx context.Context, source, ref, work string) (string,
 		}
 		return "", err
 	}
-	commit, err := r.runGit(ctx, work, "rev-parse", "--verify", "HEAD^{commit}")
-	if err != nil {
-		return "", fmt.Errorf("%w: find the fetched commit: %v", ErrInstallFailed, err)
+	commit, err := r.runGit(ctx, work, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
+	if err != nil || commit == "" {
+		return "", fmt.Errorf("%w: %s has no commit %q; check the branch, tag or commit name", ErrInstallFailed, source, ref)
 	}
 	if !shaRE.MatchString(commit) && !sha256RE.MatchString(commit) {
 		return "", fmt.Errorf("%w: git gave an odd commit id %q", ErrInstallFailed, commit)
+	}
+	progress("Fetched commit " + short(commit) + "; measuring its files before writing them …")
+	if err := r.checkTree(ctx, work, commit); err != nil {
+		return "", err
+	}
+	if _, err := r.runGit(ctx, work, "checkout", "--quiet", "--detach", commit); err != nil {
+		return "", fmt.Errorf("%w: check out commit %s: %v", ErrInstallFailed, short(commit), err)
 	}
 	return commit, nil
 }
 
 // fetchCommit fetches one full commit id shallowly, falling back to a
-// full clone when the server does not serve single commits.
-func (r *Registry) fetchCommit(ctx context.Context, source, sha, work string) error {
+// full clone when the server does not serve single commits. It returns
+// the revision to look at.
+func (r *Registry) fetchCommit(ctx context.Context, source, sha, work string) (string, error) {
 	_, err := r.runGit(ctx, filepath.Dir(work), "init", "--quiet", "--", work)
 	if err == nil {
 		_, err = r.runGit(ctx, work, "fetch", "--quiet", "--depth", "1", "--no-tags", "--no-recurse-submodules", "--", source, sha)
 	}
 	if err == nil {
-		_, err = r.runGit(ctx, work, "checkout", "--quiet", "--detach", "FETCH_HEAD")
-		return err
+		return "FETCH_HEAD", nil
 	}
 	if ctx.Err() != nil {
-		return err
+		return "", err
 	}
 	_ = os.RemoveAll(work)
-	return r.fullCloneAt(ctx, source, sha, work)
+	return sha, r.fullClone(ctx, source, work)
 }
 
-func (r *Registry) fullCloneAt(ctx context.Context, source, ref, work string) error {
-	if _, err := r.runGit(ctx, filepath.Dir(work), "clone", "--quiet", "--no-checkout", "--no-recurse-submodules", "--", source, work); err != nil {
-		return err
-	}
-	_, err := r.runGit(ctx, work, "checkout", "--quiet", "--detach", ref+"^{commit}")
+func (r *Registry) fullClone(ctx context.Context, source, work string) error {
+	_, err := r.runGit(ctx, filepath.Dir(work), "clone", "--quiet", "--no-checkout", "--no-recurse-submodules", "--", source, work)
 	return err
+}
+
+// maxInstallEntries caps the files and folders of one unique.
+const maxInstallEntries = 20000
+
+// checkTree measures commit's tree from the git objects (`git ls-tree -r
+// -t -l`), without checking anything out, and refuses a tree whose files
+// add up to more than MaxInstallBytes or that has more than
+// maxInstallEntries entries. It stops reading as soon as a limit is
+// passed.
+func (r *Registry) checkTree(ctx context.Context, work, commit string) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, r.opts.Git, append(slicesClone(gitConfig), "ls-tree", "-r", "-t", "-l", "-z", "--full-tree", commit)...)
+	cmd.Dir = work
+	cmd.Env = gitEnv()
+	stderr := &tailBuffer{max: 4 << 10}
+	cmd.Stderr = stderr
+	killGroup(cmd)
+	cmd.WaitDelay = 2 * time.Second
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return fmt.Errorf("%w: measure the files: %v", ErrInstallFailed, err)
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("%w: measure the files: %v", ErrInstallFailed, err)
+	}
+	limitErr := measureTree(bufio.NewReaderSize(out, 64<<10), r.opts.MaxInstallBytes)
+	if limitErr != nil {
+		cancel() // stop git; the tree is refused anyway
+	}
+	waitErr := cmd.Wait()
+	switch {
+	case limitErr != nil && errors.Is(limitErr, ErrInstallFailed):
+		return limitErr
+	case limitErr != nil:
+		return fmt.Errorf("%w: read the list of files: %v", ErrInstallFailed, limitErr)
+	case ctx.Err() != nil:
+		return fmt.Errorf("%w: git took too long and was stopped (%v)", ErrInstallFailed, ctx.Err())
+	case waitErr != nil:
+		return fmt.Errorf("%w: list the files of commit %s: %s", ErrInstallFailed, short(commit), strings.TrimSpace(stderr.String()))
+	}
+	return nil
+}
+
+// measureTree reads `git ls-tree -r -t -l -z` records ("<mode> <type>
+// <object> <size>\t<path>\0") and returns an error wrapping
+// ErrInstallFailed at the first record past a limit.
+func measureTree(rd *bufio.Reader, max int64) error {
+	var total int64
+	entries := 0
+	for {
+		rec, err := rd.ReadString(0)
+		if err == io.EOF && rec == "" {
+			return nil
+		}
+		if err != nil && err != io.EOF {
+			return err
+		}
+		rec = strings.TrimSuffix(rec, "\x00")
+		meta, name, ok := strings.Cut(rec, "\t")
+		fields := strings.Fields(meta)
+		if !ok || len(fields) != 4 {
+			return fmt.Errorf("unexpected ls-tree line %q", rec)
+		}
+		entries++
+		if entries > maxInstallEntries {
+			return fmt.Errorf("%w: the unique has more than %d files and folders (counted in the git objects; nothing was written)", ErrInstallFailed, maxInstallEntries)
+		}
+		if fields[1] != "blob" {
+			continue // trees count as entries; submodules are never fetched
+		}
+		size, perr := strconv.ParseInt(fields[3], 10, 64)
+		if perr != nil || size < 0 {
+			return fmt.Errorf("unexpected size in ls-tree line %q", rec)
+		}
+		total += size
+		if total > max {
+			return fmt.Errorf("%w: the unique is larger than %s (reached at %s, counted in the git objects before checkout, so nothing was written)", ErrInstallFailed, mib(max), name)
+		}
+	}
+}
+
+func mib(n int64) string {
+	if n >= 1<<20 {
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	}
+	if n >= 1<<10 {
+		return strconv.FormatInt(n>>10, 10) + " KiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
 }
 
 // tailBuffer keeps the last max bytes written (git's last words).

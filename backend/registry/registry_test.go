@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/lets-app/lets/backend/manifest"
+	"github.com/lets-app/lets/backend/testutil"
 )
 
 var fixedNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -92,9 +93,7 @@ type testRepo struct {
 
 func newRepo(t *testing.T, files map[string]string) *testRepo {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
+	testutil.Command(t, "git")
 	base := t.TempDir()
 	r := &testRepo{work: filepath.Join(base, "work"), bare: filepath.Join(base, "repo.git")}
 	git(t, base, "init", "-q", r.work)
