@@ -113,6 +113,13 @@ type Options struct {
 	// ExperienceAudio plays Demo earcons and the Show soundtrack on this
 	// machine when Control.AudioFeedback is on; nil plays nothing.
 	ExperienceAudio ExperienceAudio
+	// Timers replaces the owner loop's wall-clock timers (timers.go);
+	// nil uses real ones. Tests with a fake Clock pass fakes.
+	Timers *LoopTimers
+
+	// identityStore holds a test's write-behind options for the identity
+	// store (set through export_identitystore_test.go).
+	identityStore identitystore.Options
 }
 
 // DefaultMaxConnections is far above what agents and hooks use (one
@@ -131,6 +138,7 @@ type Daemon struct {
 	log      *slog.Logger
 	surface  surface.Surface
 	plane    *control.Plane
+	store    *identitystore.Store // written behind the owner loop (identitystore.go)
 	clock    func() float64
 	peerUID  func(*net.UnixConn) (int, error)
 	euid     int
@@ -197,11 +205,8 @@ func New(opts Options) (*Daemon, error) {
 	cfg.Capacity = d.surface.Capacity()
 	cfg.Accents = append([]string(nil), d.surface.Accents()...)
 	cfg.Surface = d.surface.Describe()
-	if opts.IdentityStore != "" {
-		cfg.Store = identitystore.Open(opts.IdentityStore, identitystore.Options{})
-	} else {
-		cfg.Store = identitystore.NewMemory(identitystore.Options{})
-	}
+	d.store = d.openIdentityStore()
+	cfg.Store = d.store
 	plane, err := control.New(cfg)
 	if err != nil {
 		return fail(fmt.Errorf("daemon: the surface does not fit the control plane: %w", err))
@@ -296,6 +301,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.stopping = make(chan struct{})
 	d.conns = map[int64]*conn{}
 	d.lingering = map[int64]*conn{}
+	stopStoreWriter := d.startStoreWriter()
 	var err error
 	if oerr := d.surface.Open(ctx); oerr != nil {
 		err = fmt.Errorf("daemon: could not open the surface %q (check that the device is connected and not used by another program): %w",
@@ -313,6 +319,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 		d.stopExperience(experience.ReasonDaemonStopped)
 	}
 	d.stop(ln)
+	stopStoreWriter() // after the disconnect cleanups, which can assign slots
 
 	d.mu.Lock()
 	d.running = false
@@ -454,12 +461,12 @@ func (d *Daemon) readLoop(c *conn) {
 
 // serve is the owner loop.
 func (d *Daemon) serve(ctx context.Context) error {
-	ticker := time.NewTicker(d.tick)
+	timers := d.loopTimers()
+	ticker := timers.Tick
 	defer ticker.Stop()
 	// expTimer wakes the loop exactly at the running experience's next cue
 	// change; the ticker alone would make cues late by up to a tick.
-	expTimer := time.NewTimer(time.Hour)
-	expTimer.Stop()
+	expTimer := timers.Cue
 	defer expTimer.Stop()
 	var expDue <-chan time.Time
 	surfaceEvents := d.surface.Events()
@@ -489,7 +496,8 @@ func (d *Daemon) serve(ctx context.Context) error {
 				continue
 			}
 			d.handleSurface(se)
-		case <-ticker.C:
+		case <-ticker.C():
+			ticker.Reset(d.tick)
 			now := d.clock()
 			d.tickNow(now)
 			d.tickExperience(now)
@@ -498,7 +506,7 @@ func (d *Daemon) serve(ctx context.Context) error {
 		d.renderIfChanged()
 		if due, ok := d.experienceDue(d.clock()); ok {
 			expTimer.Reset(due)
-			expDue = expTimer.C
+			expDue = expTimer.C()
 		} else if expDue != nil {
 			expTimer.Stop()
 			expDue = nil

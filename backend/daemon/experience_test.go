@@ -27,6 +27,7 @@ type stageSurface struct {
 	*daemontest.Surface
 	mu  sync.Mutex
 	log []record
+	now func() float64 // stamps frames with the daemon's (fake) clock
 }
 
 // record is one surface call: "surface" (Render), "frame" (RenderShowFrame)
@@ -36,7 +37,7 @@ type record struct {
 	view  control.View
 	frame *visual.ShowFrame
 	state visual.ExperienceView
-	at    time.Time
+	clock float64 // the daemon's clock when a frame was rendered
 }
 
 func (r record) String() string {
@@ -78,7 +79,7 @@ func (s *stageSurface) Render(v control.View) error {
 func (s *stageSurface) RenderShowFrame(f *visual.ShowFrame) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.log = append(s.log, record{kind: "frame", frame: f, at: time.Now()})
+	s.log = append(s.log, record{kind: "frame", frame: f, clock: s.now()})
 	return nil
 }
 
@@ -139,8 +140,11 @@ func hasState(status string) func([]record) bool {
 func startStage(t testing.TB, opts ...harnessOpt) (*harness, *stageSurface) {
 	t.Helper()
 	s := newStageSurface()
-	h := start(t, append([]harnessOpt{func(o *daemon.Options) { o.Surface = s }}, opts...)...)
+	clock := daemontest.NewClock(1.0)
+	s.now = clock.Now
+	h := start(t, append([]harnessOpt{func(o *daemon.Options) { o.Surface, o.Clock = s, clock.Now }}, opts...)...)
 	h.surface = s.Surface
+	h.clock = clock
 	return h, s
 }
 
@@ -535,15 +539,23 @@ func TestCase040_DaemonHostAudio(t *testing.T) {
 }
 
 // The daemon ticks a Show at its cue boundaries, not only on its 30 ms
-// poll: with a real clock, frames arrive at their schedule (the median
-// lateness against the first frame stays far below the poll interval,
-// where polling alone would average half of it).
+// poll. On a fake clock with fake loop timers (nothing here depends on the
+// wall clock or the machine's load): before every cue the daemon arms its
+// cue timer for exactly the time left to that cue's boundary; when the test
+// moves the clock to the boundary and fires that timer, exactly one new
+// frame is rendered, stamped with the boundary's time. The periodic tick
+// never fires in this test, so the frames come from the cue timer alone.
 func TestDaemonShowCueTiming(t *testing.T) {
 	show := quickShow(t, 24, 40)
-	h, s := startStage(t, func(o *daemon.Options) { o.Clock, o.Show = nil, show })
+	tick, cue := newFakeLoopTimer(false), newFakeLoopTimer(false)
+	h, s := startStage(t, func(o *daemon.Options) {
+		o.Show = show
+		o.Timers = &daemon.LoopTimers{Tick: tick, Cue: cue}
+	})
+	requested := h.clock.Now()
 	h.surface.Inject(surface.ExperienceRequested{Kind: wire.ExperienceShow})
 	h.barrier()
-	const cues = 20
+
 	frames := func(rs []record) []record {
 		var out []record
 		for _, r := range rs {
@@ -553,23 +565,31 @@ func TestDaemonShowCueTiming(t *testing.T) {
 		}
 		return out
 	}
-	rs := frames(s.waitRecords(t, 0, "frames", func(rs []record) bool { return len(frames(rs)) >= cues }))
-	// Each frame's offset from its place in the schedule; the smallest
-	// offset is the best estimate of when the Show started (the first
-	// frame's own arrival may be late on a busy machine).
-	var offset []time.Duration
-	for i := 0; i < cues; i++ {
-		want := time.Duration(show.Start(i)) * time.Millisecond
-		offset = append(offset, rs[i].at.Sub(rs[0].at)-want)
+	// Times in whole milliseconds after the request, so the fake clock
+	// lands exactly on each boundary.
+	const cues = 20
+	leadIn := experience.DefaultLeadIn.Milliseconds()
+	nowMS := int64(0)
+	for i := range cues {
+		boundaryMS := leadIn + int64(show.Start(i))
+		armed := cue.waitArmed(t)
+		if want := time.Duration(boundaryMS-nowMS) * time.Millisecond; armed != want {
+			t.Fatalf("before cue %d the daemon wakes in %v, want %v (exactly at the cue's boundary)", i, armed, want)
+		}
+		if n := len(frames(s.records(0))); n != i {
+			t.Fatalf("%d frames before cue %d's boundary, want %d", n, i, i)
+		}
+		at := requested + float64(boundaryMS)/1000
+		h.clock.Set(at)
+		cue.fire()
+		rs := frames(s.waitRecords(t, 0, fmt.Sprintf("cue %d", i), func(rs []record) bool { return len(frames(rs)) > i }))
+		if len(rs) != i+1 || rs[i].clock != at {
+			t.Fatalf("cue %d: %d frames, the last at %v; want %d, at %v", i, len(rs), rs[len(rs)-1].clock, i+1, at)
+		}
+		nowMS = boundaryMS
 	}
-	origin := slices.Min(offset)
-	var late []time.Duration
-	for _, o := range offset {
-		late = append(late, o-origin)
-	}
-	slices.Sort(late)
-	if med := late[len(late)/2]; med > 5*time.Millisecond {
-		t.Fatalf("cue lateness %v (median %v): cues must change on their boundary", late, med)
+	if n := tick.resets(); n != 0 {
+		t.Fatalf("the periodic tick was re-armed %d times although it never fired", n)
 	}
 }
 
