@@ -103,6 +103,16 @@ type Options struct {
 	// only to OnOpen, not into the API answer. It must not block.
 	OnOpen func(WindowLaunch)
 
+	// MaxConns caps the open connections of origin A, MaxUniqueConns those
+	// of each unique origin; connections over the cap are closed at once.
+	// 0 means DefaultMaxConns / DefaultMaxUniqueConns.
+	MaxConns       int
+	MaxUniqueConns int
+	// ReadHeaderTimeout and IdleTimeout apply to every listener of the
+	// host; 0 means DefaultReadHeaderTimeout / DefaultIdleTimeout.
+	ReadHeaderTimeout time.Duration
+	IdleTimeout       time.Duration
+
 	// timing shortens the shell channel's timers in tests.
 	timing *wsTiming
 }
@@ -177,6 +187,18 @@ func Listen(opts Options) (*Server, error) {
 	if opts.UploadMaxBytes <= 0 {
 		opts.UploadMaxBytes = DefaultUploadMaxBytes
 	}
+	if opts.MaxConns <= 0 {
+		opts.MaxConns = DefaultMaxConns
+	}
+	if opts.MaxUniqueConns <= 0 {
+		opts.MaxUniqueConns = DefaultMaxUniqueConns
+	}
+	if opts.ReadHeaderTimeout <= 0 {
+		opts.ReadHeaderTimeout = DefaultReadHeaderTimeout
+	}
+	if opts.IdleTimeout <= 0 {
+		opts.IdleTimeout = DefaultIdleTimeout
+	}
 	h, _, err := net.SplitHostPort(opts.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("host address %q: %w", opts.Addr, err)
@@ -198,12 +220,12 @@ func Listen(opts Options) (*Server, error) {
 		// The hint (a flag or a config.json key) is the command's to add.
 		return nil, fmt.Errorf("listen on %s: %w", opts.Addr, err)
 	}
-	s.ln = ln
+	s.ln = newLimitListener(ln, opts.MaxConns, "host", opts.Log)
 	s.port.Store(int64(ln.Addr().(*net.TCPAddr).Port))
 	s.srv = &http.Server{
 		Handler:           s.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       120 * time.Second,
+		ReadHeaderTimeout: opts.ReadHeaderTimeout,
+		IdleTimeout:       opts.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(opts.Log.Handler(), slog.LevelDebug),
 	}
 	return s, nil
@@ -239,7 +261,7 @@ func (s *Server) setupLIP() error {
 		version:   o.Version,
 		uploadMax: o.UploadMaxBytes,
 	}
-	s.origins = &originSet{log: o.Log, portsFile: filepath.Join(paths.StateDir(), "ports.json"), hostPort: s.Port, sdk: s.sdkBytes, origins: map[string]*uniqueOrigin{}}
+	s.origins = &originSet{log: o.Log, maxConns: o.MaxUniqueConns, readHeaderTimeout: o.ReadHeaderTimeout, idleTimeout: o.IdleTimeout, portsFile: filepath.Join(paths.StateDir(), "ports.json"), hostPort: s.Port, sdk: s.sdkBytes, origins: map[string]*uniqueOrigin{}}
 	s.core.onForget = func(w *window) {
 		if o, ok := s.origins.get(w.name); ok {
 			o.removeWindow(w)

@@ -35,6 +35,11 @@ type originSet struct {
 	portsFile string // "" keeps ports in memory only
 	hostPort  func() int
 	sdk       func() ([]byte, error)
+	// maxConns, readHeaderTimeout and idleTimeout bound every origin's
+	// listener (Options.MaxUniqueConns and the timeouts).
+	maxConns          int
+	readHeaderTimeout time.Duration
+	idleTimeout       time.Duration
 
 	mu      sync.Mutex
 	origins map[string]*uniqueOrigin
@@ -132,11 +137,12 @@ func (s *originSet) ensure(u *manifest.Unique) (*uniqueOrigin, error) {
 		return nil, err
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
+	ln = newLimitListener(ln, s.maxConns, "unique "+u.Name(), s.log)
 	o := &uniqueOrigin{set: s, unique: u, port: port, ln: ln, secret: secret, cookie: "lets_u_" + strconv.Itoa(port), windows: map[string]*window{}}
 	o.srv = &http.Server{
 		Handler:           o,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       120 * time.Second,
+		ReadHeaderTimeout: s.readHeaderTimeout,
+		IdleTimeout:       s.idleTimeout,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 	}
 	s.origins[u.Name()] = o
