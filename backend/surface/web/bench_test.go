@@ -168,7 +168,7 @@ func rawBrowser(addr string) (net.Conn, error) {
 // idleBytesPerConnection opens n idle authenticated connections and
 // returns the growth of heap and stacks divided by n.
 func idleBytesPerConnection(tb testing.TB, n int) float64 {
-	e := newEnv(tb, envOptions{maxConns: n + 8})
+	e := newEnv(tb, envOptions{maxConns: n + 8, listenerCap: n + 8})
 	addr := "127.0.0.1:" + strconv.Itoa(e.port)
 	// Warm up pools and goroutine stacks.
 	warm, err := rawBrowser(addr)
