@@ -101,6 +101,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	cfg := settings.Config()
+	loaded := cfg // as in the file, before the flags
 	if *port >= 0 {
 		cfg.HostPort = *port
 	}
@@ -182,7 +183,11 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 			}
 		}
 	}
-	stopNotes := settings.OnChange(func(next config.Config) { noteConfigChange(log, cfg, next) })
+	stopNotes := settings.OnChange(func(next config.Config) {
+		// Called on the watcher's goroutine only, one change at a time.
+		noteConfigChange(log, settings.Path(), loaded, next)
+		loaded = next
+	})
 	defer stopNotes()
 
 	fmt.Fprintf(env.Stdout, "Lets %s is running.\n  Listening on: %s (loopback only)\n  Pad daemon:   %s\n  Browser pad:  %s\n  Data folder:  %s\n  Log file:     %s\nPress Ctrl+C to stop.\n",
@@ -236,14 +241,14 @@ func warnUnknownSettings(log *slog.Logger, path string, cfg config.Config) {
 // noteConfigChange tells what a change of config.json does while Lets
 // runs: "handoff" applies at once (the host reads it from the watcher);
 // the rest needs a restart.
-func noteConfigChange(log *slog.Logger, running, next config.Config) {
-	if next.Handoff != running.Handoff {
+func noteConfigChange(log *slog.Logger, path string, prev, next config.Config) {
+	if next.Handoff != prev.Handoff {
 		log.Info("config.json changed: windows now follow the new handoff", "handoff", next.Handoff)
 	}
-	if next.HostPort != running.HostPort || !sameSettings(next.Wire, running.Wire) || !sameSettings(next.Web, running.Web) {
+	if next.HostPort != prev.HostPort || !sameSettings(next.Wire, prev.Wire) || !sameSettings(next.Web, prev.Web) {
 		log.Info("config.json changed settings of the host or the pads; restart Lets to use them")
 	}
-	warnUnknownSettings(log, "config.json", next)
+	warnUnknownSettings(log, path, next)
 }
 
 // sameSettings compares two config sections, unknown keys included.

@@ -2,10 +2,12 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -257,5 +259,30 @@ func TestNoContextValueHooksInProductCode(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("no product files checked")
+	}
+}
+
+// Issue #10: a change of config.json while serve runs is announced: what
+// applies at once, what needs a restart, and new unknown keys.
+func TestConfigChangesAreAnnounced(t *testing.T) {
+	var buf strings.Builder
+	log := slog.New(slog.NewTextHandler(&buf, nil))
+	prev := config.Defaults()
+	next := config.Defaults()
+	next.Handoff = "stay"
+	next.Wire.Unknown = map[string]json.RawMessage{"midi_profil": json.RawMessage(`"x"`)}
+	noteConfigChange(log, "/home/ada/.lets/config.json", prev, next)
+	out := buf.String()
+	for _, want := range []string{"handoff=stay", "restart Lets", "wire.midi_profil", "wire.midi_profile", "/home/ada/.lets/config.json"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("change notes should contain %q:\n%s", want, out)
+		}
+	}
+	buf.Reset()
+	same := config.Defaults()
+	same.Handoff = "stay"
+	noteConfigChange(log, "config.json", next, same)
+	if strings.Contains(buf.String(), "handoff") {
+		t.Errorf("an unchanged handoff was announced:\n%s", buf.String())
 	}
 }
