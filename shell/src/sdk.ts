@@ -3,10 +3,15 @@
 // and talks to the shell page only: a hello by postMessage to the shell's
 // exact origin, then a private MessageChannel port (spec lip-1 §7).
 
+import { emitRefusal, parseDeclared } from "./emitrule";
 import { isValidType } from "./envelope";
+import { disarmWebRTC } from "./nowebrtc";
 
 // The host replaces this with the shell's origin when it serves the file.
 const SHELL_ORIGIN = "__LETS_SHELL_ORIGIN__";
+// ... and this with what the unique declared ({unique, events, export,
+// snapshot} as JSON), so lip.emit can refuse a type at the call.
+const DECLARED = parseDeclared("__LETS_DECLARED__");
 
 type Handler = (data: Record<string, unknown>, envelope: Record<string, unknown>) => void;
 
@@ -20,6 +25,8 @@ interface PortMessage {
 }
 
 (() => {
+  // Before anything of the unique runs (issue #10).
+  disarmWebRTC(window);
   const w = window as unknown as { lip?: unknown };
   if (w.lip) return;
 
@@ -108,9 +115,11 @@ interface PortMessage {
 
   const lip = {
     version: 1,
-    /** Emit one of the unique's declared events. */
+    /** Emit one of the unique's declared events; any other type throws. */
     emit(type: string, data?: Record<string, unknown>): void {
       checkType(type);
+      const refusal = emitRefusal(type, DECLARED);
+      if (refusal) throw new TypeError(refusal);
       post({ op: "emit", type, data: objectOf(data) });
     },
     /** Handle a command (a declared one, or a core command); "*" gets all. */
