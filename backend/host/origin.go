@@ -365,6 +365,7 @@ func (o *uniqueOrigin) serveSDK(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	data = bytes.ReplaceAll(data, []byte(sdkShellOriginPlaceholder), []byte("http://127.0.0.1:"+strconv.Itoa(o.set.hostPort())))
+	data = bytes.ReplaceAll(data, []byte(sdkDeclaredPlaceholder), sdkDeclared(o.unique.Manifest))
 	w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	http.ServeContent(w, r, "sdk.js", time.Time{}, bytes.NewReader(data))
