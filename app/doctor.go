@@ -17,12 +17,28 @@ import (
 	"github.com/lets-app/lets/backend/wire"
 )
 
-// aptPackages are the Debian packages Lets needs to build and run its
-// windows, tray, MIDI and browser tests. The Makefile's deps target installs
-// the same list.
-var aptPackages = []string{
-	"libgtk-3-dev", "libwebkit2gtk-4.1-dev", "libasound2-dev", "pkg-config", "gcc",
-	"xvfb", "dbus", "dbus-x11", "chromium", "imagemagick", "x11-utils", "git",
+// runtimePackage is a Debian package people need for Lets to run on their
+// computer. Building needs more (compilers, -dev packages: the Makefile's
+// RUN_APT_PACKAGES); doctor speaks to people running Lets, so it names only
+// what they install themselves.
+type runtimePackage struct {
+	// names are the package's names across releases (Debian 13 and Ubuntu
+	// 24.04 renamed some libraries with a t64 suffix); any one is enough.
+	names []string
+	// buildPackage is the package in the Makefile's RUN_APT_PACKAGES that
+	// builds against this one (its -dev package, or itself for a program).
+	buildPackage string
+	// need says what does not work without it.
+	need string
+}
+
+func runtimePackages() []runtimePackage {
+	return []runtimePackage{
+		// The binary links ALSA (for MIDI pads) and does not start without it.
+		{names: []string{"libasound2", "libasound2t64"}, buildPackage: "libasound2-dev", need: "MIDI pads"},
+		{names: []string{"git"}, buildPackage: "git", need: "`lets install` from a repository"},
+		{names: []string{"xdg-utils"}, need: "opening the browser pad in your browser"},
+	}
 }
 
 type checkLevel int
@@ -210,20 +226,29 @@ func defaultWireSocket(getenv func(string) string) string {
 }
 
 func (d *doctor) checkPackages() []checkResult {
-	var missing []string
-	for _, p := range aptPackages {
-		installed, ok := d.pkgInstalled(p)
-		if !ok {
-			return []checkResult{{level: checkInfo, name: "packages", detail: "dpkg is not available; cannot check system packages on this system"}}
+	pkgs := runtimePackages()
+	var missing, needs []string
+	for _, p := range pkgs {
+		found := false
+		for _, name := range p.names {
+			installed, ok := d.pkgInstalled(name)
+			if !ok {
+				return []checkResult{{level: checkInfo, name: "packages", detail: "dpkg is not available; cannot check system packages on this system"}}
+			}
+			if installed {
+				found = true
+				break
+			}
 		}
-		if !installed {
-			missing = append(missing, p)
+		if !found {
+			missing = append(missing, p.names[0])
+			needs = append(needs, fmt.Sprintf("%s (for %s)", p.names[0], p.need))
 		}
 	}
 	if len(missing) > 0 {
-		return []checkResult{{level: checkWarn, name: "packages", detail: fmt.Sprintf("missing %s — run `make deps` (or sudo apt-get install %s)", strings.Join(missing, ", "), strings.Join(missing, " "))}}
+		return []checkResult{{level: checkWarn, name: "packages", detail: fmt.Sprintf("missing %s — install with: sudo apt-get install %s", strings.Join(needs, ", "), strings.Join(missing, " "))}}
 	}
-	return []checkResult{{level: checkOK, name: "packages", detail: fmt.Sprintf("all %d system packages are installed", len(aptPackages))}}
+	return []checkResult{{level: checkOK, name: "packages", detail: fmt.Sprintf("all %d system packages Lets uses are installed", len(pkgs))}}
 }
 
 func dpkgInstalled(pkg string) (bool, bool) {
