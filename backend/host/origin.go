@@ -223,13 +223,24 @@ func (o *uniqueOrigin) hasWindows() bool {
 	return len(o.windows) > 0
 }
 
-// uniqueCSP is the policy of every origin-U answer (spec §1.4).
+// uniqueCSP is the policy of the unique's HTML pages (spec §1.4), plus
+// webrtc 'block' for the engines that enforce it (issue #10).
 func uniqueCSP(hostPort int) string {
 	return "default-src 'self'; base-uri 'self'; form-action 'self'; frame-ancestors http://127.0.0.1:" + strconv.Itoa(hostPort) + "; object-src 'none'; webrtc 'block'"
 }
 
+// uniqueFileCSP is the policy of every other answer of origin U (scripts,
+// styles, images, the SDK, errors). frame-ancestors already keeps the
+// unique from framing its own files; sandbox backs it up: any of them
+// opened as a document is a page of its own opaque origin, so the unique
+// cannot reach that frame's fresh globals (WebRTC) without the SDK in it.
+// Scripts and styles ignore a policy sent with them.
+func uniqueFileCSP(hostPort int) string {
+	return uniqueCSP(hostPort) + "; sandbox"
+}
+
 func (o *uniqueOrigin) setHeaders(h http.Header) {
-	h.Set("Content-Security-Policy", uniqueCSP(o.set.hostPort()))
+	h.Set("Content-Security-Policy", uniqueFileCSP(o.set.hostPort()))
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cross-Origin-Resource-Policy", "same-origin")
@@ -300,6 +311,7 @@ func (o *uniqueOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", ctype)
 	w.Header().Set("Cache-Control", "no-cache")
 	if strings.HasPrefix(ctype, "text/html") {
+		w.Header().Set("Content-Security-Policy", uniqueCSP(o.set.hostPort()))
 		data, err := io.ReadAll(io.LimitReader(f, 16<<20))
 		if err != nil {
 			o.plain(w, http.StatusInternalServerError, "read failed")

@@ -173,8 +173,8 @@ func TestUniqueOriginTokenExchangeAndHeaders(t *testing.T) {
 	if strings.Contains(sc, w.frameToken) {
 		t.Error("the cookie must not be the frame token itself")
 	}
+	csp := "default-src 'self'; base-uri 'self'; form-action 'self'; frame-ancestors http://127.0.0.1:" + strconv.Itoa(th.Port()) + "; object-src 'none'; webrtc 'block'"
 	want := map[string]string{
-		"Content-Security-Policy":      "default-src 'self'; base-uri 'self'; form-action 'self'; frame-ancestors http://127.0.0.1:" + strconv.Itoa(th.Port()) + "; object-src 'none'; webrtc 'block'",
 		"X-Content-Type-Options":       "nosniff",
 		"Referrer-Policy":              "no-referrer",
 		"Cross-Origin-Resource-Policy": "same-origin",
@@ -191,6 +191,15 @@ func TestUniqueOriginTokenExchangeAndHeaders(t *testing.T) {
 			if got := resp.Header.Get(k); got != v {
 				t.Errorf("%s %s = %q, want %q", path, k, got, v)
 			}
+		}
+		// Only the unique's pages are documents of origin U; anything
+		// else opened as a document is sandboxed (issue #10, WebRTC).
+		wantCSP := csp + "; sandbox"
+		if path == "/index.html" {
+			wantCSP = csp
+		}
+		if got := resp.Header.Get("Content-Security-Policy"); got != wantCSP {
+			t.Errorf("%s CSP = %q, want %q", path, got, wantCSP)
 		}
 		if path == "/lip/sdk.js" && (!strings.Contains(string(body), "http://127.0.0.1:"+strconv.Itoa(th.Port())) || strings.Contains(string(body), sdkShellOriginPlaceholder)) {
 			t.Errorf("sdk.js does not name the shell origin")
