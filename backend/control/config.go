@@ -14,7 +14,9 @@ type AccentStore interface {
 	// Lookup returns the remembered accent, or "" for none.
 	Lookup(backend, sessionID string) string
 	// Remember records accent for the identity. Errors are ignored by the
-	// plane.
+	// plane. The plane calls it at every slot assignment, which with more
+	// agents than slots is nearly every state message, so it must not wait
+	// for the disk (the daemon's store writes behind).
 	Remember(backend, sessionID, accent string) error
 }
 

@@ -37,6 +37,10 @@
 //     recipient would not expect (§13.3 allows this).
 //   - The socket file is created with mode 0600 from the start (fchmod
 //     before bind on Linux), not chmod-ed after bind.
+//   - The accent-preference file (§9.8) is written behind the owner loop,
+//     at most a second after a change and at shutdown, not inside every
+//     remember (identitystore.go); a crash loses at most that second of
+//     colour changes, never the file.
 package daemon
 
 import (
