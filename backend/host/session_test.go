@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lets-app/lets/backend/config"
 )
 
 func sessionFiles(t testing.TB, th *testHost, unique string) []string {
@@ -99,7 +101,9 @@ func TestCase029_HandoffStayKeepsTheWindow(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, "config.json"), []byte(`{"handoff": "stay"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	th := startLIPHostAt(t, home)
+	// The app loads config.json once and hands the host its watcher.
+	settings := config.Watch(filepath.Join(home, "config.json"), config.WatchOptions{})
+	th := startLIPHostAt(t, home, func(o *Options) { o.Config = settings })
 	win := th.open(t, "board", "")
 	sc := th.dialShell(t, win, nil)
 	sc.sendEnv("lip.ready", map[string]any{}, "shell")
