@@ -286,3 +286,26 @@ func TestConfigChangesAreAnnounced(t *testing.T) {
 		t.Errorf("an unchanged handoff was announced:\n%s", buf.String())
 	}
 }
+
+// Issue #10: the case of the report — another daemon already answers on
+// the socket — fails serve the same way, before anything is announced.
+func TestServeWithLiveDaemonOnSocketFailsCleanly(t *testing.T) {
+	e := newTestEnv(t)
+	sock := e.Env.Getenv("PAD_LATTICE_SOCKET")
+	other, err := daemon.Listen(daemon.Options{SocketPath: sock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = other.Close() })
+	if code := e.run("serve"); code != 1 {
+		t.Fatalf("serve exit %d, want 1\n%s%s", code, e.out.String(), e.err.String())
+	}
+	assertNothingAnnounced(t, e)
+	msg := e.err.String()
+	if !strings.Contains(msg, "another Pad-Lattice daemon is already running") || !strings.Contains(msg, `"wire": {"socket"`) || strings.Contains(msg, "--socket") {
+		t.Fatalf("stderr: %s", msg)
+	}
+	if fi, err := os.Lstat(sock); err != nil || fi.Mode().Type() != os.ModeSocket {
+		t.Fatalf("the other daemon's socket was disturbed: %v", err)
+	}
+}
