@@ -81,10 +81,6 @@ func TestPadDaemonRunsUntilCancelled(t *testing.T) {
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("socket: %v, %v", fi, err)
 	}
-	// The accent preference went to the state folder.
-	if _, err := os.Stat(identitystore.DefaultPath(filepath.Join(e.home, "state"))); err != nil {
-		t.Fatalf("identity store not written: %v", err)
-	}
 
 	cancel()
 	select {
@@ -94,6 +90,11 @@ func TestPadDaemonRunsUntilCancelled(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("daemon did not stop")
+	}
+	// The accent preference went to the state folder (written behind the
+	// daemon's loop, at the latest when it stops).
+	if _, err := os.Stat(identitystore.DefaultPath(filepath.Join(e.home, "state"))); err != nil {
+		t.Fatalf("identity store not written: %v", err)
 	}
 	if _, err := os.Lstat(e.socket); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("socket left behind: %v", err)
