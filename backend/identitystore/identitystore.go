@@ -13,10 +13,11 @@
 // daemon remembers whenever an agent moves into a slot, which with more
 // agents than slots is nearly every state message, so a store opened with a
 // FlushDelay is write-behind instead: Remember only updates the map in
-// memory, and the store's Run goroutine writes the whole file at most
-// FlushDelay after the first unsaved change (every change until then goes
-// into the same write) and once more when it stops. A crash loses at most
-// the last FlushDelay of changes, never the file: each write is atomic.
+// memory, and the store's Run goroutine writes the whole file FlushDelay
+// after the first unsaved change (every change until then goes into the
+// same write; a change made while a write is in progress waits for that
+// write too) and once more when it stops. A crash loses at most the last
+// FlushDelay or so of changes, never the file: each write is atomic.
 // Without a FlushDelay, Remember writes at once, as the reference does.
 //
 // A Store is safe for concurrent use: the daemon's owner goroutine (through
@@ -121,6 +122,8 @@ type Store struct {
 
 	writeMu  sync.Mutex // serialises writes of the file
 	savedGen uint64     // gen of the last successful write; guarded by writeMu
+
+	failing bool // Run's last write failed (Run's goroutine only)
 }
 
 // Open loads the store at path. It never fails: a missing, unreadable or
@@ -321,10 +324,18 @@ func (s *Store) Run(ctx context.Context) error {
 	}
 }
 
+// flushLogged writes and reports a failure once per run of failures, so
+// a full disk does not fill the log.
 func (s *Store) flushLogged() {
-	if err := s.Flush(); err != nil {
-		s.log.Warn("could not save accent preferences; agents keep their colours until the daemon restarts, and the next change tries again",
+	err := s.Flush()
+	switch {
+	case err != nil && !s.failing:
+		s.failing = true
+		s.log.Warn("could not save accent preferences; agents keep their colours until the daemon restarts, and every later change tries again",
 			"path", s.path, "err", err)
+	case err == nil && s.failing:
+		s.failing = false
+		s.log.Info("accent preferences are saved again", "path", s.path)
 	}
 }
 
