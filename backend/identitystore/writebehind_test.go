@@ -420,9 +420,6 @@ func TestCrashChild(t *testing.T) {
 // leaves a complete, loadable file every time; only a temporary file may be
 // left over, which atomicfile recognises.
 func TestCrashMidWriteLeavesAValidFile(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts child processes")
-	}
 	leftovers := 0
 	for attempt := range 5 {
 		dir := t.TempDir()
