@@ -19,11 +19,13 @@ import (
 	"github.com/lets-app/lets/backend/config"
 )
 
-// LIP commands: `lets open`, `lets listen`, `lets send`. They talk to the
-// running host's privileged API with the host token from host.json.
+// LIP commands: `lets open`, `lets windows`, `lets sessions`, `lets
+// close`, `lets listen`, `lets send`. They talk to the running host's
+// privileged API with the host token from host.json, and their errors
+// point to these commands, never to API paths.
 
 // parseWithArgs parses flags that may come before, between or after the
-// positional arguments (`lets open board --print-url`).
+// positional arguments (`lets open board --json`).
 func parseWithArgs(env *Env, name string, fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
@@ -64,10 +66,28 @@ type apiError struct {
 
 func (e *apiError) Error() string {
 	if e.Code != "" {
-		return fmt.Sprintf("%s (%s)", e.Message, e.Code)
+		return fmt.Sprintf("%s (%s)", cliWords(e.Message), e.Code)
 	}
 	return fmt.Sprintf("host answered HTTP %d", e.Status)
 }
+
+// apiPathWords turns the host API's pointers (meant for Claude and other
+// API clients) into the commands a person at the terminal runs.
+var apiPathWords = strings.NewReplacer(
+	"see GET /lip/windows", "see `lets windows`",
+	"GET /lip/windows", "`lets windows`",
+	"see GET /lip/sessions", "see `lets sessions`",
+	"GET /lip/sessions", "`lets sessions`",
+	"see GET /lip/uniques", "see `lets uniques`",
+	"GET /lip/uniques", "`lets uniques`",
+	"POST /lip/upload", "an upload from the window",
+	"POST /lip/open", "`lets open`",
+	"POST /lip/close", "`lets close`",
+	"POST /lip/send", "`lets send`",
+)
+
+// cliWords rewrites a host message for the terminal.
+func cliWords(msg string) string { return apiPathWords.Replace(msg) }
 
 // do sends a privileged request with the host token and decodes the JSON
 // answer into out. timeout 0 keeps the client's default.
@@ -138,55 +158,83 @@ type openAnswer struct {
 	} `json:"session"`
 }
 
+// openReport is `lets open --json`: the host's answer plus what the CLI
+// did with the window's one-time URL.
+type openReport struct {
+	openAnswer
+	Unique string `json:"unique"`
+	// Browser is "opened", "skipped" (--no-browser), "launched by Lets"
+	// (the host opened its own window: no URL) or "failed: <why>".
+	Browser string `json:"browser"`
+}
+
 func runOpen(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags("open")
-	resume := fs.String("resume", "", `restore a saved session: "last" or a session id`)
+	resume := fs.String("resume", "", `restore a saved session: "last" or an id from `+"`lets sessions <unique>`")
 	title := fs.String("title", "", "window title (default: the unique's title)")
-	printURL := fs.Bool("print-url", false, "print only the window's URL (it holds the window's token: keep it to yourself)")
-	asJSON := fs.Bool("json", false, "print the whole answer as JSON")
+	noBrowser := fs.Bool("no-browser", false, "do not open the window in your browser; load the printed URL yourself (it works once)")
+	asJSON := fs.Bool("json", false, "print the window, its URL and what the unique sends and takes as JSON")
 	pos, err := parseWithArgs(env, "open", fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return &UsageError{Msg: "name one unique to open, e.g. `lets open hello`", flags: fs}
+		return &UsageError{Msg: "name one unique to open, e.g. `lets open hello` (`lets uniques` lists them)", flags: fs}
 	}
+	name := pos[0]
 	c, err := lipClient(env)
 	if err != nil {
 		return err
 	}
-	body := map[string]string{"unique": pos[0]}
+	body := map[string]string{"unique": name}
 	if *resume != "" {
 		body["resume"] = *resume
 	}
 	if *title != "" {
 		body["title"] = *title
 	}
-	var raw json.RawMessage
-	if err := c.do(ctx, http.MethodPost, "/lip/open", body, &raw, 0); err != nil {
+	var a openAnswer
+	if err := c.do(ctx, http.MethodPost, "/lip/open", body, &a, 0); err != nil {
 		var ae *apiError
-		if errors.As(err, &ae) && ae.Code == "unknown_unique" {
-			return fmt.Errorf("%s is not installed (see `lets status` or install it with `lets install <git-url>`)", pos[0])
+		switch {
+		case errors.As(err, &ae) && ae.Code == "unknown_unique":
+			return fmt.Errorf("there is no unique called %q; `lets uniques` lists the ones you can open, and `lets install <git url or folder>` adds one", name)
+		case errors.As(err, &ae) && ae.Code == "unknown_session":
+			return fmt.Errorf("%s has no saved session %q; `lets sessions %s` lists the ones you can resume", name, *resume, name)
 		}
 		return err
 	}
+	rep := openReport{openAnswer: a, Unique: name, Browser: "skipped"}
+	switch {
+	case a.URL == "":
+		rep.Browser = "launched by Lets"
+	case !*noBrowser:
+		if err := env.openURL(a.URL); err != nil {
+			rep.Browser = "failed: " + err.Error()
+		} else {
+			rep.Browser = "opened"
+		}
+	}
 	if *asJSON {
-		return printJSON(env.Stdout, raw)
+		return printJSON(env.Stdout, rep)
 	}
-	var a openAnswer
-	if err := json.Unmarshal(raw, &a); err != nil {
-		return fmt.Errorf("host sent an answer Lets could not read: %w", err)
+	out := env.Stdout
+	fmt.Fprintf(out, "Opened %s as window %s.\n", name, a.Window)
+	switch {
+	case a.URL == "":
+		fmt.Fprintln(out, "Lets opened its window for it.")
+	case rep.Browser == "opened":
+		fmt.Fprintf(out, "URL: %s\nIt is open in your browser now; the link works once, so it is of no use to anyone else.\n", a.URL)
+	case rep.Browser == "skipped":
+		fmt.Fprintf(out, "URL: %s\nLoad it in a browser yourself; it works once.\n", a.URL)
+	default:
+		fmt.Fprintf(out, "URL: %s\nYour browser could not be started (%s); load the URL yourself, once.\n", a.URL, strings.TrimPrefix(rep.Browser, "failed: "))
 	}
-	if *printURL {
-		fmt.Fprintln(env.Stdout, a.URL)
-		return nil
-	}
-	fmt.Fprintf(env.Stdout, "Opened %s as window %s.\n", pos[0], a.Window)
 	if a.Session != nil {
-		fmt.Fprintf(env.Stdout, "Resumed session %s: %s\n", a.Session.ID, a.Session.Summary)
+		fmt.Fprintf(out, "Resumed session %s: %s\n", a.Session.ID, a.Session.Summary)
 	}
-	fmt.Fprintf(env.Stdout, "Events it sends: %s\nCommands it takes: %s\n", keysOf(a.Events), keysOf(a.Commands))
-	fmt.Fprintf(env.Stdout, "Load the window with `lets open %s --print-url` in a browser, listen with `lets listen --window %s`.\n", pos[0], a.Window)
+	fmt.Fprintf(out, "Events it sends: %s\nCommands it takes: %s\n", keysOf(a.Events), keysOf(a.Commands))
+	fmt.Fprintf(out, "Next: `lets listen --window %s` to hear it, `lets send %s <type> '{…}'` to talk to it, `lets close %s` when you are done; `lets windows` lists the open ones.\n", a.Window, a.Window, a.Window)
 	return nil
 }
 
@@ -340,6 +388,9 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 	if err := c.do(ctx, http.MethodPost, "/lip/send", env0, &a, 0); err != nil {
 		return err
 	}
+	for i := range a.Rejected {
+		a.Rejected[i].Message = cliWords(a.Rejected[i].Message)
+	}
 	if *asJSON {
 		if err := printJSON(env.Stdout, a); err != nil {
 			return err
@@ -347,7 +398,12 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 	}
 	if len(a.Rejected) > 0 {
 		if !*asJSON {
-			fmt.Fprintf(env.Stderr, "Refused: %s (%s)\n", a.Rejected[0].Message, a.Rejected[0].Code)
+			r := a.Rejected[0]
+			msg := cliWords(r.Message)
+			if r.Code == "unknown_window" {
+				msg = fmt.Sprintf("window %s is not open; `lets windows` lists the open ones, `lets open <unique>` opens one", pos[0])
+			}
+			fmt.Fprintf(env.Stderr, "Refused: %s (%s)\n", msg, r.Code)
 		}
 		return exitError{code: 1}
 	}

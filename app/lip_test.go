@@ -3,8 +3,10 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -48,24 +50,64 @@ func runCmd(e *testEnv, f func(context.Context, *Env, []string) error, args ...s
 	return f(ctx, e.Env, args)
 }
 
+// loadWindow loads a window's one-time URL as its page does and returns
+// the window token the shell page carries.
+func loadWindow(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	page, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		t.Fatalf("load %s: %d %s", url, resp.StatusCode, page)
+	}
+	_, rest, ok := strings.Cut(string(page), `<script type="application/json" id="lets-config">`)
+	cfgText, _, ok2 := strings.Cut(rest, "</script>")
+	var cfg struct {
+		Token string `json:"token"`
+	}
+	if !ok || !ok2 || json.Unmarshal([]byte(cfgText), &cfg) != nil || cfg.Token == "" {
+		t.Fatalf("the shell page has no token:\n%s", page)
+	}
+	return cfg.Token
+}
+
 // TestOpenListenSendAgainstServe drives the LIP commands against a real
-// `lets serve`: open the built-in hello unique, listen for session.open,
-// send a declared command, and see it arrive on the window's channel.
+// `lets serve` (issue #10, CLI affordances): `lets open` prints the window
+// and its one-time URL and opens it in the browser; `lets windows`,
+// `lets sessions` and `lets close` work; errors point to commands, never
+// to API paths.
 func TestOpenListenSendAgainstServe(t *testing.T) {
 	e, info := startLIPServe(t)
 	fi, err := os.Stat(config.Paths{Home: e.home}.HostFile())
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("host.json must be 0600: %v %v", fi, err)
 	}
+	// The commands get their own Env (the running serve keeps reading its
+	// own), with a browser that records what it was asked to open.
+	var opened []string
+	cliEnv := *e.Env
+	cliEnv.OpenURL = func(u string) error { opened = append(opened, u); return nil }
+	e = &testEnv{Env: &cliEnv, out: e.out, err: e.err, home: e.home}
 
-	if err := runCmd(e, runOpen, "hello", "--print-url"); err != nil {
+	if err := runCmd(e, runOpen, "hello"); err != nil {
 		t.Fatalf("open: %v (%s)", err, e.err.String())
 	}
-	url := strings.TrimSpace(e.out.String())
-	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.Contains(url, "/w/w1/?t=") || strings.Contains(url, info.Token) {
-		t.Fatalf("--print-url printed %q", url)
+	out := e.out.String()
+	if len(opened) != 1 || !strings.HasPrefix(opened[0], "http://127.0.0.1:") || !strings.Contains(opened[0], "/w/w1/") {
+		t.Fatalf("the browser was asked to open %v", opened)
 	}
-	wtok := url[strings.Index(url, "?t=")+3:]
+	for _, want := range []string{"Opened hello as window w1.", "URL: " + opened[0], "open in your browser", "`lets close w1`", "Events it sends: hello.export, hello.note"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("open printed %q, want %q in it", out, want)
+		}
+	}
+	if strings.Contains(out, "--print-url") || strings.Contains(out, "lets open hello") {
+		t.Errorf("open must not advise opening a second window: %q", out)
+	}
+	wtok := loadWindow(t, opened[0])
 
 	e.out.Reset()
 	if err := runCmd(e, runListen, "--wait", "2s", "--types", "session.open", "--json"); err != nil {
@@ -118,9 +160,95 @@ func TestOpenListenSendAgainstServe(t *testing.T) {
 	if line := e.out.String(); !strings.Contains(line, "\tw1\thello.wave\tunique:hello#w1\t{\"n\":1}") {
 		t.Fatalf("listen line %q", line)
 	}
-	// Unknown uniques and usage mistakes are explained.
-	if err := runCmd(e, runOpen, "nope"); err == nil || !strings.Contains(err.Error(), "not installed") {
-		t.Fatalf("open nope: %v", err)
+
+	// A second window, for machines: --json, and no browser.
+	e.out.Reset()
+	if err := runCmd(e, runOpen, "hello", "--json", "--no-browser"); err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Window, URL, Unique, Browser string
+		Events                       map[string]string
+	}
+	if err := json.Unmarshal([]byte(e.out.String()), &rep); err != nil || rep.Window != "w2" || !strings.Contains(rep.URL, "/w/w2/") || rep.Unique != "hello" || rep.Browser != "skipped" || rep.Events["hello.wave"] == "" {
+		t.Fatalf("open --json: %v %s", err, e.out.String())
+	}
+	if len(opened) != 1 {
+		t.Fatalf("--no-browser opened %v", opened)
+	}
+
+	// lets windows lists both; --json for machines.
+	e.out.Reset()
+	if err := runCmd(e, runWindows); err != nil {
+		t.Fatal(err)
+	}
+	if w := e.out.String(); !regexp.MustCompile(`(?m)^w1\s+hello\s+.*connected`).MatchString(w) || !regexp.MustCompile(`(?m)^w2\s+hello\s+.*waiting for its page`).MatchString(w) {
+		t.Fatalf("windows printed %q", w)
+	}
+	e.out.Reset()
+	if err := runCmd(e, runWindows, "--json"); err != nil {
+		t.Fatal(err)
+	}
+	var rows []windowRow
+	if err := json.Unmarshal([]byte(e.out.String()), &rows); err != nil || len(rows) != 2 || rows[0].Window != "w1" || !rows[0].Connected {
+		t.Fatalf("windows --json: %v %s", err, e.out.String())
+	}
+
+	// lets sessions: none yet, then the snapshot the unique saves.
+	e.out.Reset()
+	if err := runCmd(e, runSessions, "hello"); err != nil || !strings.Contains(e.out.String(), "hello has no saved sessions yet") {
+		t.Fatalf("sessions (none): %v %q", err, e.out.String())
+	}
+	_ = ws.WriteJSON(map[string]any{"lip": 1, "id": "ev_s1", "type": "hello.snapshot", "from": "unique", "data": map[string]any{"summary": "two notes", "notes": []any{}}})
+	deadline := time.Now().Add(5 * time.Second)
+	var sess []sessionRow
+	for len(sess) == 0 && time.Now().Before(deadline) {
+		e.out.Reset()
+		if err := runCmd(e, runSessions, "hello", "--json"); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(e.out.String()), &sess); err != nil {
+			t.Fatalf("sessions --json: %v %s", err, e.out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(sess) != 1 || sess[0].Unique != "hello" || sess[0].ID == "" {
+		t.Fatalf("sessions after a snapshot: %+v", sess)
+	}
+	e.out.Reset()
+	if err := runCmd(e, runSessions); err != nil || !strings.Contains(e.out.String(), sess[0].ID) || !strings.Contains(e.out.String(), "--resume") {
+		t.Fatalf("sessions: %v %q", err, e.out.String())
+	}
+
+	// lets close: the window that never loaded goes at once.
+	e.out.Reset()
+	if err := runCmd(e, runClose, "w2"); err != nil || !strings.Contains(e.out.String(), "Asked window w2 to close") {
+		t.Fatalf("close: %v %q", err, e.out.String())
+	}
+	e.out.Reset()
+	if err := runCmd(e, runWindows, "--json"); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(e.out.String()), &rows); err != nil || len(rows) != 1 || rows[0].Window != "w1" {
+		t.Fatalf("after close: %v %s", err, e.out.String())
+	}
+
+	// Mistakes point to the commands that help, never to API paths.
+	errs := map[string]error{}
+	errs["open nosuch"] = runCmd(e, runOpen, "nosuch")
+	errs["open --resume"] = runCmd(e, runOpen, "hello", "--resume", "ss_nothing", "--no-browser")
+	errs["close w9"] = runCmd(e, runClose, "w9")
+	e.err.Reset()
+	errs["send w9"] = runCmd(e, runSend, "w9", "ui.toast", `{"text":"hi"}`)
+	for name, want := range map[string]string{
+		"open nosuch": "`lets uniques`", "open --resume": "`lets sessions hello`", "close w9": "`lets windows`",
+	} {
+		if err := errs[name]; err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "/lip/") {
+			t.Errorf("%s: %v, want a pointer to %s", name, err, want)
+		}
+	}
+	if ee, ok := errs["send w9"].(exitError); !ok || ee.code != 1 || !strings.Contains(e.err.String(), "`lets windows`") || strings.Contains(e.err.String(), "/lip/") {
+		t.Errorf("send w9: %v, stderr %q", errs["send w9"], e.err.String())
 	}
 	if err := runCmd(e, runSend, "w1"); err == nil {
 		t.Fatal("send without a type must be a usage error")
@@ -128,17 +256,21 @@ func TestOpenListenSendAgainstServe(t *testing.T) {
 	if err := runCmd(e, runListen, "--wait", "60s"); err == nil {
 		t.Fatal("--wait 60s must be refused")
 	}
-	// The host token never reaches the output.
-	if strings.Contains(e.out.String()+e.err.String(), info.Token) {
+	// The host token never reaches the output, nor do API paths.
+	all := e.out.String() + e.err.String()
+	if strings.Contains(all, info.Token) {
 		t.Fatal("the host token was printed")
+	}
+	if strings.Contains(all, "GET /lip") || strings.Contains(all, "POST /lip") {
+		t.Fatalf("an API path was printed: %q", all)
 	}
 }
 
 // TestLIPCommandsWithoutHost say how to start Lets.
 func TestLIPCommandsWithoutHost(t *testing.T) {
 	e := newTestEnv(t)
-	for name, f := range map[string]func(context.Context, *Env, []string) error{"open": runOpen, "listen": runListen, "send": runSend} {
-		args := map[string][]string{"open": {"hello"}, "listen": {"--wait", "0s"}, "send": {"w1", "ui.toast"}}[name]
+	for name, f := range map[string]func(context.Context, *Env, []string) error{"open": runOpen, "listen": runListen, "send": runSend, "windows": runWindows, "sessions": runSessions, "close": runClose} {
+		args := map[string][]string{"open": {"hello"}, "listen": {"--wait", "0s"}, "send": {"w1", "ui.toast"}, "close": {"w1"}}[name]
 		err := runCmd(e, f, args...)
 		if err == nil || !strings.Contains(err.Error(), "not running") {
 			t.Errorf("%s without a host: %v", name, err)

@@ -235,3 +235,28 @@ func TestUniquesListsBrokenFoldersOnStderr(t *testing.T) {
 		t.Fatalf("stderr:\n%s", e.err)
 	}
 }
+
+// TestInstallPlainFolder (issue #10): `lets install <folder>` works for a
+// folder that is not a git repository, as its usage says.
+func TestInstallPlainFolder(t *testing.T) {
+	e := newTestEnv(t)
+	dir := filepath.Join(t.TempDir(), "graph-src")
+	for name, text := range graphFiles("graph", "0.1.0") {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code := runUniqueCmd(e, "install", dir); code != 0 {
+		t.Fatalf("install exit %d\n%s\n%s", code, e.out, e.err)
+	}
+	if out := e.out.String(); !strings.Contains(out, "Copying the folder "+dir) || !strings.Contains(out, "Installed graph 0.1.0 (a copy of the folder") {
+		t.Fatalf("install printed %q", out)
+	}
+	e.out.Reset()
+	if code := runUniqueCmd(e, "uniques"); code != 0 || !strings.Contains(e.out.String(), dir) {
+		t.Fatalf("uniques: %d %q", code, e.out.String())
+	}
+}
