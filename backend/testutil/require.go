@@ -64,6 +64,26 @@ func missing(tb testing.TB, getenv func(string) string, loud io.Writer, requireE
 	tb.Skipf("SKIPPING: %s (set %s=1 to make this a failure)", msg, requireEnv)
 }
 
+// Degraded is Missing for a test that can still check something useful
+// without the precondition (e.g. against our own schemas when the reference
+// ones are absent): it notes the gap loudly and lets the test go on, or
+// fails the test under requireEnv=1.
+func Degraded(tb testing.TB, requireEnv, what, fix string) {
+	tb.Helper()
+	degraded(tb, os.Getenv, os.Stderr, requireEnv, what, fix)
+}
+
+func degraded(tb testing.TB, getenv func(string) string, loud io.Writer, requireEnv, what, fix string) {
+	tb.Helper()
+	msg := fmt.Sprintf("%s — %s", what, fix)
+	if getenv(requireEnv) == "1" {
+		tb.Fatalf("cannot run all of this test: %s (%s=1 means a test that cannot run fails)", msg, requireEnv)
+		return
+	}
+	fmt.Fprintf(loud, "!!! PARTLY SKIPPING %s: %s\n", tb.Name(), msg)
+	tb.Logf("PARTLY SKIPPED: %s (set %s=1 to make this a failure)", msg, requireEnv)
+}
+
 // Command returns the path of the first of names found on PATH. When none
 // is installed the test skips loudly, or fails under LETS_REQUIRE_TOOLS=1.
 func Command(tb testing.TB, names ...string) string {

@@ -16,6 +16,7 @@ type recordingTB struct {
 	mu         sync.Mutex
 	failed     string
 	skipped    string
+	logged     string
 }
 
 func (r *recordingTB) Helper()      {}
@@ -29,6 +30,11 @@ func (r *recordingTB) Fatalf(format string, args ...any) {
 	r.mu.Unlock()
 	panic(stopTest{})
 }
+func (r *recordingTB) Logf(format string, args ...any) {
+	r.mu.Lock()
+	r.logged = fmt.Sprintf(format, args...)
+	r.mu.Unlock()
+}
 func (r *recordingTB) Skipf(format string, args ...any) {
 	r.mu.Lock()
 	r.skipped = fmt.Sprintf(format, args...)
@@ -41,6 +47,12 @@ type stopTest struct{}
 // run calls f with a recordingTB and returns how it ended.
 func run(t *testing.T, f func(tb testing.TB)) (failed, skipped string) {
 	t.Helper()
+	r := runTB(t, f)
+	return r.failed, r.skipped
+}
+
+func runTB(t *testing.T, f func(tb testing.TB)) *recordingTB {
+	t.Helper()
 	r := &recordingTB{TB: t}
 	func() {
 		defer func() {
@@ -52,7 +64,7 @@ func run(t *testing.T, f func(tb testing.TB)) (failed, skipped string) {
 		}()
 		f(r)
 	}()
-	return r.failed, r.skipped
+	return r
 }
 
 func envOf(kv map[string]string) func(string) string {
@@ -162,5 +174,30 @@ func TestLoopbackAliasMissingFailsUnderRequireTools(t *testing.T) {
 	})
 	if failed != "" || skipped != "" {
 		t.Fatalf("127.0.0.1: failed=%q skipped=%q", failed, skipped)
+	}
+}
+
+// Point: a test that can still check something (our own schemas) goes on
+// after a loud note outside make test, and fails under the variable.
+func TestDegradedGoesOnOutsideMakeTestAndFailsInside(t *testing.T) {
+	var loud strings.Builder
+	went := false
+	r := runTB(t, func(tb testing.TB) {
+		degraded(tb, envOf(nil), &loud, RequireSharedEnv, "reference schema absent", "validating against schemas/ only")
+		went = true
+	})
+	if !went || r.failed != "" || r.skipped != "" || !strings.Contains(r.logged, "PARTLY SKIPPED: reference schema absent") {
+		t.Fatalf("want the test to go on with a note: went=%v %+v", went, r)
+	}
+	if !strings.Contains(loud.String(), "!!! PARTLY SKIPPING") {
+		t.Errorf("the gap should be printed loudly: %q", loud.String())
+	}
+	went = false
+	r = runTB(t, func(tb testing.TB) {
+		degraded(tb, envOf(map[string]string{RequireSharedEnv: "1"}), &loud, RequireSharedEnv, "reference schema absent", "clone ../shared")
+		went = true
+	})
+	if went || !strings.Contains(r.failed, "reference schema absent") {
+		t.Fatalf("want a failure under %s=1: went=%v %+v", RequireSharedEnv, went, r)
 	}
 }
