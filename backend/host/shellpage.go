@@ -88,7 +88,7 @@ func (s *Server) handleShellPage(w http.ResponseWriter, r *http.Request) {
 		return
 	case launchUsed:
 		writeLinkPage(w, http.StatusGone, linkPage{Heading: "This window's link was already used", Unique: win.name, Title: win.title,
-			Text: "Each window opens from a link that works only once, so nobody else can take the window over. Reloading the page cannot bring it back, but nothing is lost: open it again."})
+			Text: "Each window opens from a link that works only once, so nobody else can take the window over. Reloading the page cannot bring it back, but you can open it again."})
 		return
 	case launchBadKey:
 		writeLinkPage(w, http.StatusUnauthorized, linkPage{Heading: "This link is not complete", Unique: win.name, Title: win.title,
@@ -163,6 +163,7 @@ li { margin: .35rem 0; }
 <p>To open {{if .Title}}{{.Title}}{{else}}it{{end}} again:</p>
 <ul>
 <li>ask Claude to open it, or run <code>lets open {{if .Unique}}{{.Unique}}{{else}}&lt;unique&gt;{{end}}</code> in a terminal;</li>
+<li>add <code>--resume last</code> to pick up its last saved session;</li>
 <li><code>lets windows</code> lists the windows that are open now.</li>
 </ul>
 <p>You can close this tab.</p>
