@@ -120,7 +120,7 @@ func (c *client) writeLoop() {
 		select {
 		case <-c.wake:
 		case <-ping.C:
-			if err := c.ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeTimeout)); err != nil {
+			if err := c.ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(c.s.writeTimeout)); err != nil {
 				nc.Close()
 				return
 			}
@@ -139,7 +139,7 @@ func (c *client) writeLoop() {
 		closing, code, reason := c.closing, c.closeCode, c.closeReason
 		c.qmu.Unlock()
 		for i, msg := range batch {
-			_ = c.ws.SetWriteDeadline(time.Now().Add(writeTimeout))
+			_ = c.ws.SetWriteDeadline(time.Now().Add(c.s.writeTimeout))
 			if err := c.ws.WriteMessage(websocket.TextMessage, msg); err != nil {
 				nc.Close()
 				return
@@ -152,7 +152,7 @@ func (c *client) writeLoop() {
 		}
 		c.qmu.Unlock()
 		if closing {
-			_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(writeTimeout))
+			_ = c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(c.s.writeTimeout))
 			t := time.NewTimer(closeTimeout)
 			select {
 			case <-c.readerDone:
@@ -173,18 +173,39 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 		writeText(w, http.StatusBadRequest, "Bad peer address\n")
 		return
 	}
+	addr := peer.Addr().Unmap()
+	loopback := s.isLoopback(addr)
+	// The slot is taken before the 101 goes out (§9: slots are reserved at
+	// upgrade time), so a browser that has its answer holds its slot, or
+	// knows it has none, before the next browser is counted.
+	s.mu.Lock()
+	slot := !s.closed && s.reserved < s.maxConns && (loopback || s.remote < s.maxRemote)
+	if slot {
+		s.reserved++
+		if !loopback {
+			s.remote++
+		}
+	}
+	s.mu.Unlock()
 	ws, err := s.upgrader.Upgrade(w, r, nil)
 	if err != nil {
+		if slot {
+			s.mu.Lock()
+			s.releaseSlotLocked(loopback)
+			s.mu.Unlock()
+		}
 		return // the upgrader answered
 	}
 	ws.SetReadLimit(MaxMessageBytes)
-	addr := peer.Addr().Unmap()
 	c := &client{
-		s: s, ws: ws, peer: addr.String(), loopback: s.isLoopback(addr),
+		s: s, ws: ws, peer: addr.String(), loopback: loopback,
 		wake: make(chan struct{}, 1), readerDone: make(chan struct{}), writerDone: make(chan struct{}),
 	}
 	s.mu.Lock()
 	if s.closed {
+		if slot {
+			s.releaseSlotLocked(loopback)
+		}
 		s.mu.Unlock()
 		c.closeWith(closeGoingAway, reasonShutdown)
 		s.runClient(c, false)
@@ -192,18 +213,21 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	}
 	s.wg.Add(1)
 	defer s.wg.Done()
-	slot := s.reserved < s.maxConns && (c.loopback || s.remote < s.maxRemote)
 	if slot {
-		s.reserved++
-		if !c.loopback {
-			s.remote++
-		}
 		s.live[c] = struct{}{}
 	} else {
 		c.fail(errConnectionLimit)
 	}
 	s.mu.Unlock()
 	s.runClient(c, slot)
+}
+
+// releaseSlotLocked gives back a connection slot taken by serveWebSocket.
+func (s *Server) releaseSlotLocked(loopback bool) {
+	s.reserved--
+	if !loopback {
+		s.remote--
+	}
 }
 
 // runClient runs the writer and the read loop until the connection ends,
@@ -231,10 +255,7 @@ func (s *Server) runClient(c *client, slot bool) {
 		return
 	}
 	s.mu.Lock()
-	s.reserved--
-	if !c.loopback {
-		s.remote--
-	}
+	s.releaseSlotLocked(c.loopback)
 	delete(s.live, c)
 	wasDevice := c.registered && c.device != nil
 	if _, ok := s.clients[c]; ok {

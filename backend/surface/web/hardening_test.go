@@ -395,3 +395,29 @@ func TestProductCodeExportsNoTestHooks(t *testing.T) {
 		t.Fatal("no product files found")
 	}
 }
+
+// A browser that has its 101 already holds its slot (§9: slots are
+// reserved at upgrade time). The slot used to be taken after the 101 went
+// out, so the next browser could slip into it and the earlier one got
+// connection_limit instead (TestCase061 failed now and then that way).
+func TestSlotIsTakenBeforeTheUpgradeIsAnswered(t *testing.T) {
+	e := newEnv(t, envOptions{lan: true})
+	for i := range MaxRemoteConnections {
+		e.remote(3 + i)
+		e.s.mu.Lock()
+		reserved, remote := e.s.reserved, e.s.remote
+		e.s.mu.Unlock()
+		if reserved != i+1 || remote != i+1 {
+			t.Fatalf("after browser %d got its 101 the server holds %d slots (%d remote), want %d", i+1, reserved, remote, i+1)
+		}
+	}
+	ninth := e.remote(20)
+	ninth.expectError(CodeConnectionLimit, "browser connection limit reached")
+	ninth.expectClose(1000, "")
+	e.s.mu.Lock()
+	reserved := e.s.reserved
+	e.s.mu.Unlock()
+	if reserved != MaxRemoteConnections {
+		t.Fatalf("a refused browser changed the count: %d slots held", reserved)
+	}
+}

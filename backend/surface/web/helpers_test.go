@@ -88,13 +88,14 @@ type env struct {
 }
 
 type envOptions struct {
-	lan         bool   // LAN listener on 127.0.0.2, advertised as pad-host.local
-	advertise   string // overrides pad-host.local
-	authTimeout time.Duration
-	ping        time.Duration
-	pong        time.Duration
-	maxConns    int
-	app         fstest.MapFS
+	lan          bool   // LAN listener on 127.0.0.2, advertised as pad-host.local
+	advertise    string // overrides pad-host.local
+	authTimeout  time.Duration
+	ping         time.Duration
+	pong         time.Duration
+	maxConns     int
+	app          fstest.MapFS
+	writeTimeout time.Duration
 	// Listener caps and HTTP timeouts (0: the defaults).
 	listenerCap int
 	idle        time.Duration
@@ -122,6 +123,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 			pingInterval:   o.ping,
 			pongTimeout:    o.pong,
 			maxConnections: o.maxConns,
+			writeTimeout:   o.writeTimeout,
 		},
 	}
 	if o.lan {

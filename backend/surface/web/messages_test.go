@@ -501,7 +501,10 @@ func TestSnapshotRaceFree(t *testing.T) {
 }
 
 func TestSlowClientIsDropped(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	// A short write timeout: the slow browser is cut when one write has
+	// waited that long (10 s in the product), so the test does not ride
+	// on its deadline under -race.
+	e := newEnv(t, envOptions{writeTimeout: time.Second})
 	slow := e.dial(dialOptions{tinyBuffer: true})
 	slow.auth(testAdminToken)
 	slow.expect(TypeAuthenticated)

@@ -133,6 +133,8 @@ type testHooks struct {
 	pongTimeout  time.Duration
 	// maxConnections and maxRemote raise the caps for benchmarks.
 	maxConnections, maxRemote int
+	// writeTimeout shortens the wait for a browser that stops reading.
+	writeTimeout time.Duration
 }
 
 // Server is the browser surface: HTTP and WebSocket server, authentication,
@@ -147,8 +149,8 @@ type Server struct {
 	events     chan surface.Event
 	dropped    atomic.Int64
 
-	authTimeout, pingInterval, pongTimeout time.Duration
-	maxConns, maxRemote                    int
+	authTimeout, pingInterval, pongTimeout, writeTimeout time.Duration
+	maxConns, maxRemote                                  int
 
 	renderMu sync.Mutex
 	frame    int
@@ -228,6 +230,7 @@ func New(opts Options) (*Server, error) {
 		authTimeout:  AuthTimeout,
 		pingInterval: PingInterval,
 		pongTimeout:  PongTimeout,
+		writeTimeout: writeTimeout,
 		maxConns:     MaxConnections,
 		maxRemote:    MaxRemoteConnections,
 		isLoopback:   func(a netip.Addr) bool { return a.Unmap().IsLoopback() },
@@ -260,6 +263,9 @@ func New(opts Options) (*Server, error) {
 		}
 		if h.maxRemote > 0 {
 			s.maxRemote = h.maxRemote
+		}
+		if h.writeTimeout > 0 {
+			s.writeTimeout = h.writeTimeout
 		}
 	}
 	s.upgrader = websocket.Upgrader{
