@@ -138,3 +138,26 @@ func BenchmarkCheckCommandData(b *testing.B) {
 		}
 	}
 }
+
+// FuzzCheckData: envelope data is untrusted (Claude, the unique); checking
+// it against a declared schema never panics, and a refusal always names
+// the type and the schema.
+func FuzzCheckData(f *testing.F) {
+	m, _, err := checker(f).LoadFS(memFS(tallyFiles(f, nil)))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, seed := range []string{`{"value":7}`, `{"value":"seven"}`, `{}`, ``, `[`, `{"count":-1,"items":[{"name":1}]}`, `null`, `"x"`} {
+		f.Add("tally.set", seed)
+		f.Add("tally.changed", seed)
+	}
+	f.Fuzz(func(t *testing.T, typ, data string) {
+		for _, check := range []func(string, []byte) error{m.CheckCommandData, m.CheckEventData} {
+			err := check(typ, []byte(data))
+			var de *DataError
+			if err != nil && (!errors.As(err, &de) || de.Type != typ || de.Schema == "") {
+				t.Fatalf("%s %q: %v", typ, data, err)
+			}
+		}
+	})
+}
