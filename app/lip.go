@@ -224,7 +224,7 @@ func runOpen(ctx context.Context, env *Env, args []string) error {
 	case a.URL == "":
 		fmt.Fprintln(out, "Lets opened its window for it.")
 	case rep.Browser == "opened":
-		fmt.Fprintf(out, "URL: %s\nIt is open in your browser now; the link works once, so it is of no use to anyone else.\n", a.URL)
+		fmt.Fprintf(out, "URL: %s\nYour browser should show it now; if it does not, load the URL yourself. It works once, so it is of no use to anyone else after that.\n", a.URL)
 	case rep.Browser == "skipped":
 		fmt.Fprintf(out, "URL: %s\nLoad it in a browser yourself; it works once.\n", a.URL)
 	default:

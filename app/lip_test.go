@@ -99,7 +99,7 @@ func TestOpenListenSendAgainstServe(t *testing.T) {
 	if len(opened) != 1 || !strings.HasPrefix(opened[0], "http://127.0.0.1:") || !strings.Contains(opened[0], "/w/w1/") {
 		t.Fatalf("the browser was asked to open %v", opened)
 	}
-	for _, want := range []string{"Opened hello as window w1.", "URL: " + opened[0], "open in your browser", "`lets close w1`", "Events it sends: hello.export, hello.note"} {
+	for _, want := range []string{"Opened hello as window w1.", "URL: " + opened[0], "Your browser should show it now", "`lets close w1`", "Events it sends: hello.export, hello.note"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("open printed %q, want %q in it", out, want)
 		}
