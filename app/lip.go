@@ -170,7 +170,7 @@ type openReport struct {
 
 func runOpen(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags("open")
-	resume := fs.String("resume", "", `restore a saved session: "last" or an id from `+"`lets sessions <unique>`")
+	resume := fs.String("resume", "", `restore a saved session: "last" or an id that "lets sessions <unique>" lists`)
 	title := fs.String("title", "", "window title (default: the unique's title)")
 	noBrowser := fs.Bool("no-browser", false, "do not open the window in your browser; load the printed URL yourself (it works once)")
 	asJSON := fs.Bool("json", false, "print the window, its URL and what the unique sends and takes as JSON")
