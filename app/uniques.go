@@ -103,7 +103,11 @@ func runInstall(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintf(env.Stdout, "Updated %s from %s to %s.\n", m.Name, old, m.Version)
 	}
 	fmt.Fprintf(env.Stdout, "\n%s — %s\n", m.Name, m.Title)
-	fmt.Fprintf(env.Stdout, "  version %s, commit %s\n  from    %s\n  folder  %s\n", m.Version, u.Commit(), u.Source(), u.Dir)
+	revision := "commit " + u.Commit()
+	if u.Install != nil && u.Install.Folder {
+		revision = "files sha256 " + u.Commit()
+	}
+	fmt.Fprintf(env.Stdout, "  version %s, %s\n  from    %s\n  folder  %s\n", m.Version, revision, u.Source(), u.Dir)
 	fmt.Fprintf(env.Stdout, "Ask Claude to open %q, or run `lets uniques` to see everything installed.\n", m.Name)
 	return nil
 }

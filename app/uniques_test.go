@@ -252,7 +252,7 @@ func TestInstallPlainFolder(t *testing.T) {
 	if code := runUniqueCmd(e, "install", dir); code != 0 {
 		t.Fatalf("install exit %d\n%s\n%s", code, e.out, e.err)
 	}
-	if out := e.out.String(); !strings.Contains(out, "Copying the folder "+dir) || !strings.Contains(out, "Installed graph 0.1.0 (a copy of the folder") {
+	if out := e.out.String(); !strings.Contains(out, "Copying the folder "+dir) || !strings.Contains(out, "Installed graph 0.1.0 (a copy of the folder") || !strings.Contains(out, "files sha256 ") {
 		t.Fatalf("install printed %q", out)
 	}
 	e.out.Reset()

@@ -17,6 +17,9 @@ type InstallRecord struct {
 	// Commit is the installed git commit; for a copied plain folder, the
 	// sha256 of its files (names, modes, contents).
 	Commit string `json:"commit"`
+	// Folder is true when Source is a plain folder that was copied (not a
+	// git repository).
+	Folder bool `json:"folder,omitempty"`
 	// InstalledAt is when the folder was moved into place (UTC).
 	InstalledAt time.Time `json:"installedAt"`
 }

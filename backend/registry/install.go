@@ -139,7 +139,9 @@ func (r *Registry) install(ctx context.Context, src, ref, expectName string, pro
 	work := filepath.Join(tmp, "unique")
 
 	var commit string
+	folder := false
 	if fi, err := os.Stat(source); err == nil && fi.IsDir() && filepath.IsAbs(source) && !isGitRepository(source) {
+		folder = true
 		// A plain folder (the usage says "<url|path>"): copied with the
 		// same limits, then checked and moved into place like a clone.
 		if ref != "" {
@@ -186,7 +188,7 @@ func (r *Registry) install(ctx context.Context, src, ref, expectName string, pro
 		return nil, fmt.Errorf("%w: %s now names itself %q; uninstall %s and install it again", ErrInstallFailed, src, m.Name, expectName)
 	}
 
-	rec := manifest.InstallRecord{Source: source, Ref: ref, Commit: commit, InstalledAt: r.opts.Now().UTC().Truncate(time.Second)}
+	rec := manifest.InstallRecord{Source: source, Ref: ref, Commit: commit, Folder: folder, InstalledAt: r.opts.Now().UTC().Truncate(time.Second)}
 	data, _ := json.MarshalIndent(rec, "", "  ")
 	if err := atomicfile.Write(filepath.Join(work, manifest.InstallRecordFile), append(data, '\n'), 0o600); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInstallFailed, err)
@@ -218,10 +220,10 @@ func (r *Registry) install(ctx context.Context, src, ref, expectName string, pro
 	if err != nil {
 		return nil, fmt.Errorf("%w: installed %s but cannot read it back: %v", ErrInstallFailed, m.Name, err)
 	}
-	if isGitRepository(source) || !filepath.IsAbs(source) {
-		progress(fmt.Sprintf("Installed %s %s (commit %s).", m.Name, m.Version, short(commit)))
-	} else {
+	if folder {
 		progress(fmt.Sprintf("Installed %s %s (a copy of the folder; run `lets install --update %s` after you change it).", m.Name, m.Version, m.Name))
+	} else {
+		progress(fmt.Sprintf("Installed %s %s (commit %s).", m.Name, m.Version, short(commit)))
 	}
 	return u, nil
 }

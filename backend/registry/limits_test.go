@@ -149,7 +149,7 @@ func TestInstallPlainFolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u.Name() != "graph" || u.Install.Source != dir || u.Install.Ref != "" || !sha256RE.MatchString(u.Commit()) {
+	if u.Name() != "graph" || u.Install.Source != dir || u.Install.Ref != "" || !u.Install.Folder || !sha256RE.MatchString(u.Commit()) {
 		t.Fatalf("installed %s from %+v", u.Name(), u.Install)
 	}
 	if !strings.Contains(strings.Join(progress, "\n"), "Copying the folder "+dir) {
