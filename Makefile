@@ -139,9 +139,10 @@ unit:
 race:
 	$(TEST_ENV) $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -skip '$(RACE_SKIP)' $(RACE_PACKAGES)
 
-## bench-once: every benchmark for one iteration, so none can rot
+## bench-once: every benchmark for one iteration, so none can rot (one
+## package at a time: some check timing and must not share the CPU)
 bench-once:
-	$(TEST_ENV) $(GO) test -count=1 -run '^$$' -bench . -benchtime 1x -timeout $(TEST_TIMEOUT) ./...
+	$(TEST_ENV) $(GO) test -p 1 -count=1 -run '^$$' -bench . -benchtime 1x -timeout $(TEST_TIMEOUT) ./...
 
 ## fuzz: run each fuzz target for FUZZTIME executions (default 20000x)
 fuzz:
