@@ -135,13 +135,13 @@ func linkProblem(target string) string {
 	switch {
 	case target == "" || filepath.IsAbs(target) || strings.HasPrefix(target, "/"):
 		return "is a link to " + strconv.Quote(target) + "; a unique's links must be relative and stay inside its folder"
-	case slicesContainsDotDot(target):
+	case hasDotDot(target):
 		return "is a link to " + strconv.Quote(target) + ", which uses \"..\"; a unique's links must stay inside its folder"
 	}
 	return ""
 }
 
-func slicesContainsDotDot(target string) bool {
+func hasDotDot(target string) bool {
 	for _, part := range strings.Split(filepath.ToSlash(target), "/") {
 		if part == ".." {
 			return true
