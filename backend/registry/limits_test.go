@@ -201,6 +201,13 @@ func TestInstallPlainFolderRefusals(t *testing.T) {
 		"link up":       {edit: func(dir string) { must(t, os.Symlink("../../x", filepath.Join(dir, "assets", "s.txt"))) }, want: `uses ".."`},
 		"dot-dot trick": {edit: func(dir string) { must(t, os.Symlink("assets/..", filepath.Join(dir, "up"))) }, want: `uses ".."`},
 		"too large":     {edit: func(dir string) { writeFile(t, filepath.Join(dir, "big.txt"), strings.Repeat("x", 4096)) }, max: 2048, want: "nothing was copied"},
+		"too many files": {edit: func(dir string) {
+			many := filepath.Join(dir, "many")
+			must(t, os.Mkdir(many, 0o755))
+			for i := 0; i <= maxInstallEntries; i++ {
+				must(t, os.WriteFile(filepath.Join(many, fmt.Sprintf("f%05d", i)), nil, 0o644))
+			}
+		}, want: "more than 20000 files and folders (nothing was copied)"},
 		"invalid unique": {edit: func(dir string) {
 			writeFile(t, filepath.Join(dir, "unique.json"), uniqueJSON(t, "graph", "0.1.0", func(m map[string]any) { m["lip"] = 2 }))
 		}},
