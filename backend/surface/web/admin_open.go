@@ -4,8 +4,10 @@ import (
 	"crypto/subtle"
 	"errors"
 	"html"
+	"net"
 	"net/http"
 	"net/netip"
+	"os"
 	"strconv"
 )
 
@@ -13,7 +15,9 @@ import (
 // program's command line is readable by every local user (ps), so the CLI
 // never passes it to the desktop opener (xdg-open and the browser it
 // starts). It opens AdminOpenURL instead: a loopback link with a random
-// code that works once, within AdminOpenTTL, and only from this machine.
+// code that works once, within AdminOpenTTL, only from this machine and,
+// on Linux, only for a socket owned by the user running Lets (the code is
+// in the opener's command line for a moment).
 // Its answer is a redirect to "/#admin=<token>": the token travels only in
 // a response on the loopback connection and lands in the fragment, which
 // the app reads, stores and removes from the address bar.
@@ -92,6 +96,12 @@ func (s *Server) serveAdminOpen(w http.ResponseWriter, r *http.Request, code str
 			"Admin links open the pad's admin page on the computer where Lets runs. On a phone or tablet, open the pad's address and pair with the PIN the admin page shows.")
 		return
 	}
+	if !s.sameUser(r, peer) {
+		writeHTML(w, http.StatusForbidden, "This link is for the person who started Lets",
+			"Another account on this computer opened the pad's admin link, so it was not accepted. "+
+				"If that was you, open the “Local admin” link Lets printed in its terminal in your own browser.")
+		return
+	}
 	if !s.takeAdminOpenCode(code) {
 		writeHTML(w, http.StatusGone, "This admin link was already used",
 			"To keep the pad safe, the link that opens its admin page works once and only for a minute. "+
@@ -101,6 +111,30 @@ func (s *Server) serveAdminOpen(w http.ResponseWriter, r *http.Request, code str
 	}
 	w.Header().Set("Location", "/#admin="+s.auth.adminToken)
 	writeResponse(w, http.StatusSeeOther, "text/plain; charset=utf-8", nil)
+}
+
+// sameUser reports whether the peer's socket belongs to the user running
+// this process: the one-time code is readable by every local user while
+// the opener runs, the socket's owner is not forgeable. Where the system
+// cannot tell (peerUID nil: not Linux), the code alone decides.
+func (s *Server) sameUser(r *http.Request, peer netip.AddrPort) bool {
+	if s.peerUID == nil {
+		return true
+	}
+	la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok {
+		return false
+	}
+	local, err := netip.ParseAddrPort(la.String())
+	if err != nil {
+		return false
+	}
+	uid, err := s.peerUID(peer, local)
+	if err != nil {
+		s.log.Warn("could not tell who opened a one-time admin link; refused it", "err", err)
+		return false
+	}
+	return uid == os.Getuid()
 }
 
 // writeHTML sends a small self-contained page (no scripts or styles, which

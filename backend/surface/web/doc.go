@@ -32,7 +32,11 @@
 // is readable by every local user: AdminOpenURL makes a one-time link,
 // http://127.0.0.1:PORT/admin/open/<43 random characters>, that a loopback
 // peer can use once within 60 s; it answers 303 to /#admin=TOKEN, and
-// every later visit gets a page that says the link was used.
+// every later visit gets a page that says the link was used. The code
+// itself shows in the opener's command line for a moment, so on Linux the
+// link is honoured only when the browser's socket belongs to the user
+// running Lets (its owner in /proc/net/tcp); other users get a page
+// instead, and the link stays usable.
 //
 // Each listener holds at most Options.MaxListenerConnections connections
 // (128; HTTP and WebSocket alike), closing any more as soon as they are

@@ -2,6 +2,8 @@ package web
 
 import (
 	"bufio"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"go/ast"
 	"go/parser"
@@ -9,11 +11,14 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -419,5 +424,102 @@ func TestSlotIsTakenBeforeTheUpgradeIsAnswered(t *testing.T) {
 	e.s.mu.Unlock()
 	if reserved != MaxRemoteConnections {
 		t.Fatalf("a refused browser changed the count: %d slots held", reserved)
+	}
+}
+
+// The one-time code shows in the opener's command line for a moment, so
+// another local user could race the browser to it. On Linux the link is
+// honoured only for a socket owned by the user running Lets; a refusal
+// does not use the link up.
+func TestAdminOpenURLRefusesOtherOSUsers(t *testing.T) {
+	var otherUser, broken atomic.Bool
+	e := newEnv(t, envOptions{peerUID: func(client, server netip.AddrPort) (int, error) {
+		if broken.Load() {
+			return -1, errSocketOwnerUnknown
+		}
+		uid, err := socketOwnerUID(client, server)
+		if otherUser.Load() {
+			uid++
+		}
+		return uid, err
+	}})
+	if runtime.GOOS != "linux" {
+		t.Skip("socket owners are read from /proc/net/tcp on Linux only")
+	}
+	host := "127.0.0.1:" + strconv.Itoa(e.port)
+	u, _ := e.s.AdminOpenURL()
+	path := strings.TrimPrefix(u, "http://"+host)
+
+	otherUser.Store(true)
+	resp, body := e.getFrom("127.0.0.1", "127.0.0.1", path, host)
+	if resp.StatusCode != http.StatusForbidden || resp.Header.Get("Location") != "" || !strings.Contains(body, "Another account") || strings.Contains(body, testAdminToken) {
+		t.Fatalf("another user's socket: %s %q", resp.Status, body)
+	}
+	otherUser.Store(false)
+	broken.Store(true)
+	if resp, _ := e.getFrom("127.0.0.1", "127.0.0.1", path, host); resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("an owner that cannot be told: %s, want 403", resp.Status)
+	}
+	broken.Store(false)
+	if resp, _ := e.getFrom("127.0.0.1", "127.0.0.1", path, host); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("the right user after the refusals: %s, want 303", resp.Status)
+	}
+}
+
+// The real lookup finds the owner of a live loopback connection: this
+// process's user.
+func TestSocketOwnerOfALoopbackConnection(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("socket owners are read from /proc/net/tcp on Linux only")
+	}
+	e := newEnv(t, envOptions{})
+	c := dialRaw(t, "127.0.0.1", e.port)
+	client := netip.MustParseAddrPort(c.nc.LocalAddr().String())
+	server := netip.MustParseAddrPort(c.nc.RemoteAddr().String())
+	uid, err := socketOwnerUID(client, server)
+	if err != nil || uid != os.Getuid() {
+		t.Fatalf("owner of %v → %v: %d %v, want %d", client, server, uid, err, os.Getuid())
+	}
+	if _, err := socketOwnerUID(netip.MustParseAddrPort("127.0.0.1:1"), server); !errors.Is(err, errSocketOwnerUnknown) {
+		t.Fatalf("a connection that does not exist: %v", err)
+	}
+}
+
+// The socket table format: IPv4 rows and IPv4-mapped IPv6 rows, the uid in
+// the eighth column; the server's own end of the connection (same
+// addresses, swapped) must not match.
+func TestFindSocketUIDInATable(t *testing.T) {
+	word := func(a [4]byte) string {
+		return strings.ToUpper(hex.EncodeToString(binary.BigEndian.AppendUint32(nil, binary.NativeEndian.Uint32(a[:]))))
+	}
+	lo := word([4]byte{127, 0, 0, 1})
+	mapped := "0000000000000000" + word([4]byte{0, 0, 0xff, 0xff}) + lo
+	tcp := "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n" +
+		"   0: " + lo + ":1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1 1 0 100 0 0 10 0\n" +
+		"   1: " + lo + ":1F90 " + lo + ":D431 01 00000000:00000000 00:00000000 00000000  1000        0 2 1 0 20 4 30 10 -1\n" +
+		"   2: " + lo + ":D431 " + lo + ":1F90 01 00000000:00000000 00:00000000 00000000  1001        0 3 1 0 20 4 30 10 -1\n"
+	tcp6 := "  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n" +
+		"   0: " + mapped + ":D432 " + mapped + ":1F90 01 00000000:00000000 00:00000000 00000000  1002        0 4 1 0 20 4 30 10 -1\n"
+	server := netip.MustParseAddrPort("127.0.0.1:8080")
+	for _, c := range []struct {
+		table  string
+		client string
+		uid    int
+		found  bool
+	}{
+		{tcp, "127.0.0.1:54321", 1001, true},
+		{tcp, "127.0.0.1:54322", -1, false},
+		{tcp6, "127.0.0.1:54322", 1002, true},
+		{tcp6, "[::ffff:127.0.0.1]:54322", 1002, true},
+	} {
+		uid, found, err := findSocketUID(strings.NewReader(c.table), netip.MustParseAddrPort(c.client), server)
+		if err != nil || found != c.found || uid != c.uid {
+			t.Errorf("%s: uid %d found %v err %v, want %d %v", c.client, uid, found, err, c.uid, c.found)
+		}
+	}
+	for _, bad := range []string{"0100007F", "0100007F:zz", "XX00007F:1F90", "0100:1F90"} {
+		if _, err := parseSocketAddr(bad); err == nil {
+			t.Errorf("parseSocketAddr(%q) accepted", bad)
+		}
 	}
 }

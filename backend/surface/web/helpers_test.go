@@ -96,6 +96,7 @@ type envOptions struct {
 	maxConns     int
 	app          fstest.MapFS
 	writeTimeout time.Duration
+	peerUID      func(client, server netip.AddrPort) (int, error)
 	// Listener caps and HTTP timeouts (0: the defaults).
 	listenerCap int
 	idle        time.Duration
@@ -124,6 +125,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 			pongTimeout:    o.pong,
 			maxConnections: o.maxConns,
 			writeTimeout:   o.writeTimeout,
+			peerUID:        o.peerUID,
 		},
 	}
 	if o.lan {

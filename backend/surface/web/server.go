@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -135,6 +136,8 @@ type testHooks struct {
 	maxConnections, maxRemote int
 	// writeTimeout shortens the wait for a browser that stops reading.
 	writeTimeout time.Duration
+	// peerUID replaces the socket-owner lookup of one-time admin links.
+	peerUID func(client, server netip.AddrPort) (int, error)
 }
 
 // Server is the browser surface: HTTP and WebSocket server, authentication,
@@ -144,10 +147,14 @@ type Server struct {
 	log        *slog.Logger
 	clock      func() float64
 	isLoopback func(netip.Addr) bool
-	qr         func(string) (string, error)
-	upgrader   websocket.Upgrader
-	events     chan surface.Event
-	dropped    atomic.Int64
+	// peerUID finds the user owning a loopback peer's socket, for
+	// one-time admin links (peer_uid.go); nil where the system cannot
+	// tell (not Linux).
+	peerUID  func(client, server netip.AddrPort) (int, error)
+	qr       func(string) (string, error)
+	upgrader websocket.Upgrader
+	events   chan surface.Event
+	dropped  atomic.Int64
 
 	authTimeout, pingInterval, pongTimeout, writeTimeout time.Duration
 	maxConns, maxRemote                                  int
@@ -235,6 +242,9 @@ func New(opts Options) (*Server, error) {
 		maxRemote:    MaxRemoteConnections,
 		isLoopback:   func(a netip.Addr) bool { return a.Unmap().IsLoopback() },
 	}
+	if runtime.GOOS == "linux" {
+		s.peerUID = socketOwnerUID
+	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -266,6 +276,9 @@ func New(opts Options) (*Server, error) {
 		}
 		if h.writeTimeout > 0 {
 			s.writeTimeout = h.writeTimeout
+		}
+		if h.peerUID != nil {
+			s.peerUID = h.peerUID
 		}
 	}
 	s.upgrader = websocket.Upgrader{

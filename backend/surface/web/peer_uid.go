@@ -1,0 +1,108 @@
+package web
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/netip"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Who is on the other end of a loopback connection. A one-time admin link
+// shows up in the opener's command line for a moment, which every local
+// user can read, so on Linux the link is only honoured for a connection
+// whose socket belongs to the user who runs Lets. The kernel lists every
+// TCP socket of the network namespace, with its owner, in /proc/net/tcp
+// and /proc/net/tcp6; the browser's end of the connection is the row
+// whose local address is the peer and whose remote address is ours.
+
+// errSocketOwnerUnknown means no socket table row matched the connection.
+var errSocketOwnerUnknown = errors.New("no socket table entry for the connection")
+
+// socketTables are the kernel's TCP socket tables (IPv4, then IPv6 for
+// dual-stack clients that reach 127.0.0.1 as ::ffff:127.0.0.1).
+var socketTables = [...]string{"/proc/net/tcp", "/proc/net/tcp6"}
+
+// socketOwnerUID returns the uid owning the TCP socket whose local end is
+// client and whose remote end is server.
+func socketOwnerUID(client, server netip.AddrPort) (int, error) {
+	for _, name := range socketTables {
+		f, err := os.Open(name)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			return -1, fmt.Errorf("read the socket table: %w", err)
+		}
+		uid, found, err := findSocketUID(f, client, server)
+		f.Close()
+		if err != nil {
+			return -1, fmt.Errorf("read %s: %w", name, err)
+		}
+		if found {
+			return uid, nil
+		}
+	}
+	return -1, errSocketOwnerUnknown
+}
+
+// findSocketUID scans one socket table (the format of /proc/net/tcp) for
+// the socket local → remote and returns its uid.
+func findSocketUID(r io.Reader, local, remote netip.AddrPort) (uid int, found bool, err error) {
+	local = netip.AddrPortFrom(local.Addr().Unmap(), local.Port())
+	remote = netip.AddrPortFrom(remote.Addr().Unmap(), remote.Port())
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 512), 4096)
+	first := true
+	for sc.Scan() {
+		if first { // the header line
+			first = false
+			continue
+		}
+		// sl local_address rem_address st tx:rx tr:when retrnsmt uid ...
+		f := strings.Fields(sc.Text())
+		if len(f) < 8 {
+			continue
+		}
+		l, errL := parseSocketAddr(f[1])
+		rm, errR := parseSocketAddr(f[2])
+		if errL != nil || errR != nil || l != local || rm != remote {
+			continue
+		}
+		n, err := strconv.Atoi(f[7])
+		if err != nil {
+			return -1, false, fmt.Errorf("bad uid %q", f[7])
+		}
+		return n, true, nil
+	}
+	return -1, false, sc.Err()
+}
+
+// parseSocketAddr reads "0100007F:1F90" (IPv4) or a 32-digit IPv6 address
+// and port. The kernel prints each 32-bit word of the address as a number
+// in the machine's byte order, the port as a plain number. IPv4-mapped
+// IPv6 addresses come back as IPv4.
+func parseSocketAddr(s string) (netip.AddrPort, error) {
+	hexAddr, hexPort, ok := strings.Cut(s, ":")
+	if !ok || (len(hexAddr) != 8 && len(hexAddr) != 32) {
+		return netip.AddrPort{}, fmt.Errorf("bad socket address %q", s)
+	}
+	port, err := strconv.ParseUint(hexPort, 16, 16)
+	if err != nil {
+		return netip.AddrPort{}, fmt.Errorf("bad socket port %q", s)
+	}
+	raw, err := hex.DecodeString(hexAddr)
+	if err != nil {
+		return netip.AddrPort{}, fmt.Errorf("bad socket address %q", s)
+	}
+	for i := 0; i < len(raw); i += 4 {
+		binary.NativeEndian.PutUint32(raw[i:], binary.BigEndian.Uint32(raw[i:]))
+	}
+	a, _ := netip.AddrFromSlice(raw)
+	return netip.AddrPortFrom(a.Unmap(), uint16(port)), nil
+}
