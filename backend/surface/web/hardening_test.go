@@ -523,3 +523,42 @@ func TestFindSocketUIDInATable(t *testing.T) {
 		}
 	}
 }
+
+// A flood of connections from one local process (the 20 000
+// keep-alive connections, scaled down) never makes the listener hold more
+// than its cap, so the process keeps descriptors for its other sockets;
+// a browser that got in before the flood keeps working.
+func TestConnectionFloodStaysUnderTheCap(t *testing.T) {
+	const capN, flood = 8, 300
+	e := newEnv(t, envOptions{listenerCap: capN})
+	host := "127.0.0.1:" + strconv.Itoa(e.port)
+	first := dialRaw(t, "127.0.0.1", e.port)
+	first.mustGet("/index.html", host)
+	ln := e.s.lnLoop.(*cappedListener)
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	most := 0
+	for range flood {
+		c, err := net.DialTimeout("tcp4", host, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+		most = max(most, len(ln.slots))
+	}
+	if most > capN {
+		t.Fatalf("the listener held %d connections, over its cap of %d", most, capN)
+	}
+	first.mustGet("/config.json", host)
+	deadline := time.Now().Add(5 * time.Second)
+	for ln.refused.Load() < flood-capN+1 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := ln.refused.Load(); got < flood-capN+1 {
+		t.Fatalf("%d connections refused, want at least %d", got, flood-capN+1)
+	}
+}
