@@ -34,12 +34,10 @@ TSCONFIGS := shell/tsconfig.json shell/tsconfig.test.json frontend/tsconfig.json
 TEST_ENV := LETS_REQUIRE_TOOLS=1 LETS_REQUIRE_SHARED=1
 
 # The packages with goroutines of their own, run again under the race
-# detector. The Chromium tests (TestBrowser*) are left out under -race: Chromium
-# dominates their time and they run without -race in `unit`.
+# detector, Chromium tests included (about a minute in all on 2 cores).
 RACE_PACKAGES := ./backend/daemon/... ./backend/host/... ./backend/ring/... \
 	./backend/surface/web/... ./backend/surface/midi/... ./backend/service/... \
 	./backend/control/... ./backend/wireclient/...
-RACE_SKIP ?= ^TestBrowser
 # A count, not a duration: duration-based -fuzztime hits a race in Go 1.26's fuzz
 # coordinator (golang/go#75804) that fails runs with "context deadline exceeded".
 FUZZTIME ?= 20000x
@@ -137,7 +135,7 @@ unit:
 
 ## race: the concurrent packages again under the race detector
 race:
-	$(TEST_ENV) $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -skip '$(RACE_SKIP)' $(RACE_PACKAGES)
+	$(TEST_ENV) $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(RACE_PACKAGES)
 
 ## bench-once: every benchmark for one iteration, so none can rot (one
 ## package at a time: some check timing and must not share the CPU)
