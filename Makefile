@@ -25,7 +25,8 @@ BIN := build/bin/lets
 TOOLS := build/tools
 TYPESCRIPT_VERSION := 5.9.3
 NODE_TYPES_VERSION := 20.19.43
-TOOLS_STAMP := $(TOOLS)/.installed-typescript-$(TYPESCRIPT_VERSION)-types-node-$(NODE_TYPES_VERSION)
+# Inside node_modules, so removing that folder also forgets the install.
+TOOLS_STAMP := $(TOOLS)/node_modules/.lets-typescript-$(TYPESCRIPT_VERSION)-types-node-$(NODE_TYPES_VERSION)
 TSC := $(TOOLS)/node_modules/.bin/tsc
 TSCONFIGS := shell/tsconfig.json shell/tsconfig.test.json frontend/tsconfig.json frontend/tsconfig.test.json
 
@@ -96,7 +97,7 @@ tools: $(TOOLS_STAMP)
 
 $(TOOLS_STAMP):
 	@command -v npm >/dev/null || { echo "npm is missing: run \`make deps-test\` (it installs Node.js and npm)."; exit 1; }
-	rm -rf $(TOOLS)/node_modules $(TOOLS)/.installed-*
+	rm -rf $(TOOLS)/node_modules
 	mkdir -p $(TOOLS)
 	npm install --prefix $(TOOLS) --no-save --no-package-lock --no-audit --no-fund --loglevel=error \
 		typescript@$(TYPESCRIPT_VERSION) @types/node@$(NODE_TYPES_VERSION)
