@@ -1,0 +1,18 @@
+package shell
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/lets-app/lets/backend/browsertest"
+)
+
+// TestEntityLogic runs src/entity/logic.test.ts (issue #11, companion):
+// eight distinct moods, the eighteen reactions, eased and clamped moves,
+// following at the persona distance, persona traits, suggestion menus,
+// entity.profile aggregation (counts only, ≤ every 60 s), the self-played
+// reactions and the four secret moves (once per window). The DOM side is
+// checked in Chromium by backend/host's entity browser tests.
+func TestEntityLogic(t *testing.T) {
+	browsertest.RunNodeTests(t, filepath.Join("src", "entity", "logic.test.ts"))
+}
