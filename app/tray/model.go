@@ -1,0 +1,396 @@
+// Package tray is the desktop tray of Lets: an icon that shows the most
+// urgent agent state and a menu of agent sessions, open windows, uniques,
+// saved sessions and app actions.
+//
+// The model (this file, icons.go, debounce.go) is pure: a Snapshot of what
+// Lets knows goes in, a menu tree and an icon choice come out, and time is
+// passed in. The systray adapter (systray.go) only draws that tree over DBus
+// and turns clicks back into Actions, so the model is tested without a
+// session bus.
+package tray
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/lets-app/lets/backend/wire"
+)
+
+// Session is one agent session as the Wire daemon's control plane reports it.
+type Session struct {
+	Backend  string
+	ID       string
+	Label    string
+	State    wire.State
+	Accent   string // "" when the session has no slot on the pads
+	Selected bool
+}
+
+// Window is one open window of the host.
+type Window struct {
+	ID     string
+	Unique string
+	Title  string
+}
+
+// Unique is one installed (or built-in) unique.
+type Unique struct {
+	Name  string
+	Title string
+}
+
+// Saved is one saved session of a unique.
+type Saved struct {
+	Unique  string
+	ID      string
+	Summary string
+	SavedAt time.Time
+}
+
+// Snapshot is everything the menu shows. Two snapshots that are Equal give
+// the same menu and icon.
+type Snapshot struct {
+	Sessions []Session
+	Windows  []Window
+	Uniques  []Unique
+	Saved    []Saved
+	// PadOn says the Wire daemon runs; BrowserPad says whether
+	// the browser pad runs (pairing and the virtual pad need it).
+	PadOn       bool
+	BrowserPad  bool
+	SetupClaude bool // `lets setup claude` exists in this build
+	// StartAtLogin is the state of the XDG autostart entry.
+	StartAtLogin bool
+}
+
+// Equal reports whether a and b show the same menu.
+func (a Snapshot) Equal(b Snapshot) bool {
+	return a.PadOn == b.PadOn && a.BrowserPad == b.BrowserPad && a.SetupClaude == b.SetupClaude &&
+		a.StartAtLogin == b.StartAtLogin &&
+		sliceEqual(a.Sessions, b.Sessions) && sliceEqual(a.Windows, b.Windows) &&
+		sliceEqual(a.Uniques, b.Uniques) && savedEqual(a.Saved, b.Saved)
+}
+
+func sliceEqual[T comparable](a, b []T) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func savedEqual(a, b []Saved) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Unique != b[i].Unique || a[i].ID != b[i].ID || a[i].Summary != b[i].Summary || !a[i].SavedAt.Equal(b[i].SavedAt) {
+			return false
+		}
+	}
+	return true
+}
+
+// ActionKind is what a menu item does when clicked.
+type ActionKind int
+
+// The actions of the menu. ActionNone marks labels and submenu parents.
+const (
+	ActionNone ActionKind = iota
+	ActionSelectSession
+	ActionFocusWindow
+	ActionOpenUnique
+	ActionResume
+	ActionPairPhone
+	ActionVirtualPad
+	ActionSetupClaude
+	ActionToggleStartAtLogin
+	ActionQuit
+)
+
+// Action is a click, with the thing it is about.
+type Action struct {
+	Kind    ActionKind
+	Backend string // ActionSelectSession
+	Session string // ActionSelectSession: the agent session; ActionResume: the saved session
+	Window  string // ActionFocusWindow
+	Unique  string // ActionFocusWindow, ActionOpenUnique, ActionResume
+}
+
+// Item is one menu entry. A separator has Separator set and nothing else.
+type Item struct {
+	Label     string
+	Tooltip   string
+	Action    Action
+	Disabled  bool
+	Checkable bool
+	Checked   bool
+	Separator bool
+	Children  []Item
+}
+
+// ResumePerUnique is how many saved sessions the Resume submenu lists for
+// each unique, newest first.
+const ResumePerUnique = 3
+
+// maxLabel keeps menu entries readable in every tray host.
+const maxLabel = 60
+
+// Menu builds the menu tree for s.
+func Menu(s Snapshot) []Item {
+	var items []Item
+
+	// Agent sessions: most urgent first, so the one that needs a person
+	// is at the top of the menu.
+	switch {
+	case !s.PadOn:
+		items = append(items, Item{Label: "Agents: the pad daemon is off", Disabled: true,
+			Tooltip: "Turn it on with \"wire\": {\"enabled\": true} in config.json and restart Lets"})
+	case len(s.Sessions) == 0:
+		items = append(items, Item{Label: "No agents are working right now", Disabled: true})
+	default:
+		items = append(items, Item{Label: "Agents", Disabled: true})
+		sessions := append([]Session(nil), s.Sessions...)
+		sort.SliceStable(sessions, func(i, j int) bool { return Urgency(sessions[i].State) > Urgency(sessions[j].State) })
+		for _, ss := range sessions {
+			items = append(items, Item{
+				Label:     sessionLabel(ss),
+				Tooltip:   "Select this agent on the pads",
+				Action:    Action{Kind: ActionSelectSession, Backend: ss.Backend, Session: ss.ID},
+				Checkable: true,
+				Checked:   ss.Selected,
+			})
+		}
+	}
+
+	if len(s.Windows) > 0 {
+		items = append(items, Item{Separator: true}, Item{Label: "Windows", Disabled: true})
+		for _, w := range s.Windows {
+			title := w.Title
+			if title == "" {
+				title = w.Unique
+			}
+			items = append(items, Item{
+				Label:   clip(title),
+				Tooltip: "Bring this window to the front",
+				Action:  Action{Kind: ActionFocusWindow, Window: w.ID, Unique: w.Unique},
+			})
+		}
+	}
+
+	items = append(items, Item{Separator: true})
+	open := Item{Label: "Open"}
+	for _, u := range s.Uniques {
+		open.Children = append(open.Children, Item{
+			Label:   clip(uniqueTitle(u)),
+			Tooltip: "Open " + u.Name + " in a new window",
+			Action:  Action{Kind: ActionOpenUnique, Unique: u.Name},
+		})
+	}
+	if len(open.Children) == 0 {
+		open.Children = []Item{{Label: "No uniques installed yet", Disabled: true}}
+	}
+	items = append(items, open, resumeMenu(s))
+
+	items = append(items, Item{Separator: true})
+	browserOff := "The browser pad is off; turn it on with \"web\": {\"enabled\": true} in config.json"
+	pair := Item{Label: "Pair a phone…", Tooltip: "Show the pairing page with its QR code", Action: Action{Kind: ActionPairPhone}}
+	pad := Item{Label: "Virtual pad", Tooltip: "Show the agents on a pad in your browser", Action: Action{Kind: ActionVirtualPad}}
+	if !s.BrowserPad {
+		pair.Disabled, pair.Tooltip = true, browserOff
+		pad.Disabled, pad.Tooltip = true, browserOff
+	}
+	claude := Item{Label: "Set up Claude…", Tooltip: "Connect Claude Code to Lets", Action: Action{Kind: ActionSetupClaude}}
+	if !s.SetupClaude {
+		claude = Item{Label: "Set up Claude… (coming soon)", Disabled: true,
+			Tooltip: "This version of Lets cannot set up Claude from the tray yet"}
+	}
+	items = append(items, pair, pad, claude,
+		Item{Label: "Start at login", Checkable: true, Checked: s.StartAtLogin,
+			Tooltip: "Start Lets when you log in", Action: Action{Kind: ActionToggleStartAtLogin}},
+		Item{Separator: true},
+		Item{Label: "Quit Lets", Tooltip: "Stop Lets and close its windows", Action: Action{Kind: ActionQuit}},
+	)
+	return items
+}
+
+// resumeMenu lists the newest ResumePerUnique saved sessions per unique,
+// uniques ordered by their newest save.
+func resumeMenu(s Snapshot) Item {
+	byUnique := map[string][]Saved{}
+	var order []string
+	saved := append([]Saved(nil), s.Saved...)
+	sort.SliceStable(saved, func(i, j int) bool { return saved[i].SavedAt.After(saved[j].SavedAt) })
+	for _, sv := range saved {
+		if _, ok := byUnique[sv.Unique]; !ok {
+			order = append(order, sv.Unique)
+		}
+		if len(byUnique[sv.Unique]) < ResumePerUnique {
+			byUnique[sv.Unique] = append(byUnique[sv.Unique], sv)
+		}
+	}
+	resume := Item{Label: "Resume"}
+	for _, name := range order {
+		for _, sv := range byUnique[name] {
+			label := name
+			if sv.Summary != "" {
+				label += " — " + sv.Summary
+			}
+			resume.Children = append(resume.Children, Item{
+				Label:   clip(label),
+				Tooltip: "Saved " + sv.SavedAt.Local().Format("2 Jan 15:04"),
+				Action:  Action{Kind: ActionResume, Unique: sv.Unique, Session: sv.ID},
+			})
+		}
+	}
+	if len(resume.Children) == 0 {
+		resume.Children = []Item{{Label: "Nothing saved yet", Disabled: true}}
+	}
+	return resume
+}
+
+func uniqueTitle(u Unique) string {
+	if u.Title != "" && u.Title != u.Name {
+		return u.Title + " (" + u.Name + ")"
+	}
+	return u.Name
+}
+
+// sessionLabel is "<glyph> <label> · <backend> — <state words> (<accent>)".
+func sessionLabel(s Session) string {
+	label := s.Label
+	if label == "" {
+		label = s.ID
+	}
+	text := fmt.Sprintf("%s %s · %s — %s", Glyph(s.State), clip(label), s.Backend, StateWords(s.State))
+	if s.Accent != "" {
+		text += " (" + s.Accent + ")"
+	}
+	return text
+}
+
+func clip(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) <= maxLabel {
+		return s
+	}
+	return string(r[:maxLabel-1]) + "…"
+}
+
+// Glyph is the emoji that stands for a state in the menu.
+func Glyph(st wire.State) string {
+	switch st {
+	case wire.StateWaitingForApproval:
+		return "✋"
+	case wire.StateWaitingForReply:
+		return "💬"
+	case wire.StateUserTyping:
+		return "⌨️"
+	case wire.StateRunning:
+		return "⏳"
+	case wire.StateSuccess:
+		return "✅"
+	case wire.StateError:
+		return "❌"
+	case wire.StateCancelled:
+		return "⏹️"
+	}
+	return "•"
+}
+
+// StateWords says a state the way a person would.
+func StateWords(st wire.State) string {
+	switch st {
+	case wire.StateWaitingForApproval:
+		return "needs your approval"
+	case wire.StateWaitingForReply:
+		return "waiting for you"
+	case wire.StateUserTyping:
+		return "you are typing"
+	case wire.StateRunning:
+		return "working"
+	case wire.StateSuccess:
+		return "done"
+	case wire.StateError:
+		return "ran into an error"
+	case wire.StateCancelled:
+		return "stopped"
+	}
+	return string(st)
+}
+
+// Level is how urgently the agents need a person; the icon shows it.
+type Level int
+
+// Levels from calm to urgent: approval needed > waiting > running > idle.
+const (
+	LevelIdle Level = iota
+	LevelRunning
+	LevelWaiting
+	LevelApproval
+)
+
+func (l Level) String() string {
+	switch l {
+	case LevelRunning:
+		return "running"
+	case LevelWaiting:
+		return "waiting"
+	case LevelApproval:
+		return "approval"
+	}
+	return "idle"
+}
+
+// Urgency is the level one state asks for. Finished states (success, error,
+// cancelled) are idle: nothing is asked of anyone.
+func Urgency(st wire.State) Level {
+	switch st {
+	case wire.StateWaitingForApproval:
+		return LevelApproval
+	case wire.StateWaitingForReply, wire.StateUserTyping:
+		return LevelWaiting
+	case wire.StateRunning:
+		return LevelRunning
+	}
+	return LevelIdle
+}
+
+// MostUrgent is the level of the session that needs a person most.
+func MostUrgent(sessions []Session) Level {
+	top := LevelIdle
+	for _, s := range sessions {
+		top = max(top, Urgency(s.State))
+	}
+	return top
+}
+
+// Tooltip says what the icon shows, in words.
+func Tooltip(sessions []Session) string {
+	count := map[Level]int{}
+	for _, s := range sessions {
+		count[Urgency(s.State)]++
+	}
+	switch {
+	case count[LevelApproval] == 1:
+		return "Lets — an agent needs your approval"
+	case count[LevelApproval] > 1:
+		return fmt.Sprintf("Lets — %d agents need your approval", count[LevelApproval])
+	case count[LevelWaiting] == 1:
+		return "Lets — an agent is waiting for you"
+	case count[LevelWaiting] > 1:
+		return fmt.Sprintf("Lets — %d agents are waiting for you", count[LevelWaiting])
+	case count[LevelRunning] == 1:
+		return "Lets — an agent is working"
+	case count[LevelRunning] > 1:
+		return fmt.Sprintf("Lets — %d agents are working", count[LevelRunning])
+	}
+	return "Lets — all quiet"
+}

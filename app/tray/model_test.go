@@ -1,0 +1,280 @@
+package tray
+
+import (
+	"bytes"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lets-app/lets/backend/wire"
+)
+
+// labels flattens a menu into "label" lines, children indented by two
+// spaces, separators as "---".
+func labels(items []Item, indent string) []string {
+	var out []string
+	for _, it := range items {
+		if it.Separator {
+			out = append(out, indent+"---")
+			continue
+		}
+		out = append(out, indent+it.Label)
+		out = append(out, labels(it.Children, indent+"  ")...)
+	}
+	return out
+}
+
+func find(t *testing.T, items []Item, prefix string) Item {
+	t.Helper()
+	for _, it := range items {
+		if strings.HasPrefix(it.Label, prefix) {
+			return it
+		}
+		for _, c := range it.Children {
+			if strings.HasPrefix(c.Label, prefix) {
+				return c
+			}
+		}
+	}
+	t.Fatalf("no menu item starts with %q in:\n%s", prefix, strings.Join(labels(items, ""), "\n"))
+	return Item{}
+}
+
+// Point: the menu lists agent sessions (label, backend, glyph, accent),
+// open windows, Open/Resume submenus and the app actions, in that order.
+func TestMenuShowsSessionsWindowsUniquesAndActions(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	s := Snapshot{
+		PadOn: true, BrowserPad: true, SetupClaude: true, StartAtLogin: true,
+		Sessions: []Session{
+			{Backend: "codex", ID: "c1", Label: "tidy docs", State: wire.StateRunning, Accent: "magenta"},
+			{Backend: "claude", ID: "a1", Label: "fix tests", State: wire.StateWaitingForApproval, Accent: "cyan", Selected: true},
+		},
+		Windows: []Window{{ID: "w1", Unique: "graph", Title: "Graph"}},
+		Uniques: []Unique{{Name: "chat", Title: "Chat"}, {Name: "graph", Title: "Graph"}},
+		Saved: []Saved{
+			{Unique: "graph", ID: "g-old", Summary: "old", SavedAt: t0},
+			{Unique: "graph", ID: "g-new", Summary: "new", SavedAt: t0.Add(2 * time.Hour)},
+			{Unique: "chat", ID: "c-mid", Summary: "mid", SavedAt: t0.Add(time.Hour)},
+		},
+	}
+	got := strings.Join(labels(Menu(s), ""), "\n")
+	want := strings.Join([]string{
+		"Agents",
+		"✋ fix tests · claude — needs your approval (cyan)",
+		"⏳ tidy docs · codex — working (magenta)",
+		"---",
+		"Windows",
+		"Graph",
+		"---",
+		"Open",
+		"  Chat (chat)",
+		"  Graph (graph)",
+		"Resume",
+		"  graph — new",
+		"  graph — old",
+		"  chat — mid",
+		"---",
+		"Pair a phone…",
+		"Virtual pad",
+		"Set up Claude…",
+		"Start at login",
+		"---",
+		"Quit Lets",
+	}, "\n")
+	if got != want {
+		t.Fatalf("menu:\n%s\nwant:\n%s", got, want)
+	}
+	items := Menu(s)
+	sel := find(t, items, "✋")
+	if sel.Action != (Action{Kind: ActionSelectSession, Backend: "claude", Session: "a1"}) || !sel.Checked {
+		t.Errorf("session item = %+v, want a checked select of claude/a1", sel)
+	}
+	if w := find(t, items, "Graph"); w.Action.Kind != ActionFocusWindow || w.Action.Window != "w1" {
+		t.Errorf("window item = %+v", w)
+	}
+	if r := find(t, items, "graph — new"); r.Action != (Action{Kind: ActionResume, Unique: "graph", Session: "g-new"}) {
+		t.Errorf("resume item = %+v", r)
+	}
+	if st := find(t, items, "Start at login"); !st.Checkable || !st.Checked {
+		t.Errorf("start at login = %+v, want a checked toggle", st)
+	}
+}
+
+// Point: Resume lists only the newest ResumePerUnique saves per unique.
+func TestResumeKeepsTheNewestPerUnique(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	var saved []Saved
+	for i := range 5 {
+		saved = append(saved, Saved{Unique: "graph", ID: string(rune('a' + i)), SavedAt: t0.Add(time.Duration(i) * time.Minute)})
+	}
+	r := resumeMenu(Snapshot{Saved: saved})
+	if len(r.Children) != ResumePerUnique {
+		t.Fatalf("resume has %d entries, want %d", len(r.Children), ResumePerUnique)
+	}
+	for i, want := range []string{"e", "d", "c"} {
+		if got := r.Children[i].Action.Session; got != want {
+			t.Errorf("entry %d resumes %q, want %q (newest first)", i, got, want)
+		}
+	}
+}
+
+// Point: what cannot work says so and is disabled: no pad daemon, no
+// browser pad, no `lets setup claude`, nothing installed, nothing saved.
+func TestMenuSaysWhatIsOff(t *testing.T) {
+	items := Menu(Snapshot{})
+	for _, prefix := range []string{"Agents: the pad daemon is off", "Pair a phone…", "Virtual pad", "Set up Claude… (coming soon)", "No uniques installed yet", "Nothing saved yet"} {
+		if it := find(t, items, prefix); !it.Disabled {
+			t.Errorf("%q is enabled, want disabled", it.Label)
+		}
+	}
+	if it := find(t, Menu(Snapshot{PadOn: true}), "No agents are working right now"); !it.Disabled {
+		t.Errorf("the empty-agents line is clickable")
+	}
+	if q := find(t, items, "Quit Lets"); q.Disabled || q.Action.Kind != ActionQuit {
+		t.Errorf("Quit = %+v", q)
+	}
+}
+
+// Point: the icon reflects the most urgent state: approval > waiting >
+// running > idle; finished states count as idle.
+func TestMostUrgentOrder(t *testing.T) {
+	s := func(st ...wire.State) []Session {
+		var out []Session
+		for _, x := range st {
+			out = append(out, Session{State: x})
+		}
+		return out
+	}
+	cases := []struct {
+		in   []Session
+		want Level
+	}{
+		{nil, LevelIdle},
+		{s(wire.StateSuccess, wire.StateError, wire.StateCancelled), LevelIdle},
+		{s(wire.StateSuccess, wire.StateRunning), LevelRunning},
+		{s(wire.StateRunning, wire.StateUserTyping), LevelWaiting},
+		{s(wire.StateRunning, wire.StateWaitingForReply), LevelWaiting},
+		{s(wire.StateWaitingForReply, wire.StateWaitingForApproval, wire.StateRunning), LevelApproval},
+	}
+	for _, c := range cases {
+		if got := MostUrgent(c.in); got != c.want {
+			t.Errorf("MostUrgent(%v) = %v, want %v", c.in, got, c.want)
+		}
+	}
+	if got := Tooltip(s(wire.StateWaitingForApproval, wire.StateWaitingForApproval)); got != "Lets — 2 agents need your approval" {
+		t.Errorf("tooltip = %q", got)
+	}
+}
+
+// Point: each level has its own icon, a valid PNG of IconSize.
+func TestIconsDifferPerLevel(t *testing.T) {
+	seen := map[string]Level{}
+	for _, l := range []Level{LevelIdle, LevelRunning, LevelWaiting, LevelApproval} {
+		b, err := Icon(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("icon %v is not a PNG: %v", l, err)
+		}
+		if img.Bounds().Dx() != IconSize || img.Bounds().Dy() != IconSize {
+			t.Errorf("icon %v is %v", l, img.Bounds())
+		}
+		if prev, dup := seen[string(b)]; dup {
+			t.Errorf("icons %v and %v are the same", prev, l)
+		}
+		seen[string(b)] = l
+	}
+}
+
+// Point: a burst of changes costs one rebuild, 200 ms after the last one.
+func TestDebounceRebuildsOnceAfterTheLastChange(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	d := Debouncer{Delay: DebounceDelay}
+	if _, ok := d.Wait(t0); ok || d.Due(t0) {
+		t.Fatal("a fresh debouncer has something pending")
+	}
+	d.Changed(t0)
+	d.Changed(t0.Add(150 * time.Millisecond))
+	if d.Due(t0.Add(200 * time.Millisecond)) {
+		t.Fatal("due 200 ms after the first change, but a second change came at 150 ms")
+	}
+	if w, ok := d.Wait(t0.Add(200 * time.Millisecond)); !ok || w != 150*time.Millisecond {
+		t.Fatalf("wait = %v %v, want 150ms", w, ok)
+	}
+	if !d.Due(t0.Add(350 * time.Millisecond)) {
+		t.Fatal("not due 200 ms after the last change")
+	}
+	if d.Due(t0.Add(time.Second)) {
+		t.Fatal("due twice for one burst")
+	}
+}
+
+// Point: snapshots compare by content, so an unchanged poll does not
+// rebuild the menu.
+func TestSnapshotEqual(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	a := Snapshot{PadOn: true, Sessions: []Session{{Backend: "claude", ID: "1", State: wire.StateRunning}}, Saved: []Saved{{Unique: "g", ID: "x", SavedAt: t0}}}
+	b := Snapshot{PadOn: true, Sessions: []Session{{Backend: "claude", ID: "1", State: wire.StateRunning}}, Saved: []Saved{{Unique: "g", ID: "x", SavedAt: t0.In(time.FixedZone("x", 3600))}}}
+	if !a.Equal(b) {
+		t.Fatal("equal snapshots compare different")
+	}
+	b.Sessions[0].State = wire.StateWaitingForApproval
+	if a.Equal(b) {
+		t.Fatal("a state change is not seen")
+	}
+}
+
+// Point: "Start at login" writes ~/.config/autostart/lets.desktop, honours
+// XDG_CONFIG_HOME, and turning it off removes the file.
+func TestAutostartHonoursXDGConfigHome(t *testing.T) {
+	home, xdg := t.TempDir(), t.TempDir()
+	env := map[string]string{"HOME": home}
+	a, err := NewAutostart(func(k string) string { return env[k] }, "/opt/My Apps/lets")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(home, ".config", "autostart", "lets.desktop"); a.Path != want {
+		t.Fatalf("path = %s, want %s", a.Path, want)
+	}
+	env["XDG_CONFIG_HOME"] = xdg
+	a, err = NewAutostart(func(k string) string { return env[k] }, "/opt/My Apps/lets")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(xdg, "autostart", "lets.desktop"); a.Path != want {
+		t.Fatalf("path = %s, want %s", a.Path, want)
+	}
+	if a.Enabled() {
+		t.Fatal("enabled before it was written")
+	}
+	if err := a.Set(true); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(a.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{"[Desktop Entry]", "Type=Application", "Name=Lets", `Exec="/opt/My Apps/lets"`} {
+		if !strings.Contains(string(data), line+"\n") {
+			t.Errorf("entry lacks %q:\n%s", line, data)
+		}
+	}
+	if !a.Enabled() {
+		t.Fatal("not enabled after Set(true)")
+	}
+	if err := a.Set(false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(a.Path); !os.IsNotExist(err) {
+		t.Fatalf("entry still there after Set(false): %v", err)
+	}
+	if err := a.Set(false); err != nil {
+		t.Fatalf("turning it off twice: %v", err)
+	}
+}

@@ -1,0 +1,237 @@
+package tray
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"fyne.io/systray"
+)
+
+// Source returns what the menu should show now. It is called on the tray's
+// goroutine every Poll; it should give a partial snapshot rather than fail
+// when one part of Lets does not answer.
+type Source func(ctx context.Context) (Snapshot, error)
+
+// Options configure a Tray.
+type Options struct {
+	// Source is read every Poll; required.
+	Source Source
+	// Handle runs a clicked action (not Quit, which ends Run). It runs on
+	// its own goroutine, so it may open a browser or start a program.
+	Handle func(ctx context.Context, a Action)
+	// Poll is how often Source is read; 0 means DefaultPoll.
+	Poll time.Duration
+	// Debounce is how long a change waits before the menu is rebuilt; 0
+	// means DebounceDelay.
+	Debounce time.Duration
+	Log      *slog.Logger
+	Now      func() time.Time
+}
+
+// DefaultPoll is how often the tray asks Lets for news.
+const DefaultPoll = 250 * time.Millisecond
+
+// Tray is the tray icon and menu over DBus (StatusNotifierItem and
+// com.canonical.dbusmenu through fyne.io/systray). fyne.io/systray keeps
+// its state in package variables, so Run may be called once per process.
+type Tray struct {
+	opts  Options
+	icons map[Level][]byte
+}
+
+// New checks opts and draws the icons.
+func New(opts Options) (*Tray, error) {
+	if opts.Source == nil {
+		return nil, errors.New("tray: Options.Source is required")
+	}
+	if opts.Handle == nil {
+		opts.Handle = func(context.Context, Action) {}
+	}
+	if opts.Poll <= 0 {
+		opts.Poll = DefaultPoll
+	}
+	if opts.Debounce <= 0 {
+		opts.Debounce = DebounceDelay
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	t := &Tray{opts: opts, icons: map[Level][]byte{}}
+	for _, l := range []Level{LevelIdle, LevelRunning, LevelWaiting, LevelApproval} {
+		png, err := Icon(l)
+		if err != nil {
+			return nil, err
+		}
+		t.icons[l] = png
+	}
+	return t, nil
+}
+
+// Name is the service name.
+func (t *Tray) Name() string { return "tray" }
+
+// Run shows the tray until ctx ends or the person clicks Quit (then it
+// returns nil, which stops the rest of Lets).
+func (t *Tray) Run(ctx context.Context) error {
+	ready := make(chan struct{})
+	start, end := systray.RunWithExternalLoop(func() { close(ready) }, nil)
+	start()
+	defer end()
+	select {
+	case <-ready:
+	case <-ctx.Done():
+		return nil
+	}
+	systray.SetTitle("Lets")
+
+	clicks := make(chan Action, 16)
+	deb := Debouncer{Delay: t.opts.Debounce}
+	var latest Snapshot
+	var shownLevel Level = -1
+	var menuDone chan struct{}
+	show := func(s Snapshot) {
+		if menuDone != nil {
+			close(menuDone)
+		}
+		menuDone = make(chan struct{})
+		level := MostUrgent(s.Sessions)
+		if level != shownLevel {
+			systray.SetIcon(t.icons[level])
+			shownLevel = level
+		}
+		systray.SetTooltip(Tooltip(s.Sessions))
+		t.draw(Menu(s), clicks, menuDone)
+	}
+	defer func() {
+		if menuDone != nil {
+			close(menuDone)
+		}
+	}()
+
+	first, err := t.opts.Source(ctx)
+	if err != nil {
+		t.opts.Log.Warn("the tray could not read the state of Lets; it will keep trying", "err", err)
+	}
+	latest = first
+	show(latest)
+
+	poll := time.NewTicker(t.opts.Poll)
+	defer poll.Stop()
+	debounce := time.NewTimer(time.Hour)
+	debounce.Stop()
+	refresh := func() {
+		s, err := t.opts.Source(ctx)
+		if err != nil {
+			t.opts.Log.Debug("tray refresh failed", "err", err)
+			return
+		}
+		if s.Equal(latest) {
+			return
+		}
+		latest = s
+		now := t.opts.Now()
+		deb.Changed(now)
+		if wait, ok := deb.Wait(now); ok {
+			debounce.Reset(wait)
+		}
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-poll.C:
+			refresh()
+		case <-debounce.C:
+			if deb.Due(t.opts.Now()) {
+				show(latest)
+			} else if wait, ok := deb.Wait(t.opts.Now()); ok {
+				debounce.Reset(wait)
+			}
+		case a := <-clicks:
+			if a.Kind == ActionQuit {
+				t.opts.Log.Info("Quit chosen in the tray")
+				return nil
+			}
+			go func() {
+				t.opts.Handle(ctx, a)
+				// Toggles change what the menu shows: look again soon.
+			}()
+		}
+	}
+}
+
+// draw replaces the menu with items; clicks on them go to clicks until done
+// is closed (the next draw).
+func (t *Tray) draw(items []Item, clicks chan<- Action, done <-chan struct{}) {
+	systray.ResetMenu()
+	for _, it := range items {
+		add(nil, it, clicks, done)
+	}
+}
+
+func add(parent *systray.MenuItem, it Item, clicks chan<- Action, done <-chan struct{}) {
+	if it.Separator {
+		if parent == nil {
+			systray.AddSeparator()
+		} else {
+			parent.AddSeparator()
+		}
+		return
+	}
+	var mi *systray.MenuItem
+	switch {
+	case parent == nil && it.Checkable:
+		mi = systray.AddMenuItemCheckbox(it.Label, it.Tooltip, it.Checked)
+	case parent == nil:
+		mi = systray.AddMenuItem(it.Label, it.Tooltip)
+	case it.Checkable:
+		mi = parent.AddSubMenuItemCheckbox(it.Label, it.Tooltip, it.Checked)
+	default:
+		mi = parent.AddSubMenuItem(it.Label, it.Tooltip)
+	}
+	if it.Disabled {
+		mi.Disable()
+	}
+	for _, child := range it.Children {
+		add(mi, child, clicks, done)
+	}
+	if it.Action.Kind == ActionNone || it.Disabled {
+		return
+	}
+	// systray drops a click when nobody waits on ClickedCh, so every
+	// clickable item has a waiter; ResetMenu closes the channel.
+	go func(a Action, ch <-chan struct{}) {
+		for {
+			select {
+			case _, ok := <-ch:
+				if !ok {
+					return
+				}
+				select {
+				case clicks <- a:
+				case <-done:
+					return
+				}
+			case <-done:
+				return
+			}
+		}
+	}(it.Action, mi.ClickedCh)
+}
+
+// String names an action for logs.
+func (a Action) String() string {
+	names := map[ActionKind]string{
+		ActionNone: "none", ActionSelectSession: "select-session", ActionFocusWindow: "focus-window",
+		ActionOpenUnique: "open", ActionResume: "resume", ActionPairPhone: "pair-phone",
+		ActionVirtualPad: "virtual-pad", ActionSetupClaude: "setup-claude",
+		ActionToggleStartAtLogin: "start-at-login", ActionQuit: "quit",
+	}
+	return fmt.Sprintf("%s %s%s%s%s", names[a.Kind], a.Backend, a.Session, a.Window, a.Unique)
+}
