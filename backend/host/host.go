@@ -103,6 +103,11 @@ type Options struct {
 	// only to OnOpen, not into the API answer. It must not block.
 	OnOpen func(WindowLaunch)
 
+	// OnShowHome, when set, shows the app's home window; POST
+	// /app/show-home (a second `lets` starting) calls it on its own
+	// goroutine. nil means the host has no home window (`lets serve`).
+	OnShowHome func()
+
 	// MaxConns caps the open connections of origin A, MaxUniqueConns those
 	// of each unique origin; connections over the cap are closed at once.
 	// 0 means DefaultMaxConns / DefaultMaxUniqueConns.
@@ -287,7 +292,7 @@ func (s *Server) Name() string { return "host" }
 var privilegedRoutes = []string{
 	"GET /lip/status", "GET /lip/uniques", "POST /lip/install", "DELETE /lip/uniques/{name}",
 	"POST /lip/open", "POST /lip/send", "GET /lip/listen", "POST /lip/listen", "POST /lip/close",
-	"GET /lip/sessions", "GET /lip/windows",
+	"GET /lip/sessions", "GET /lip/windows", ShowHomeRoute,
 }
 
 // Handler is the host's whole HTTP surface, with the loopback guard.
@@ -305,6 +310,7 @@ func (s *Server) Handler() http.Handler {
 		"POST /lip/close":            s.lipOnly(s.handleClose),
 		"GET /lip/sessions":          s.lipOnly(s.handleSessions),
 		"GET /lip/windows":           s.lipOnly(s.handleWindows),
+		ShowHomeRoute:                s.handleShowHome,
 	}
 	for _, route := range privilegedRoutes {
 		mux.Handle(route, s.requireHostToken(handlers[route]))
