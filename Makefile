@@ -13,13 +13,16 @@ export PATH := $(PATH):/usr/local/go/bin:$(HOME)/go/bin
 # app/doctor.go tells end users the runtime side of the same list.
 RUN_APT_PACKAGES := gcc g++ libasound2-dev git
 # What `make test` adds: chromium for the browser tests (chromedp) and
-# python3 for the runner's python language. Node.js (the node:test
+# python3 for the runner's python language, desktop-file-utils for the
+# package test (desktop-file-validate). Node.js (the node:test
 # TypeScript tests, the runner's javascript, tsc) is installed by command,
 # not by package name, so a NodeSource nodejs that ships npm is left alone.
 # app/doctor_test.go checks that every package here has a user.
-TEST_APT_PACKAGES := chromium python3
+TEST_APT_PACKAGES := chromium python3 desktop-file-utils
 GUI_TAGS := desktop,production,webkit2_41
 BIN := build/bin/lets
+# The version `make package` stamps into the binary and the .deb.
+PACKAGE_VERSION := $(shell sed -n 's/.*"productVersion": *"\([^"]*\)".*/\1/p' wails.json)
 
 # The TypeScript checker, pinned, installed into a gitignored tool folder.
 TOOLS := build/tools
@@ -45,7 +48,7 @@ FUZZTIME ?= 20000x
 TEST_TIMEOUT ?= 20m
 
 .PHONY: all run build deps deps-test go-deps tools generate generate-check lint vet tsc \
-	test unit race bench-once fuzz bench clean
+	test unit race bench-once fuzz bench clean package
 
 all: build
 
@@ -160,6 +163,13 @@ fuzz:
 ## bench: every benchmark, with allocations
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 30m ./...
+
+## package: a Debian package (build/bin/lets_<version>_<arch>.deb) with the
+## binary, the desktop entry and the icons; the version is wails.json's
+package: go-deps
+	@command -v dpkg-deb >/dev/null || { echo "dpkg-deb is missing: make package needs Debian's dpkg."; exit 1; }
+	$(GO) build -tags $(GUI_TAGS) -ldflags "-X github.com/lets-app/lets/app.Version=$(PACKAGE_VERSION)" -o build/bin/package/lets .
+	build/linux/package.sh build/bin/package/lets $(PACKAGE_VERSION) build/bin/lets_$(PACKAGE_VERSION)_$$(dpkg --print-architecture).deb
 
 clean:
 	rm -rf build/bin $(TOOLS)

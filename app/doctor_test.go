@@ -170,12 +170,13 @@ func TestDoctorChecksTheRuntimeSideOfWhatMakeRunBuildsWith(t *testing.T) {
 // piece of Go source that needs it; the test finds each in the repository.
 func packageUsers() map[string]string {
 	return map[string]string{
-		"gcc":            "gitlab.com/gomidi/midi/v2/drivers/rtmididrv", // cgo
-		"g++":            "gitlab.com/gomidi/midi/v2/drivers/rtmididrv", // rtmidi is C++
-		"libasound2-dev": "gitlab.com/gomidi/midi/v2/drivers/rtmididrv", // -lasound
-		"git":            `testutil.Command(t, "git")`,
-		"chromium":       `testutil.Command(tb, "chromium"`,
-		"python3":        `testutil.Command(t, "python3")`,
+		"gcc":                "gitlab.com/gomidi/midi/v2/drivers/rtmididrv", // cgo
+		"g++":                "gitlab.com/gomidi/midi/v2/drivers/rtmididrv", // rtmidi is C++
+		"libasound2-dev":     "gitlab.com/gomidi/midi/v2/drivers/rtmididrv", // -lasound
+		"git":                `testutil.Command(t, "git")`,
+		"chromium":           `testutil.Command(tb, "chromium"`,
+		"python3":            `testutil.Command(t, "python3")`,
+		"desktop-file-utils": `testutil.Command(t, "desktop-file-validate")`,
 	}
 }
 

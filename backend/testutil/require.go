@@ -35,6 +35,10 @@ func installHint(program string) string {
 		return "install the apt package nodejs (`make deps-test` does)"
 	case "chromium":
 		return "install the apt package chromium (`make deps-test` does)"
+	case "desktop-file-validate":
+		return "install the apt package desktop-file-utils (`make deps-test` does)"
+	case "dpkg-deb":
+		return "install the apt package dpkg (Debian and Ubuntu always have it)"
 	case "sh":
 		return "install a POSIX shell (Debian's dash or bash)"
 	}

@@ -1,0 +1,141 @@
+package build_test
+
+import (
+	"bytes"
+	"fmt"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lets-app/lets/backend/testutil"
+	"github.com/lets-app/lets/build/internal/iconart"
+)
+
+// run runs a command with a deadline and fails the test with its output.
+func run(t *testing.T, env []string, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.WaitDelay = 5 * time.Second
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	timer := time.AfterFunc(5*time.Minute, func() { _ = cmd.Process.Kill() })
+	defer timer.Stop()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out.String())
+	}
+	return out.String()
+}
+
+// Point (issue 12, packaging): `make package`'s recipe builds a .deb that,
+// unpacked into a scratch root with dpkg -x, puts the binary in /usr/bin,
+// the desktop entry in /usr/share/applications and every icon size in the
+// hicolor theme, declares the runtime libraries, and passes
+// desktop-file-validate. A binary built here (without the GUI tags, which
+// the recipe does not care about) stands in for `make build`'s, to stay fast.
+func TestPackageInstallsWhereADesktopLooks(t *testing.T) {
+	testutil.Command(t, "dpkg-deb")
+	validate := testutil.Command(t, "desktop-file-validate")
+	goBin := filepath.Join(os.Getenv("GOROOT"), "bin", "go")
+	if _, err := os.Stat(goBin); err != nil {
+		goBin = "go"
+	}
+	work := t.TempDir()
+	bin := filepath.Join(work, "lets")
+	run(t, nil, goBin, "build", "-ldflags", "-X github.com/lets-app/lets/app.Version=9.8.7", "-o", bin, "..")
+	deb := filepath.Join(work, "out", "lets_9.8.7.deb")
+	run(t, []string{"DEB_COMPRESSION=none"}, "sh", filepath.Join("linux", "package.sh"), bin, "9.8.7", deb)
+
+	fields := map[string]string{}
+	for _, f := range []string{"Package", "Version", "Architecture", "Depends", "Description"} {
+		fields[f] = strings.TrimSpace(run(t, nil, "dpkg-deb", "-f", deb, f))
+	}
+	if fields["Package"] != "lets" || fields["Version"] != "9.8.7" || fields["Architecture"] == "" || fields["Description"] == "" {
+		t.Errorf("control fields %v", fields)
+	}
+	depends := map[string]bool{}
+	for _, alt := range strings.Split(fields["Depends"], ",") {
+		for _, p := range strings.Split(alt, "|") {
+			depends[strings.TrimSpace(p)] = true
+		}
+	}
+	for _, p := range []string{"libgtk-3-0", "libwebkit2gtk-4.1-0", "libasound2", "git"} {
+		if !depends[p] {
+			t.Errorf("Depends %q lacks %s", fields["Depends"], p)
+		}
+	}
+
+	root := filepath.Join(work, "root")
+	run(t, nil, "dpkg", "-x", deb, root)
+
+	lets := filepath.Join(root, "usr", "bin", "lets")
+	fi, err := os.Stat(lets)
+	if err != nil {
+		t.Fatalf("the package has no /usr/bin/lets: %v", err)
+	}
+	if fi.Mode().Perm() != 0o755 {
+		t.Errorf("/usr/bin/lets mode %v, want 0755", fi.Mode().Perm())
+	}
+	if v := run(t, nil, lets, "version"); !strings.Contains(v, "9.8.7") {
+		t.Errorf("the installed lets says %q, want version 9.8.7", v)
+	}
+
+	desktop := filepath.Join(root, "usr", "share", "applications", "lets.desktop")
+	entry, err := os.ReadFile(desktop)
+	if err != nil {
+		t.Fatalf("the package has no desktop entry: %v", err)
+	}
+	keys := map[string]string{}
+	for _, line := range strings.Split(string(entry), "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok {
+			keys[k] = v
+		}
+	}
+	if exe := strings.Fields(keys["Exec"]); len(exe) == 0 || exe[0] != "lets" {
+		t.Errorf("Exec=%q should start the lets on PATH (/usr/bin)", keys["Exec"])
+	}
+	if keys["Icon"] != "lets" {
+		t.Errorf("Icon=%q, want the theme name lets", keys["Icon"])
+	}
+	run(t, nil, validate, desktop)
+
+	icons := filepath.Join(root, "usr", "share", "icons", "hicolor")
+	for _, n := range iconart.Sizes {
+		path := filepath.Join(icons, fmt.Sprintf("%dx%d", n, n), "apps", "lets.png")
+		f, err := os.Open(path)
+		if err != nil {
+			t.Errorf("no %d px icon where the theme looks: %v", n, err)
+			continue
+		}
+		cfg, err := png.DecodeConfig(f)
+		f.Close()
+		if err != nil || cfg.Width != n || cfg.Height != n {
+			t.Errorf("%s: %dx%d, %v; want a %d px PNG", path, cfg.Width, cfg.Height, err, n)
+		}
+	}
+	if svg, err := os.ReadFile(filepath.Join(icons, "scalable", "apps", "lets.svg")); err != nil || !bytes.Equal(svg, iconart.SVG()) {
+		t.Errorf("scalable icon missing or not the generated one: %v", err)
+	}
+}
+
+// Point: a package the recipe cannot make fails with a message that says
+// what to do, and leaves no .deb behind.
+func TestPackageRefusesAMissingBinary(t *testing.T) {
+	testutil.Command(t, "dpkg-deb")
+	out := filepath.Join(t.TempDir(), "lets.deb")
+	cmd := exec.Command("sh", filepath.Join("linux", "package.sh"), filepath.Join(t.TempDir(), "nothing"), "1.0", out)
+	msg, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(msg), "make build") {
+		t.Fatalf("err %v, output %q: want a failure that says to run make build", err, msg)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Fatal("a failed run left a package behind")
+	}
+}
