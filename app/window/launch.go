@@ -1,0 +1,115 @@
+// Package window is the `lets window` process: one native window (Wails v2,
+// one window per process) that shows a window's shell page from the host.
+//
+// The app starts it with a Launch on stdin (never argv: the URL holds the
+// window's one-time key, and argv is readable by every user of the
+// machine) and reads Reports from it on a pipe (file descriptor 3).
+package window
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"strings"
+
+	"github.com/lets-app/lets/app/window/geometry"
+)
+
+// maxLaunchBytes bounds what a window process reads from stdin.
+const maxLaunchBytes = 64 << 10
+
+// Launch is what one window process needs: which window, for which unique,
+// under which title, and the shell page to show.
+type Launch struct {
+	Window string `json:"window"`
+	Unique string `json:"unique"`
+	Title  string `json:"title"`
+	// URL is the shell page on the host (loopback) with the window's
+	// one-time key.
+	URL string `json:"url"`
+	// Geometry is where the unique's window was last time; nil opens it
+	// at the default size, centred.
+	Geometry *geometry.Rect `json:"geometry,omitempty"`
+}
+
+// DefaultWidth and DefaultHeight size a window that has no remembered
+// geometry.
+const (
+	DefaultWidth  = 1024
+	DefaultHeight = 768
+)
+
+// ErrBadLaunch means the window process was not given a usable Launch.
+var ErrBadLaunch = errors.New("the window was not told what to show")
+
+// Encode is the Launch as the one JSON line the window process reads.
+func (l Launch) Encode() ([]byte, error) {
+	b, err := json.Marshal(l)
+	if err != nil {
+		return nil, fmt.Errorf("encode the window launch: %w", err)
+	}
+	return append(b, '\n'), nil
+}
+
+// ReadLaunch reads and checks the Launch the app wrote on stdin.
+func ReadLaunch(r io.Reader) (Launch, error) {
+	line, err := bufio.NewReaderSize(io.LimitReader(r, maxLaunchBytes), 4096).ReadBytes('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return Launch{}, fmt.Errorf("%w: reading stdin: %v", ErrBadLaunch, err)
+	}
+	var l Launch
+	if err := json.Unmarshal(line, &l); err != nil {
+		return Launch{}, fmt.Errorf("%w: stdin must hold one JSON line with the window and its URL (Lets writes it when it opens a window; run `lets open <unique>` instead of `lets window`): %v", ErrBadLaunch, err)
+	}
+	if err := l.check(); err != nil {
+		return Launch{}, err
+	}
+	return l, nil
+}
+
+// check refuses a launch whose page is not the host's shell page: the
+// window must never show anything but a Lets window from this machine.
+func (l Launch) check() error {
+	if l.Window == "" || l.URL == "" {
+		return fmt.Errorf("%w: the launch names no window or no URL", ErrBadLaunch)
+	}
+	u, err := url.Parse(l.URL)
+	if err != nil {
+		return fmt.Errorf("%w: the URL does not parse: %v", ErrBadLaunch, err)
+	}
+	host := u.Hostname()
+	ip := net.ParseIP(host)
+	if u.Scheme != "http" || ip == nil || !ip.IsLoopback() || u.Port() == "" {
+		return fmt.Errorf("%w: the URL must be the Lets host on this machine (http://127.0.0.1:<port>/w/…), not %s://%s", ErrBadLaunch, u.Scheme, u.Host)
+	}
+	if !strings.HasPrefix(u.Path, "/w/") {
+		return fmt.Errorf("%w: the URL must be a window's shell page (/w/<window>/), not %s", ErrBadLaunch, u.Path)
+	}
+	if l.Geometry != nil && !l.Geometry.Valid() {
+		l.Geometry = nil
+	}
+	return nil
+}
+
+// size is the width and height the window opens at.
+func (l Launch) size() (int, int) {
+	if l.Geometry != nil && l.Geometry.Valid() {
+		return l.Geometry.Width, l.Geometry.Height
+	}
+	return DefaultWidth, DefaultHeight
+}
+
+// title is the window's title: the unique's, or a plain one.
+func (l Launch) title() string {
+	if t := strings.TrimSpace(l.Title); t != "" {
+		return t
+	}
+	if l.Unique != "" {
+		return l.Unique + " — Lets"
+	}
+	return "Lets"
+}

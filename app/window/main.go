@@ -1,0 +1,78 @@
+package window
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strconv"
+)
+
+// ErrNoGUI means this binary was built without the native window code.
+var ErrNoGUI = errors.New("this build of Lets has no window support: it was built without the desktop tags. Build it with `make build` (go build -tags desktop,production,webkit2_41), or use `lets open <unique>`, which shows windows in your browser")
+
+// ErrNoDisplay means there is no graphical session to show a window in.
+var ErrNoDisplay = errors.New("there is no display to show a window on (neither DISPLAY nor WAYLAND_DISPLAY is set); `lets open <unique>` prints a URL you can load in a browser instead")
+
+// HasDisplay says whether the environment names a graphical session.
+func HasDisplay(getenv func(string) string) bool {
+	return getenv("DISPLAY") != "" || getenv("WAYLAND_DISPLAY") != ""
+}
+
+// CanOpen says whether this binary can open native windows in this
+// environment; when it cannot, Lets shows windows in the browser.
+func CanOpen(getenv func(string) string) bool {
+	return Supported && HasDisplay(getenv)
+}
+
+// Env is what the window process touches of the outside world.
+type Env struct {
+	Stdin  io.Reader
+	Getenv func(string) string
+	Log    *slog.Logger
+	// Reports receives the window's reports; nil opens the file
+	// descriptor named by LETS_WINDOW_REPORT_FD, or sends none.
+	Reports io.Writer
+}
+
+// Main is `lets window`: it reads the Launch from stdin and shows the
+// window until it is closed (nil) or cannot be shown (an error that says
+// why and what to do).
+func Main(ctx context.Context, env Env) error {
+	if !Supported {
+		return ErrNoGUI
+	}
+	if env.Getenv == nil {
+		env.Getenv = os.Getenv
+	}
+	if env.Log == nil {
+		env.Log = slog.New(slog.DiscardHandler)
+	}
+	if !HasDisplay(env.Getenv) {
+		return ErrNoDisplay
+	}
+	l, err := ReadLaunch(env.Stdin)
+	if err != nil {
+		return err
+	}
+	out := env.Reports
+	if out == nil {
+		if f := reportFile(env.Getenv); f != nil {
+			defer f.Close()
+			out = f
+		}
+	}
+	c := newController(l, &reporter{out: out}, env.Log)
+	return run(ctx, c)
+}
+
+// reportFile opens the report pipe the app handed over, if any.
+func reportFile(getenv func(string) string) *os.File {
+	fd, err := strconv.Atoi(getenv(ReportFDEnv))
+	if err != nil || fd < 3 {
+		return nil
+	}
+	return os.NewFile(uintptr(fd), fmt.Sprintf("lets-window-reports-%d", fd))
+}

@@ -1,0 +1,10 @@
+//go:build !desktop
+
+package window
+
+import "context"
+
+// Supported says whether this binary has native windows.
+const Supported = false
+
+func run(ctx context.Context, c *controller) error { return ErrNoGUI }

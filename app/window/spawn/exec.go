@@ -1,0 +1,102 @@
+package spawn
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"github.com/lets-app/lets/app/window"
+)
+
+// ExecOptions say how to start `lets window`.
+type ExecOptions struct {
+	// Path is the Lets binary (os.Executable in the app).
+	Path string
+	// Env is the child's environment (it needs DISPLAY or
+	// WAYLAND_DISPLAY, and LETS_HOME); the report pipe's variable is
+	// added.
+	Env []string
+	// Stderr receives what GTK and WebKit print; nil discards it.
+	Stderr io.Writer
+}
+
+// ExecStarter starts real `lets window` processes: the launch (with the
+// one-time URL) goes on stdin, argv is only "window", and reports come
+// back on file descriptor 3.
+func ExecStarter(o ExecOptions) Starter {
+	return func(l window.Launch) (Child, error) {
+		line, err := l.Encode()
+		if err != nil {
+			return nil, err
+		}
+		r, w, err := os.Pipe()
+		if err != nil {
+			return nil, fmt.Errorf("make the window's report pipe: %w", err)
+		}
+		cmd := exec.Command(o.Path, "window")
+		cmd.Stdin = bytes.NewReader(line)
+		cmd.Stdout = o.Stderr // GTK and WebKit chatter; never our reports
+		cmd.Stderr = o.Stderr
+		cmd.ExtraFiles = []*os.File{w} // fd 3
+		cmd.Env = append(append([]string(nil), o.Env...), window.ReportFDEnv+"=3")
+		// Its own process group, so a Ctrl+C meant for Lets in a terminal
+		// does not reach the windows before Lets closes them.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		// WebKit's helper processes inherit stdout and stderr and may
+		// outlive the window by a moment; Wait does not wait for them.
+		cmd.WaitDelay = reportDrain
+		if err := cmd.Start(); err != nil {
+			r.Close()
+			w.Close()
+			return nil, fmt.Errorf("run %s window: %w", o.Path, err)
+		}
+		w.Close() // the child holds the only write end now
+		return &execChild{cmd: cmd, reports: r}, nil
+	}
+}
+
+type execChild struct {
+	cmd     *exec.Cmd
+	reports *os.File
+}
+
+func (c *execChild) PID() int           { return c.cmd.Process.Pid }
+func (c *execChild) Reports() io.Reader { return c.reports }
+func (c *execChild) Terminate() error   { return c.cmd.Process.Signal(syscall.SIGTERM) }
+func (c *execChild) Kill() error        { return c.cmd.Process.Kill() }
+
+// reportDrain is how long the report pipe and the output stay readable
+// after the window process ended, for what it wrote last.
+const reportDrain = 300 * time.Millisecond
+
+func (c *execChild) Wait() Exit {
+	err := c.cmd.Wait()
+	// What the child wrote is in the pipe; a helper process that kept the
+	// write end must not keep the reader waiting.
+	_ = c.reports.SetReadDeadline(time.Now().Add(reportDrain))
+	return exitOf(c.cmd.ProcessState, err)
+}
+
+// exitOf turns a reaped process's state into an Exit.
+func exitOf(ps *os.ProcessState, err error) Exit {
+	if ps == nil {
+		if err == nil {
+			err = errors.New("the window process could not be waited for")
+		}
+		return Exit{Code: -1, Err: err}
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return Exit{Code: -1, Signal: ws.Signal().String()}
+	}
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) && !errors.Is(err, exec.ErrWaitDelay) {
+		return Exit{Code: ps.ExitCode(), Err: err}
+	}
+	return Exit{Code: ps.ExitCode()}
+}
+

@@ -1,0 +1,183 @@
+package spawn
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/lets-app/lets/app/window"
+	"github.com/lets-app/lets/app/window/geometry"
+)
+
+const helperEnv = "LETS_SPAWN_TEST_HELPER"
+
+// TestMain lets the test binary play `lets window` for ExecStarter: it
+// reads its Launch from stdin like the real one and behaves as the title
+// says.
+func TestMain(m *testing.M) {
+	if os.Getenv(helperEnv) == "1" {
+		os.Exit(fakeWindowMain())
+	}
+	os.Exit(m.Run())
+}
+
+func fakeWindowMain() int {
+	signal.Ignore(syscall.SIGINT)
+	terms := make(chan os.Signal, 1)
+	if strings.HasPrefix(os.Getenv("LETS_SPAWN_TEST_MODE"), "ignore") {
+		signal.Ignore(syscall.SIGTERM)
+	} else {
+		signal.Notify(terms, syscall.SIGTERM)
+	}
+	l, err := window.ReadLaunch(os.Stdin)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 9
+	}
+	reports := os.NewFile(3, "reports")
+	fmt.Fprintf(reports, `{"type":"loaded"}`+"\n")
+	switch l.Title {
+	case "exit0":
+		fmt.Fprintf(reports, `{"type":"geometry","geometry":{"x":1,"y":2,"width":640,"height":480}}`+"\n")
+		return 0
+	case "exit3":
+		return 3
+	}
+	select {
+	case <-terms:
+		fmt.Fprintf(reports, `{"type":"geometry","geometry":{"x":3,"y":4,"width":650,"height":490}}`+"\n")
+		return 0
+	case <-time.After(20 * time.Second):
+		return 4
+	}
+}
+
+func execSpawner(t *testing.T, mode string, store *geometry.Store) (*Spawner, chan goneRec) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), helperEnv+"=1", "LETS_SPAWN_TEST_MODE="+mode)
+	var stderr bytes.Buffer
+	gone := make(chan goneRec, 4)
+	s := New(Options{Start: ExecStarter(ExecOptions{Path: exe, Env: env, Stderr: &stderr}), Geometry: store, Gone: func(w, r string) { gone <- goneRec{w, r} }})
+	t.Cleanup(s.StopAll)
+	return s, gone
+}
+
+// TestExecStarterKeepsURLOffArgv: the real process gets its one-time URL
+// on stdin; its command line is only "<lets> window", so the window key
+// never shows in `ps`.
+func TestExecStarterKeepsURLOffArgv(t *testing.T) {
+	s, gone := execSpawner(t, "wait", nil)
+	l := launch("w1", "hello")
+	l.Title = "wait"
+	if err := s.Open(l); err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	pid := s.children["w1"].child.PID()
+	s.mu.Unlock()
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		t.Skipf("no /proc here: %v", err)
+	}
+	args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
+	if len(args) != 2 || args[1] != "window" || strings.Contains(string(cmdline), "secret") || strings.Contains(string(cmdline), "127.0.0.1") {
+		t.Fatalf("window command line %q: must be only `<lets> window`", args)
+	}
+	environ, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	if err == nil && strings.Contains(string(environ), "secret") {
+		t.Fatal("the one-time URL is in the window's environment; it goes on stdin only")
+	}
+	s.Close("w1")
+	select {
+	case g := <-gone:
+		t.Fatalf("reported %+v for a window the host closed", g)
+	case <-time.After(200 * time.Millisecond):
+	}
+}
+
+// TestExecStarterReasonsAndGeometry: with real processes, exit 0 is a
+// human close (and its reported place is kept), exit 3 a crash, SIGKILL a
+// crash.
+func TestExecStarterReasonsAndGeometry(t *testing.T) {
+	store := geometry.NewStore(t.TempDir(), nil)
+	s, gone := execSpawner(t, "wait", store)
+
+	l := launch("w1", "hello")
+	l.Title = "exit0"
+	if err := s.Open(l); err != nil {
+		t.Fatal(err)
+	}
+	if g := waitGone(t, gone); g != (goneRec{"w1", ReasonHuman}) {
+		t.Fatalf("exit 0: %+v", g)
+	}
+	if r, ok := store.Get("hello"); !ok || r != (geometry.Rect{X: 1, Y: 2, Width: 640, Height: 480}) {
+		t.Fatalf("remembered %+v %v", r, ok)
+	}
+
+	l = launch("w2", "hello")
+	l.Title = "exit3"
+	if err := s.Open(l); err != nil {
+		t.Fatal(err)
+	}
+	if g := waitGone(t, gone); g != (goneRec{"w2", ReasonCrash}) {
+		t.Fatalf("exit 3: %+v", g)
+	}
+
+	l = launch("w3", "hello")
+	l.Title = "wait"
+	if err := s.Open(l); err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	pid := s.children["w3"].child.PID()
+	s.mu.Unlock()
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if g := waitGone(t, gone); g != (goneRec{"w3", ReasonCrash}) {
+		t.Fatalf("SIGKILL: %+v", g)
+	}
+}
+
+// TestExecStarterCloseWithinOneSecond: a real window process told to close
+// ends within 1 s, saving its place on the way; one that ignores SIGTERM is
+// killed within 1 s.
+func TestExecStarterCloseWithinOneSecond(t *testing.T) {
+	for _, mode := range []string{"wait", "ignore"} {
+		t.Run(mode, func(t *testing.T) {
+			store := geometry.NewStore(t.TempDir(), nil)
+			s, _ := execSpawner(t, mode, store)
+			l := launch("w1", "hello")
+			l.Title = "wait"
+			if err := s.Open(l); err != nil {
+				t.Fatal(err)
+			}
+			s.mu.Lock()
+			tr := s.children["w1"]
+			s.mu.Unlock()
+			time.Sleep(100 * time.Millisecond) // let it install its signal handlers
+			start := time.Now()
+			s.Close("w1")
+			select {
+			case <-tr.done:
+			case <-time.After(time.Second):
+				t.Fatal("the window process still runs 1 s after the host closed it")
+			}
+			t.Logf("%s window ended %v after close", mode, time.Since(start))
+			if mode == "wait" {
+				if r, ok := store.Get("hello"); !ok || r.Width != 650 {
+					t.Fatalf("the place reported on SIGTERM was not kept: %+v %v", r, ok)
+				}
+			}
+		})
+	}
+}
