@@ -99,4 +99,3 @@ func exitOf(ps *os.ProcessState, err error) Exit {
 	}
 	return Exit{Code: ps.ExitCode()}
 }
-
