@@ -141,9 +141,13 @@ func (s *Server) handleOpen(w http.ResponseWriter, r *http.Request) {
 	}
 	if s.opts.OnOpen != nil {
 		// The native window gets the one-time URL; the caller does not,
-		// so it cannot take the window's place.
-		s.opts.OnOpen(WindowLaunch{Window: res.Window, Unique: win.name, Title: win.title, URL: res.URL})
-		res.URL = ""
+		// so it cannot take the window's place. When no window could be
+		// started, the caller gets the URL for a browser instead.
+		if err := s.opts.OnOpen(WindowLaunch{Window: res.Window, Unique: win.name, Title: win.title, URL: res.URL}); err != nil {
+			s.opts.Log.Warn("no native window could be opened; the window's URL goes back to the caller for a browser", "window", res.Window, "err", err)
+		} else {
+			res.URL = ""
+		}
 	}
 	writeJSON(w, http.StatusOK, res)
 }

@@ -99,9 +99,15 @@ type Options struct {
 
 	// OnOpen, when set, is told about every window POST /lip/open made, so
 	// the app can start a native window process for it (pass URL through
-	// the child's environment, never argv). The one-time URL then goes
-	// only to OnOpen, not into the API answer. It must not block.
-	OnOpen func(WindowLaunch)
+	// the child's environment or stdin, never argv). When it returns nil
+	// the one-time URL went only to OnOpen, not into the API answer; an
+	// error (no window could be started) leaves the URL in the answer, so
+	// the caller can show it in a browser. It must not block.
+	OnOpen func(WindowLaunch) error
+	// OnWindowClosed, when set, is told when a window is gone for good
+	// (session.close done, a handoff, the process ended), so the app ends
+	// that window's native process. It must not block.
+	OnWindowClosed func(window string)
 
 	// OnShowHome, when set, shows the app's home window; POST
 	// /app/show-home (a second `lets` starting) calls it on its own
@@ -270,6 +276,9 @@ func (s *Server) setupLIP() error {
 	s.core.onForget = func(w *window) {
 		if o, ok := s.origins.get(w.name); ok {
 			o.removeWindow(w)
+		}
+		if s.opts.OnWindowClosed != nil {
+			s.opts.OnWindowClosed(w.id)
 		}
 	}
 	s.perms = runner.OpenPermissions(paths.PermissionsFile())

@@ -78,7 +78,7 @@ func TestOpenSendDeliverAck(t *testing.T) {
 // their end; the host then forgets the window and says why.
 func TestOnOpenAndWindowGone(t *testing.T) {
 	launched := make(chan WindowLaunch, 1)
-	th := startLIPHost(t, func(o *Options) { o.OnOpen = func(l WindowLaunch) { launched <- l } })
+	th := startLIPHost(t, func(o *Options) { o.OnOpen = func(l WindowLaunch) error { launched <- l; return nil } })
 	win := th.openOnly(t, "board", "")
 	l := <-launched
 	// The one-time URL goes to the native window only, not to the caller.

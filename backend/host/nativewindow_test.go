@@ -1,0 +1,85 @@
+package host
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestOnOpenFailureKeepsURL: when the app cannot start a native window
+// (OnOpen fails), the caller still gets the one-time URL, so `lets open`
+// can show the window in a browser instead.
+func TestOnOpenFailureKeepsURL(t *testing.T) {
+	th := startLIPHost(t, func(o *Options) {
+		o.OnOpen = func(WindowLaunch) error { return errors.New("no display") }
+	})
+	win := th.openOnly(t, "board", "")
+	if !strings.Contains(win.URL, "/w/"+win.Window+"/?t=") {
+		t.Fatalf("answer URL %q: a failed native launch must leave the URL for a browser", win.URL)
+	}
+}
+
+// TestOnWindowClosedAfterSessionClose: POST /lip/close queues
+// session.close; once the shell has gone, the app is told the window is
+// gone so it can end the native window process.
+func TestOnWindowClosedAfterSessionClose(t *testing.T) {
+	launched := make(chan WindowLaunch, 1)
+	closed := make(chan string, 4)
+	th := startLIPHost(t, func(o *Options) {
+		o.OnOpen = func(l WindowLaunch) error { launched <- l; return nil }
+		o.OnWindowClosed = func(id string) { closed <- id }
+	})
+	win := th.openOnly(t, "board", "")
+	win.Token = loadShellToken(t, (<-launched).URL)
+	sc := th.dialShell(t, win, nil)
+	sc.sendEnv("lip.ready", map[string]any{}, "shell")
+	if code, body := th.call(t, "POST", "/lip/close", map[string]string{"window": win.Window}, testHostToken); code != 200 {
+		t.Fatalf("close: %d %v", code, body)
+	}
+	cmd, ok := sc.nextOfType("session.close", 2*time.Second)
+	if !ok {
+		t.Fatal("the shell got no session.close")
+	}
+	select {
+	case id := <-closed:
+		t.Fatalf("window %s reported closed while its shell still runs", id)
+	default:
+	}
+	sc.ack(cmd)
+	_ = sc.ws.Close() // the shell closes its socket after session.close
+	select {
+	case id := <-closed:
+		if id != win.Window {
+			t.Fatalf("closed %q, want %q", id, win.Window)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("OnWindowClosed was not called after the shell went away")
+	}
+	ev := th.waitEvent(t, "g", "session.closed", 2*time.Second)
+	if dataOf(t, ev)["reason"] != "claude" {
+		t.Fatalf("session.closed %+v", ev)
+	}
+}
+
+// TestOnWindowClosedForUnconnectedWindow: a window whose native process
+// never connected is closed at once, and the app is told at once.
+func TestOnWindowClosedForUnconnectedWindow(t *testing.T) {
+	closed := make(chan string, 1)
+	th := startLIPHost(t, func(o *Options) {
+		o.OnOpen = func(WindowLaunch) error { return nil }
+		o.OnWindowClosed = func(id string) { closed <- id }
+	})
+	win := th.openOnly(t, "board", "")
+	if code, body := th.call(t, "POST", "/lip/close", map[string]string{"window": win.Window}, testHostToken); code != 200 {
+		t.Fatalf("close: %d %v", code, body)
+	}
+	select {
+	case id := <-closed:
+		if id != win.Window {
+			t.Fatalf("closed %q", id)
+		}
+	case <-time.After(time.Second):
+		t.Fatal("OnWindowClosed was not called")
+	}
+}
