@@ -113,6 +113,8 @@ type Options struct {
 	// /app/show-home (a second `lets` starting) calls it on its own
 	// goroutine. nil means the host has no home window (`lets serve`).
 	OnShowHome func()
+	// Home is what the home page shows beyond the host's own data (home.go).
+	Home HomeOptions
 
 	// MaxConns caps the open connections of origin A, MaxUniqueConns those
 	// of each unique origin; connections over the cap are closed at once.
@@ -175,6 +177,7 @@ type Server struct {
 	shell   fs.FS
 	perms   *runner.Permissions
 	runner  *runner.Runner
+	home    homeState // the home page's links and tokens (home.go)
 }
 
 // Listen opens the loopback listener, so the port is known (and can be
@@ -330,6 +333,7 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET /lip/ws", s.requireWindowToken(s.handleWS))
 	mux.Handle("POST /lip/upload", s.requireWindowToken(s.handleUpload))
 	mux.Handle("POST /lip/run", s.requireWindowToken(s.handleRun))
+	s.registerHome(mux)
 	if s.opts.Pages != nil {
 		mux.Handle("GET /", pagesHandler(s.opts.Pages))
 	}

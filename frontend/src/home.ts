@@ -1,5 +1,11 @@
-// The home page: tells the person whether Lets is running, which version,
-// and for how long. It asks only /lip/health, which holds nothing secret.
+// The home page: whether Lets runs (GET /lip/health, public), and, when
+// Lets opened the page with its one-time link, the uniques (open, resume,
+// remove, install), saved sessions, paired phones and Claude's set-up.
+
+import { HomeAPI, HostError, type HomeUnique, type Overview } from "./home/api";
+import { claudeStatus, formatUptime, formatWhen, initial } from "./home/format";
+
+export { formatUptime } from "./home/format";
 
 interface Health {
   ok: boolean;
@@ -7,21 +13,16 @@ interface Health {
   uptime_s: number;
 }
 
-/** "3 h 5 min", "42 s" — short and human. */
-export function formatUptime(seconds: number): string {
-  const s = Math.max(0, Math.floor(seconds));
-  if (s < 60) return `${s} s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m} min`;
-  const h = Math.floor(m / 60);
-  if (h < 48) return m % 60 ? `${h} h ${m % 60} min` : `${h} h`;
-  return `${Math.floor(h / 24)} days`;
-}
-
-function byId(id: string): HTMLElement {
+function byId<T extends HTMLElement = HTMLElement>(id: string): T {
   const el = document.getElementById(id);
   if (!el) throw new Error(`home page is missing #${id}`);
-  return el;
+  return el as T;
+}
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLElementTagNameMap[K]> = {}, ...kids: (Node | string)[]): HTMLElementTagNameMap[K] {
+  const node = Object.assign(document.createElement(tag), props);
+  node.append(...kids);
+  return node;
 }
 
 function show(state: "ok" | "down" | "checking", text: string): void {
@@ -29,7 +30,15 @@ function show(state: "ok" | "down" | "checking", text: string): void {
   byId("status-text").textContent = text;
 }
 
-async function refresh(): Promise<void> {
+function session(): Storage | null {
+  try {
+    return window.sessionStorage;
+  } catch {
+    return null;
+  }
+}
+
+async function refreshHealth(): Promise<void> {
   show("checking", "Checking whether Lets is running…");
   try {
     const controller = new AbortController();
@@ -47,10 +56,262 @@ async function refresh(): Promise<void> {
   }
 }
 
+class Home {
+  private busy = false;
+  // The last overview shown: an unchanged one is not drawn again, so a
+  // refresh never takes the keyboard focus away.
+  private shown = "";
+
+  constructor(private readonly api: HomeAPI) {}
+
+  /** Shows the locked card with a reason (no link, used link, restart). */
+  lock(text?: string): void {
+    byId("home").dataset.access = "none";
+    if (text) byId("locked-text").textContent = text;
+  }
+
+  async refresh(): Promise<void> {
+    let ov: Overview;
+    try {
+      ov = await this.api.overview();
+    } catch (e) {
+      this.fail(e);
+      return;
+    }
+    byId("home").dataset.access = "yes";
+    const key = JSON.stringify(ov);
+    if (key === this.shown) return;
+    this.shown = key;
+    const problems = byId("problems");
+    problems.hidden = ov.problems.length === 0;
+    problems.textContent = ov.problems.join(" ");
+    this.renderUniques(ov);
+    this.renderSessions(ov);
+    this.renderDevices(ov);
+    const c = claudeStatus(ov.claude);
+    const claude = byId("claude");
+    claude.dataset.state = c.state;
+    claude.textContent = c.text;
+  }
+
+  private fail(e: unknown): void {
+    if (e instanceof HostError && e.status === 401) {
+      this.api.forget(session());
+      this.lock("This page's access ended (Lets was restarted, or the page is older than it). Choose Home in the Lets tray menu, or start `lets` again, to open it afresh.");
+      return;
+    }
+    const problems = byId("problems");
+    problems.hidden = false;
+    problems.textContent = e instanceof Error ? `Lets could not answer: ${e.message}` : "Lets could not answer. Check that it is running.";
+  }
+
+  private renderUniques(ov: Overview): void {
+    const list = byId("uniques");
+    list.replaceChildren();
+    list.setAttribute("aria-busy", "false");
+    const latest = new Map<string, string>();
+    for (const s of ov.sessions) if (!latest.has(s.unique)) latest.set(s.unique, s.id);
+    if (ov.uniques.length === 0) {
+      list.append(el("li", { className: "empty" }, "No uniques yet. Install one below."));
+    }
+    for (const u of ov.uniques) list.append(this.uniqueItem(u, latest.get(u.name)));
+  }
+
+  private uniqueItem(u: HomeUnique, resume: string | undefined): HTMLLIElement {
+    const titleId = `u-${u.name}-title`;
+    const note = el("p", { className: "open-note", id: `u-${u.name}-note` });
+    note.setAttribute("role", "status");
+    const icon = u.icon
+      ? el("img", { src: this.api.iconURL(u.name), alt: "", width: 48, height: 48 })
+      : el("span", { className: "noicon" }, initial(u.title));
+    icon.setAttribute("aria-hidden", "true");
+    const open = el("button", { type: "button", className: "open" }, "Open");
+    open.setAttribute("aria-describedby", titleId);
+    open.dataset.unique = u.name;
+    open.addEventListener("click", () => void this.open(u, undefined, note, open));
+    const actions = el("div", { className: "actions" }, open);
+    if (resume) {
+      const r = el("button", { type: "button", className: "quiet resume" }, "Resume last session");
+      r.setAttribute("aria-describedby", titleId);
+      r.addEventListener("click", () => void this.open(u, resume, note, r));
+      actions.append(r);
+    }
+    if (!u.builtin) {
+      const rm = el("button", { type: "button", className: "danger remove" }, "Remove");
+      rm.setAttribute("aria-label", `Remove ${u.title}`);
+      rm.addEventListener("click", () => void this.remove(u, note, rm));
+      actions.append(rm);
+    }
+    const meta = u.builtin ? `version ${u.version} · comes with Lets` : `version ${u.version} · from ${u.source}`;
+    const li = el(
+      "li",
+      { className: "unique" },
+      icon,
+      el("h3", { id: titleId }, u.title),
+      el("div", {}, el("p", {}, u.description || "No description."), el("p", { className: "meta" }, meta)),
+      actions,
+      note,
+    );
+    li.dataset.unique = u.name;
+    return li;
+  }
+
+  private async open(u: HomeUnique, resume: string | undefined, note: HTMLElement, button: HTMLButtonElement): Promise<void> {
+    button.disabled = true;
+    note.dataset.state = "working";
+    note.textContent = resume ? `Resuming ${u.title}…` : `Opening ${u.title}…`;
+    try {
+      const res = await this.api.open(u.name, resume);
+      if (res.url) {
+        // No native window here (a headless Lets): the browser shows it.
+        const w = window.open(res.url, "_blank", "noopener");
+        note.textContent = w === null ? `${u.title} is ready: allow pop-ups for this page, or open it from the tray.` : `${u.title} opened in a new tab.`;
+      } else {
+        note.textContent = `${u.title} is opening in its own window.`;
+      }
+      note.dataset.state = "ok";
+      note.dataset.window = res.window;
+    } catch (e) {
+      note.dataset.state = "error";
+      note.textContent = e instanceof Error ? `${u.title} could not open: ${e.message}` : `${u.title} could not open.`;
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  private async remove(u: HomeUnique, note: HTMLElement, button: HTMLButtonElement): Promise<void> {
+    if (!window.confirm(`Remove ${u.title}? Its files are deleted; saved sessions stay.`)) return;
+    button.disabled = true;
+    try {
+      await this.api.remove(u.name);
+      await this.refresh();
+      byId<HTMLElement>("uniques-title").focus();
+    } catch (e) {
+      note.dataset.state = "error";
+      note.textContent = e instanceof Error ? `${u.title} could not be removed: ${e.message}` : "It could not be removed.";
+      button.disabled = false;
+    }
+  }
+
+  private renderSessions(ov: Overview): void {
+    const list = byId("sessions");
+    list.replaceChildren();
+    if (ov.sessions.length === 0) {
+      list.append(el("li", { className: "empty" }, "No saved sessions yet. A unique saves one when you close its window."));
+      return;
+    }
+    const titles = new Map(ov.uniques.map((u) => [u.name, u] as const));
+    const now = Date.now();
+    for (const s of ov.sessions.slice(0, 12)) {
+      const u = titles.get(s.unique);
+      const title = u?.title ?? s.unique;
+      const note = el("p", { className: "open-note" });
+      note.setAttribute("role", "status");
+      const what = el("span", { className: "what" }, el("strong", {}, title), s.summary ? ` — ${s.summary}` : "");
+      const li = el("li", {}, what, el("span", { className: "when" }, formatWhen(s.ts, now)));
+      if (u) {
+        const b = el("button", { type: "button", className: "quiet" }, "Resume");
+        b.setAttribute("aria-label", `Resume ${title}, saved ${formatWhen(s.ts, now)}`);
+        b.addEventListener("click", () => void this.open(u, s.id, note, b));
+        li.append(b);
+      }
+      li.append(note);
+      list.append(li);
+    }
+  }
+
+  private renderDevices(ov: Overview): void {
+    const list = byId("devices");
+    list.replaceChildren();
+    if (!ov.devices.available) {
+      list.append(el("li", { className: "empty" }, "Pair a phone from the pad page: choose “Pair a phone…” in the Lets tray menu, or run `lets pad pair`."));
+      return;
+    }
+    if (ov.devices.list.length === 0) {
+      list.append(el("li", { className: "empty" }, "No phone is paired yet. Choose “Pair a phone…” in the Lets tray menu."));
+      return;
+    }
+    for (const d of ov.devices.list) {
+      const state = d.connected > 0 ? "connected" : "not connected";
+      list.append(el("li", {}, el("strong", {}, d.name || "A phone"), el("span", { className: "when" }, `paired ${formatWhen(Date.parse(d.paired_at), Date.now())}, ${state}`)));
+    }
+  }
+
+  async install(ev: SubmitEvent): Promise<void> {
+    ev.preventDefault();
+    if (this.busy) return;
+    const input = byId<HTMLInputElement>("install-source");
+    const button = byId<HTMLButtonElement>("install-button");
+    const progress = byId<HTMLOListElement>("install-progress");
+    const error = byId("install-error");
+    const done = byId("install-done");
+    error.hidden = true;
+    done.hidden = true;
+    const source = input.value.trim();
+    if (!source) {
+      input.setAttribute("aria-invalid", "true");
+      error.hidden = false;
+      error.textContent = "Type a git address (https://…) or the path of a folder on this computer first.";
+      input.focus();
+      return;
+    }
+    input.removeAttribute("aria-invalid");
+    this.busy = true;
+    button.disabled = true;
+    button.textContent = "Installing…";
+    progress.replaceChildren();
+    progress.hidden = false;
+    try {
+      const res = await this.api.install(source, (line) => progress.append(el("li", {}, line)));
+      done.hidden = false;
+      done.textContent = `${res.title} ${res.version} is installed.` + (res.warnings.length ? ` Note: ${res.warnings.join(" ")}` : "");
+      input.value = "";
+      await this.refresh();
+    } catch (e) {
+      error.hidden = false;
+      input.setAttribute("aria-invalid", "true");
+      error.textContent = e instanceof Error ? `It could not be installed. ${e.message}` : "It could not be installed.";
+    } finally {
+      this.busy = false;
+      button.disabled = false;
+      button.textContent = "Install";
+    }
+  }
+}
+
+async function startHome(): Promise<void> {
+  const api = new HomeAPI();
+  const home = new Home(api);
+  byId<HTMLFormElement>("install-form").addEventListener("submit", (ev) => void home.install(ev));
+  let ready = false;
+  try {
+    ready = await api.start(window.location, window.history, session());
+  } catch (e) {
+    home.lock(
+      e instanceof HostError && e.status === 401
+        ? "This link to Home was already used, or it is more than two minutes old. Choose Home in the Lets tray menu, or start `lets` again, for a fresh one."
+        : "Lets could not open Home just now. Check that it is running, then try again from the tray menu.",
+    );
+    return;
+  }
+  if (!ready) {
+    home.lock();
+    return;
+  }
+  await home.refresh();
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") void home.refresh();
+  });
+  setInterval(() => {
+    if (document.visibilityState === "visible") void home.refresh();
+  }, 15_000);
+}
+
 if (typeof document !== "undefined") {
   document.addEventListener("DOMContentLoaded", () => {
-    byId("refresh").addEventListener("click", () => void refresh());
-    void refresh();
-    setInterval(() => void refresh(), 30_000);
+    byId("refresh").addEventListener("click", () => void refreshHealth());
+    void refreshHealth();
+    setInterval(() => void refreshHealth(), 30_000);
+    void startHome();
   });
 }

@@ -1,0 +1,449 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/lets-app/lets/backend/lip"
+	"github.com/lets-app/lets/backend/manifest"
+	"github.com/lets-app/lets/backend/sessions"
+	"github.com/lets-app/lets/backend/token"
+)
+
+// The home page (frontend/static/index.html) is a public file, but what it
+// shows and does (the uniques, installing, opening windows) needs a home
+// token. The app gets a link with a one-time key from HomeLink (or
+// POST /lip/home-link with the host token); the page trades the key for a
+// home token once (POST /home/api/claim) and keeps it in sessionStorage,
+// which is per origin and per tab. A home token opens only the home API
+// below, not the rest of the host API; Host/Origin checks (loopbackGuard)
+// apply as everywhere.
+
+// HomeOptions are what the home page shows beyond the host's own data.
+type HomeOptions struct {
+	// Devices lists the phones paired with the web pad surface; nil when
+	// the pad surface does not run in this process (the page then says how
+	// to pair one).
+	Devices func() []PairedDevice
+	// LookPath finds the claude command; nil means exec.LookPath.
+	LookPath func(string) (string, error)
+}
+
+// PairedDevice is one phone paired with the web pad surface.
+type PairedDevice struct {
+	Name      string    `json:"name"`
+	PairedAt  time.Time `json:"paired_at"`
+	Connected int       `json:"connected"`
+}
+
+const (
+	// homeKeyTTL bounds how long an unclaimed home link works.
+	homeKeyTTL = 2 * time.Minute
+	// maxHomeKeys and maxHomeTokens bound the state; the oldest goes first.
+	maxHomeKeys   = 16
+	maxHomeTokens = 16
+	// maxIconBytes caps an icon the home page shows.
+	maxIconBytes = 1 << 20
+	// homeInstallTimeout bounds one install started from the home page.
+	homeInstallTimeout = 5 * time.Minute
+)
+
+// homeState holds the one-time keys and the home tokens. The zero value
+// is ready.
+type homeState struct {
+	mu     sync.Mutex
+	keys   map[string]time.Time // key → minted at
+	tokens map[string]time.Time // token → issued at
+}
+
+func oldest(m map[string]time.Time) string {
+	var k string
+	var at time.Time
+	for key, t := range m {
+		if k == "" || t.Before(at) {
+			k, at = key, t
+		}
+	}
+	return k
+}
+
+func (h *homeState) mintKey(now time.Time) (string, error) {
+	key, err := token.New()
+	if err != nil {
+		return "", fmt.Errorf("make a home link: %w", err)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.keys == nil {
+		h.keys = map[string]time.Time{}
+	}
+	for k, t := range h.keys {
+		if now.Sub(t) > homeKeyTTL {
+			delete(h.keys, k)
+		}
+	}
+	for len(h.keys) >= maxHomeKeys {
+		delete(h.keys, oldest(h.keys))
+	}
+	h.keys[key] = now
+	return key, nil
+}
+
+// claim spends a one-time key and issues a home token; ok is false for an
+// unknown, used or expired key.
+func (h *homeState) claim(key string, now time.Time) (string, bool, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var found string
+	for k, t := range h.keys {
+		if token.Equal(key, k) && now.Sub(t) <= homeKeyTTL {
+			found = k
+		}
+	}
+	if found == "" || key == "" {
+		return "", false, nil
+	}
+	delete(h.keys, found)
+	tok, err := token.New()
+	if err != nil {
+		return "", false, fmt.Errorf("make a home token: %w", err)
+	}
+	if h.tokens == nil {
+		h.tokens = map[string]time.Time{}
+	}
+	for len(h.tokens) >= maxHomeTokens {
+		delete(h.tokens, oldest(h.tokens))
+	}
+	h.tokens[tok] = now
+	return tok, true, nil
+}
+
+func (h *homeState) valid(tok string) bool {
+	if tok == "" {
+		return false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ok := false
+	for t := range h.tokens {
+		if token.Equal(tok, t) {
+			ok = true
+		}
+	}
+	return ok
+}
+
+// HomeLink returns the home page's address with a fresh one-time key (in
+// the fragment, so it never reaches a server log). Give it to the home
+// window or the browser; it works once, within two minutes.
+func (s *Server) HomeLink() (string, error) {
+	key, err := s.home.mintKey(s.opts.Now())
+	if err != nil {
+		return "", err
+	}
+	return s.URL() + "/#k=" + key, nil
+}
+
+// registerHome adds the home page's API to mux.
+func (s *Server) registerHome(mux *http.ServeMux) {
+	mux.Handle("POST /lip/home-link", s.requireHostToken(http.HandlerFunc(s.handleHomeLink)))
+	mux.HandleFunc("POST /home/api/claim", s.handleHomeClaim)
+	mux.Handle("GET /home/api/overview", s.requireHomeToken(s.handleHomeOverview))
+	mux.Handle("GET /home/api/icon/{name}", s.requireHomeToken(s.lipOnly(s.handleHomeIcon)))
+	mux.Handle("POST /home/api/open", s.requireHomeToken(s.lipOnly(s.handleOpen)))
+	mux.Handle("POST /home/api/install", s.requireHomeToken(s.lipOnly(s.handleHomeInstall)))
+	mux.Handle("DELETE /home/api/uniques/{name}", s.requireHomeToken(s.lipOnly(s.handleRemove)))
+}
+
+func (s *Server) handleHomeLink(w http.ResponseWriter, r *http.Request) {
+	link, err := s.HomeLink()
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, string(lip.CodeInternal), err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"url": link, "expires_in_s": int(homeKeyTTL / time.Second)})
+}
+
+// requireHomeToken lets through a home token (or the host token, for the
+// CLI); a window token is 403, anything else 401.
+func (s *Server) requireHomeToken(next http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t := presentedToken(r)
+		if s.home.valid(t) || token.Equal(t, s.opts.Token) {
+			next(w, r)
+			return
+		}
+		if s.core != nil && s.core.isWindowToken(t) {
+			writeError(w, http.StatusForbidden, "forbidden", "a window token cannot use the home page's API")
+			return
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer realm="lets-home"`)
+		writeError(w, http.StatusUnauthorized, "unauthorized", "this page needs a fresh link: open Home from the Lets tray menu, or run `lets` again")
+	})
+}
+
+func (s *Server) handleHomeClaim(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Key string `json:"key"`
+	}
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	tok, ok, err := s.home.claim(req.Key, s.opts.Now())
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, string(lip.CodeInternal), err.Error())
+		return
+	}
+	if !ok {
+		writeError(w, http.StatusUnauthorized, "unauthorized", "this home link was already used or is too old; open Home from the Lets tray menu, or run `lets` again")
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"token": tok})
+}
+
+// homeUnique is one unique as the home page shows it.
+type homeUnique struct {
+	Name        string `json:"name"`
+	Title       string `json:"title"`
+	Description string `json:"description"`
+	Version     string `json:"version"`
+	Source      string `json:"source"`
+	Builtin     bool   `json:"builtin"`
+	Icon        bool   `json:"icon"`
+}
+
+type homeDevices struct {
+	// Available is false when the pad surface does not run in this process.
+	Available bool           `json:"available"`
+	List      []PairedDevice `json:"list"`
+}
+
+type homeClaude struct {
+	CLI          bool   `json:"cli"`
+	CLIPath      string `json:"cli_path,omitempty"`
+	Hooks        bool   `json:"hooks"`
+	SettingsPath string `json:"settings_path"`
+}
+
+type homeOverview struct {
+	Version  string          `json:"version"`
+	Uniques  []homeUnique    `json:"uniques"`
+	Sessions []sessions.Info `json:"sessions"`
+	Windows  []windowInfo    `json:"windows"`
+	Devices  homeDevices     `json:"devices"`
+	Claude   homeClaude      `json:"claude"`
+	// Problems are things the page could not read, said kindly.
+	Problems []string `json:"problems"`
+}
+
+// maxHomeSessions bounds the saved sessions listed.
+const maxHomeSessions = 50
+
+func (s *Server) handleHomeOverview(w http.ResponseWriter, r *http.Request) {
+	ov := homeOverview{Version: s.opts.Version, Uniques: []homeUnique{}, Sessions: []sessions.Info{}, Windows: []windowInfo{}, Problems: []string{}}
+	if s.core == nil {
+		ov.Problems = append(ov.Problems, "This Lets runs without a data folder, so it has no uniques.")
+	} else {
+		reg := s.core.registry
+		if err := reg.Reload(); err != nil {
+			s.opts.Log.Warn("rescanning the uniques folder failed", "err", err)
+		}
+		for _, u := range reg.List() {
+			m := u.Manifest
+			ov.Uniques = append(ov.Uniques, homeUnique{Name: m.Name, Title: m.Title, Description: m.Description,
+				Version: m.Version, Source: u.Source(), Builtin: u.Builtin, Icon: iconType(m.Icon) != ""})
+		}
+		list, err := s.core.sessions.List("")
+		if err != nil && !errors.Is(err, sessions.ErrNotFound) {
+			ov.Problems = append(ov.Problems, "Saved sessions could not be read: "+err.Error())
+		}
+		if len(list) > maxHomeSessions {
+			list = list[:maxHomeSessions]
+		}
+		if list != nil {
+			ov.Sessions = list
+		}
+		ov.Windows = s.core.listWindows()
+	}
+	if d := s.opts.Home.Devices; d != nil {
+		ov.Devices = homeDevices{Available: true, List: d()}
+	}
+	if ov.Devices.List == nil {
+		ov.Devices.List = []PairedDevice{}
+	}
+	ov.Claude = s.claudeSetup()
+	writeJSON(w, http.StatusOK, ov)
+}
+
+// claudeSetup reports whether Claude Code is installed (claude on PATH)
+// and whether its user settings call `lets hook` (what `lets setup claude`
+// writes).
+func (s *Server) claudeSetup() homeClaude {
+	look := s.opts.Home.LookPath
+	if look == nil {
+		look = exec.LookPath
+	}
+	var c homeClaude
+	if p, err := look("claude"); err == nil {
+		c.CLI, c.CLIPath = true, p
+	}
+	if home := s.opts.Getenv("HOME"); home != "" {
+		c.SettingsPath = filepath.Join(home, ".claude", "settings.json")
+		if b, err := readSmallFile(c.SettingsPath, 4<<20); err == nil {
+			c.Hooks = bytes.Contains(b, []byte("lets hook"))
+		}
+	}
+	return c
+}
+
+func readSmallFile(name string, max int64) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var b bytes.Buffer
+	if _, err := b.ReadFrom(&limitedReader{f: f, n: max}); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+type limitedReader struct {
+	f *os.File
+	n int64
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.n <= 0 {
+		return 0, errors.New("the file is too large")
+	}
+	if int64(len(p)) > l.n {
+		p = p[:l.n]
+	}
+	n, err := l.f.Read(p)
+	l.n -= int64(n)
+	return n, err
+}
+
+// iconType is the Content-Type of an icon file the home page shows, or ""
+// for a type it does not.
+func iconType(name string) string {
+	switch path.Ext(name) {
+	case ".svg":
+		return "image/svg+xml"
+	case ".png":
+		return "image/png"
+	case ".webp":
+		return "image/webp"
+	case ".jpg", ".jpeg":
+		return "image/jpeg"
+	case ".gif":
+		return "image/gif"
+	}
+	return ""
+}
+
+// handleHomeIcon serves a unique's icon to the home page (an <img>, so the
+// token comes in ?t=). The icon comes from the unique, which Lets does not
+// trust: a sandbox CSP keeps an SVG opened on its own from running script
+// on this origin, and nosniff (loopbackGuard) keeps the type.
+func (s *Server) handleHomeIcon(w http.ResponseWriter, r *http.Request) {
+	u, err := s.core.registry.Get(r.PathValue("name"))
+	if err != nil {
+		writeError(w, http.StatusNotFound, string(lip.CodeUnknownUnique), "no unique of that name is installed")
+		return
+	}
+	ctype := iconType(u.Manifest.Icon)
+	if ctype == "" {
+		writeError(w, http.StatusNotFound, "no_icon", "this unique has no icon the home page can show")
+		return
+	}
+	b, err := u.ReadFile(u.Manifest.Icon)
+	if err != nil || len(b) > maxIconBytes {
+		writeError(w, http.StatusNotFound, "no_icon", "this unique's icon cannot be read (missing or over 1 MiB)")
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", ctype)
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; sandbox")
+	h.Set("Cache-Control", "private, max-age=60")
+	_, _ = w.Write(b)
+}
+
+// installLine is one line of POST /home/api/install's answer (NDJSON):
+// progress lines while it works, then done or error.
+type installLine struct {
+	Progress string          `json:"progress,omitempty"`
+	Done     *installDone    `json:"done,omitempty"`
+	Error    *installProblem `json:"error,omitempty"`
+}
+
+type installDone struct {
+	Name     string   `json:"name"`
+	Title    string   `json:"title"`
+	Version  string   `json:"version"`
+	Warnings []string `json:"warnings"`
+}
+
+type installProblem struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// handleHomeInstall installs a unique (the installer of `lets install`)
+// and streams its progress as NDJSON, so the page can show each step as
+// it happens. Closing the request cancels the install.
+func (s *Server) handleHomeInstall(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Source string `json:"source"`
+	}
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	if req.Source == "" {
+		writeError(w, http.StatusBadRequest, string(lip.CodeBadEnvelope), "give a git URL or a folder to install from")
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	var mu sync.Mutex
+	enc := json.NewEncoder(w)
+	send := func(l installLine) {
+		mu.Lock()
+		defer mu.Unlock()
+		_ = enc.Encode(l)
+		_ = rc.Flush()
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), homeInstallTimeout)
+	defer cancel()
+	u, err := s.core.registry.Install(ctx, req.Source, func(msg string) { send(installLine{Progress: msg}) })
+	if err != nil {
+		send(installLine{Error: &installProblem{Code: installCode(err), Message: err.Error()}})
+		return
+	}
+	warnings := u.Warnings
+	if warnings == nil {
+		warnings = []string{}
+	}
+	send(installLine{Done: &installDone{Name: u.Name(), Title: u.Manifest.Title, Version: u.Manifest.Version, Warnings: warnings}})
+}
+
+func installCode(err error) string {
+	if errors.Is(err, manifest.ErrInvalid) {
+		return string(lip.CodeInvalidManifest)
+	}
+	return string(lip.CodeInstallFailed)
+}

@@ -1,0 +1,56 @@
+// Pure helpers of the home page: words for times and for Claude's set-up.
+
+/** "3 h 5 min", "42 s" — short and human. */
+export function formatUptime(seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds));
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return m % 60 ? `${h} h ${m % 60} min` : `${h} h`;
+  return `${Math.floor(h / 24)} days`;
+}
+
+/** "just now", "5 min ago", "yesterday", "3 days ago", or the date. */
+export function formatWhen(ms: number, now: number): string {
+  const s = Math.floor((now - ms) / 1000);
+  if (s < 60) return "just now";
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ago`;
+  const h = Math.floor(m / 60);
+  if (h < 24) return `${h} h ago`;
+  const d = Math.floor(h / 24);
+  if (d === 1) return "yesterday";
+  if (d < 14) return `${d} days ago`;
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+export interface ClaudeSetup {
+  cli: boolean;
+  cli_path?: string;
+  hooks: boolean;
+  settings_path: string;
+}
+
+/** What the page says about Claude: ready, partly set up, or not yet. */
+export function claudeStatus(c: ClaudeSetup): { state: "ready" | "partial" | "missing"; text: string } {
+  if (c.cli && c.hooks) {
+    return { state: "ready", text: "Claude is set up: Claude Code is installed and tells Lets what it is doing." };
+  }
+  if (c.cli) {
+    return {
+      state: "partial",
+      text: "Not yet: Claude Code is installed, but its settings do not call Lets yet. Choose “Set up Claude…” in the Lets tray menu, or run `lets setup claude`.",
+    };
+  }
+  return {
+    state: "missing",
+    text: "Not yet: Claude Code (the `claude` command) is not installed on this computer. Install it, then choose “Set up Claude…” in the Lets tray menu.",
+  };
+}
+
+/** The first letter of a title, for a unique without an icon. */
+export function initial(title: string): string {
+  const ch = Array.from(title.trim())[0];
+  return ch ? ch.toUpperCase() : "?";
+}
