@@ -75,8 +75,13 @@ export class ChatStream {
 
   /** The text of the contiguous chunks from the first one. */
   text(): string {
-    const seqs = [...this.chunks.keys()].sort((a, b) => a - b);
-    return seqs.map((s) => this.chunks.get(s)).join("");
+    // A later chunk waits for the ones before it, so the bubble never
+    // shows "world" and then jumps to "Hello world". Streams count from 1
+    // (or 0 when a chunk 0 arrived).
+    let seq = this.chunks.has(0) ? 0 : 1;
+    let out = "";
+    for (let n = 0; n <= this.chunks.size && this.chunks.has(seq); n++, seq++) out += this.chunks.get(seq);
+    return out;
   }
 
   /** Chunks in display order. */

@@ -85,10 +85,27 @@ interface PortMessage {
         else wt.reject(Object.assign(new Error(m.error?.message ?? "failed"), { code: m.error?.code }));
         break;
       }
+      case "theme":
+        applyTheme(m as unknown as { name?: string; scheme?: string; vars?: Record<string, unknown> });
+        break;
       case "error":
         for (const h of errorHandlers) h(m.error as { code: string; message: string });
         if (!errorHandlers.size) console.warn("lip:", m.error?.code, m.error?.message);
         break;
+    }
+  }
+
+  // The shell's theme as CSS variables on the unique's root element
+  // (var(--lets-accent) and friends), plus data-lets-theme="light|dark".
+  // The shell checked the values; names are checked again here.
+  function applyTheme(t: { name?: string; scheme?: string; vars?: Record<string, unknown> }): void {
+    const el = document.documentElement;
+    for (const [k, v] of Object.entries(t.vars ?? {})) {
+      if (/^--lets-[a-z0-9-]{1,48}$/.test(k) && typeof v === "string") el.style.setProperty(k, v);
+    }
+    if (t.scheme === "light" || t.scheme === "dark") {
+      el.dataset.letsTheme = t.scheme;
+      el.style.setProperty("color-scheme", t.scheme);
     }
   }
 
@@ -188,13 +205,29 @@ interface PortMessage {
     lip.summon(ev.clientX, ev.clientY, context);
   });
 
-  window.addEventListener("paste", (ev: ClipboardEvent) => {
-    for (const item of Array.from(ev.clipboardData?.items ?? [])) {
+  // Images pasted or dropped on the unique go up as media.image, unless the
+  // unique handled the event itself (preventDefault).
+  function uploadImages(data: DataTransfer | null, source: "paste" | "drop"): boolean {
+    let any = false;
+    for (const item of Array.from(data?.items ?? [])) {
       if (item.kind === "file" && item.type.startsWith("image/")) {
         const f = item.getAsFile();
-        if (f) void lip.upload(f, { source: "paste" }).catch((e) => console.warn("lip: upload failed", e));
+        if (f) {
+          any = true;
+          void lip.upload(f, { source }).catch((e) => console.warn("lip: upload failed", e));
+        }
       }
     }
+    return any;
+  }
+  window.addEventListener("paste", (ev: ClipboardEvent) => {
+    if (!ev.defaultPrevented) uploadImages(ev.clipboardData, "paste");
+  });
+  window.addEventListener("dragover", (ev: DragEvent) => {
+    if (!ev.defaultPrevented && Array.from(ev.dataTransfer?.types ?? []).includes("Files")) ev.preventDefault();
+  });
+  window.addEventListener("drop", (ev: DragEvent) => {
+    if (!ev.defaultPrevented && uploadImages(ev.dataTransfer, "drop")) ev.preventDefault();
   });
 
   if (document.readyState === "complete") setTimeout(() => lip.ready(), 0);

@@ -5,8 +5,14 @@
 // stream, and the runner's allow prompt (spec lip-1 §1.3, §6, §7, §10).
 
 import "./shell.css";
+import "./chrome.css";
 import { checkEnvelope, makeEnvelope, RESERVED_DOMAINS, type Envelope } from "./envelope";
-import { backoff, ChatStream, checkThemeVars, componentView, Delivery, framesOf, uniqueMayEmit } from "./protocol";
+import { backoff, Delivery, framesOf, uniqueMayEmit } from "./protocol";
+import { Chat, type ChromeDeps, type UploadResult } from "./chat";
+import { Components } from "./components";
+import { imageFiles } from "./dom";
+import { Prompts } from "./prompts";
+import { Theme, Toasts, type ThemeState } from "./ui";
 
 interface Config {
   window: string;
@@ -51,7 +57,7 @@ function byId<T extends HTMLElement>(id: string): T {
 const root = byId<HTMLDivElement>("lets-shell");
 const statusEl = byId<HTMLSpanElement>("lets-status");
 const frame = byId<HTMLIFrameElement>("lets-unique");
-const toasts = byId<HTMLDivElement>("lets-toasts");
+const toastStack = byId<HTMLDivElement>("lets-toasts");
 
 function setState(state: "connecting" | "online" | "offline" | "closed", text: string): void {
   root.dataset.state = state;
@@ -81,6 +87,7 @@ window.addEventListener("message", (ev: MessageEvent) => {
   uniqueReady = false;
   uniquePort.onmessage = (m) => void fromUnique(m.data as Record<string, unknown>);
   frame.contentWindow?.postMessage({ lets: "port" }, cfg.frameOrigin, [channel.port2]);
+  themeToUnique(theme.state());
 });
 
 function refuseToUnique(code: string, message: string): void {
@@ -142,10 +149,10 @@ async function post(path: string, body: BodyInit, headers: Record<string, string
   return json;
 }
 
-function upload(blob: Blob, source: string, componentId: string | undefined, via: "unique" | "shell"): Promise<unknown> {
+function upload(blob: Blob, source: string, componentId: string | undefined, via: "unique" | "shell"): Promise<UploadResult> {
   const headers: Record<string, string> = { "Content-Type": blob.type || "application/octet-stream", "X-Lets-Source": source, "X-Lets-Via": via };
   if (componentId) headers["X-Lets-Component"] = componentId;
-  return post("/lip/upload", blob, headers);
+  return post("/lip/upload", blob, headers) as Promise<UploadResult>;
 }
 
 // --------------------------------------------------------------- channel
@@ -173,7 +180,7 @@ function connect(): void {
   ws = sock;
   welcomed = false;
   sock.onopen = () => {
-    const data: Record<string, unknown> = { shell: "lets-shell", version: cfg.version, window: cfg.window, medium: "screen", caps: ["toast", "theme", "note", "chat", "prompt"] };
+    const data: Record<string, unknown> = { shell: "lets-shell", version: cfg.version, window: cfg.window, medium: "screen", caps: ["toast", "theme", "note", "chat", "components", "media.image", "prompt", "approval"] };
     if (everWelcomed) data.resume = delivery.lastSeq;
     sock.send(JSON.stringify({ ...makeEnvelope("lip.hello", data), from: "shell" }));
   };
@@ -239,40 +246,41 @@ function apply(env: Envelope): void {
       closeWindow(String(d.reason ?? "host"));
       break;
     case "ui.toast":
-      toast(String(d.text ?? ""), String(d.level ?? "info"), typeof d.ttl === "number" ? d.ttl : 4000);
+      toasts.show(String(d.text ?? ""), d.level, d.ttl);
       break;
     case "ui.theme":
-      theme(d);
+      theme.apply(d);
       break;
     case "entity.say":
       say(String(d.text ?? ""), typeof d.ttl === "number" ? d.ttl : 6000);
       break;
+    case "chat.open":
+      chat.open();
+      break;
+    case "chat.close":
+      chat.close();
+      break;
     case "chat.say":
-      chat(env);
+      chat.say(env.re ?? env.id, d);
+      break;
+    case "chat.typing":
+      chat.typing(d.on === true);
       break;
     case "component.create":
+      components.create(d);
+      break;
     case "component.update":
-      component(String(d.id ?? ""), d.type, d.props, env.type === "component.update");
+      components.update(d);
       break;
     case "component.remove":
-      document.querySelector(`[data-component="${CSS.escape(String(d.id ?? ""))}"]`)?.remove();
+      components.remove(String(d.id ?? ""));
       break;
     case "shell.ask":
-      ask(d as { id: string; title: string; language: string; question: string });
+      prompts.ask(d as { id: string });
       return; // a host prompt is not the unique's business
   }
   // Every command also reaches the unique; it ignores what it does not handle.
   toUnique({ op: "command", envelope: env });
-}
-
-function toast(text: string, level: string, ttl: number): void {
-  const el = document.createElement("div");
-  el.className = "toast";
-  el.dataset.level = ["info", "ok", "warn", "error"].includes(level) ? level : "info";
-  el.setAttribute("role", level === "error" ? "alert" : "status");
-  el.textContent = text;
-  toasts.append(el);
-  setTimeout(() => el.remove(), Math.max(1000, Math.min(ttl, 60000)));
 }
 
 let bubble: HTMLDivElement | null = null;
@@ -288,112 +296,6 @@ function say(text: string, ttl: number): void {
   bubble.hidden = false;
   clearTimeout(bubbleTimer);
   bubbleTimer = window.setTimeout(() => bubble && (bubble.hidden = true), Math.max(1000, Math.min(ttl, 120000)));
-}
-
-const streams = new Map<string, { stream: ChatStream; el: HTMLDivElement }>();
-function chat(env: Envelope): void {
-  const key = env.re ?? env.id;
-  let s = streams.get(key);
-  if (!s) {
-    const el = document.createElement("div");
-    el.className = "chat-bubble";
-    el.dataset.re = key;
-    el.setAttribute("role", "log");
-    byId("lets-chat-log").append(el);
-    s = { stream: new ChatStream(), el };
-    streams.set(key, s);
-  }
-  s.stream.add(env.data as { text?: unknown; seq?: unknown; done?: unknown });
-  s.el.textContent = s.stream.text();
-  s.el.dataset.done = String(s.stream.done);
-}
-
-function theme(d: Record<string, unknown>): void {
-  const name = d.name;
-  if (name === "light" || name === "dark") root.dataset.theme = name;
-  else if (name === "system") delete root.dataset.theme;
-  const { applied, refused } = checkThemeVars(d.vars);
-  for (const [k, v] of Object.entries(applied)) root.style.setProperty(k, v);
-  for (const r of refused) console.warn(`lets: theme variable ${r.name} refused: ${r.reason}`);
-  root.dataset.themeRefused = refused.map((r) => r.name).join(" ");
-}
-
-function component(id: string, type: unknown, props: unknown, update: boolean): void {
-  if (!id) return;
-  let el = document.querySelector<HTMLElement>(`[data-component="${CSS.escape(id)}"]`);
-  if (update && el) {
-    type = el.dataset.requested;
-    const old = JSON.parse(el.dataset.props ?? "{}") as Record<string, unknown>;
-    props = { ...old, ...(props as Record<string, unknown>) };
-  }
-  const view = componentView(type, props);
-  if (!el) {
-    el = document.createElement("section");
-    el.dataset.component = id;
-    byId("lets-dock").append(el);
-  }
-  el.dataset.requested = typeof type === "string" ? type : "";
-  el.dataset.props = JSON.stringify(view.props);
-  el.className = "component note";
-  el.dataset.type = view.type;
-  el.replaceChildren();
-  const title = view.props.title ?? view.props.label;
-  if (typeof title === "string") {
-    const h = document.createElement("h2");
-    h.textContent = title;
-    el.append(h);
-  }
-  const text = view.props.text ?? view.props.body;
-  if (typeof text === "string") {
-    const p = document.createElement("p");
-    p.textContent = text;
-    el.append(p);
-  }
-  if (view.fallbackFrom !== undefined || view.type !== "note") {
-    // Types this shell does not draw yet show their raw props.
-    const pre = document.createElement("pre");
-    pre.className = "raw";
-    pre.textContent = `${view.fallbackFrom ?? view.type}: ${JSON.stringify(view.props, null, 2)}`;
-    el.append(pre);
-  }
-}
-
-function ask(d: { id: string; title: string; language: string; question: string }): void {
-  const dlg = document.createElement("dialog");
-  dlg.className = "prompt";
-  dlg.setAttribute("aria-labelledby", "prompt-q");
-  dlg.setAttribute("aria-describedby", "prompt-why");
-  const q = document.createElement("h2");
-  q.id = "prompt-q";
-  q.textContent = d.question || `Allow ${d.title} to run ${d.language} on this computer?`;
-  const why = document.createElement("p");
-  why.id = "prompt-why";
-  why.textContent = `${d.title} wants to run ${d.language} code with your user's rights. Allow it only if you trust this unique.`;
-  const row = document.createElement("div");
-  row.className = "actions";
-  let answered = false;
-  const answer = (choice: string) => {
-    if (answered) return;
-    answered = true;
-    send(makeEnvelope("shell.answer", { id: d.id, choice }), "shell");
-    dlg.close();
-    dlg.remove();
-  };
-  for (const [choice, label] of [["deny", "Deny"], ["once", "Allow once"], ["always", "Always allow"]] as const) {
-    const b = document.createElement("button");
-    b.type = "button";
-    b.dataset.choice = choice;
-    b.textContent = label;
-    if (choice === "deny") b.className = "secondary";
-    b.addEventListener("click", () => answer(choice));
-    row.append(b);
-  }
-  dlg.append(q, why, row);
-  dlg.addEventListener("cancel", () => answer("deny"));
-  // Inside the shell element, so the dialog gets the shell's theme variables.
-  (document.getElementById("lets-shell") ?? document.body).append(dlg);
-  dlg.showModal();
-  (row.querySelector('[data-choice="deny"]') as HTMLButtonElement).focus();
 }
 
 function closeWindow(reason: string): void {
@@ -414,16 +316,34 @@ function closeWindow(reason: string): void {
 
 // ------------------------------------------------------------------ start
 
-{
-  const dock = document.createElement("div");
-  dock.id = "lets-dock";
-  dock.className = "dock";
-  const log = document.createElement("div");
-  log.id = "lets-chat-log";
-  log.className = "chat-log";
-  log.setAttribute("aria-live", "polite");
-  root.append(dock, log);
+// Chat, components, toasts, theme and prompts (issue #11): host chrome the
+// unique cannot reach; human acts go up as the shell.
+const chromeDeps: ChromeDeps = {
+  emit: (type, data) => send(makeEnvelope(type, data), "shell"),
+  upload: (blob, source, componentId) => upload(blob, source, componentId, "shell"),
+};
+const toasts = new Toasts(toastStack);
+const components = new Components(root, chromeDeps);
+const chat = new Chat(root, root.querySelector<HTMLElement>(".bar"), chromeDeps);
+const prompts = new Prompts(root, (id, choice) => send(makeEnvelope("shell.answer", { id, choice }), "shell"));
+function themeToUnique(s: ThemeState): void {
+  toUnique({ op: "theme", name: s.name, scheme: s.scheme, vars: s.vars });
 }
+const theme = new Theme(root, themeToUnique);
+// An image pasted or dropped anywhere on the shell's own chrome (not on a
+// control that takes it itself) is uploaded; the host emits media.image.
+document.addEventListener("paste", (ev) => {
+  if (ev.defaultPrevented) return;
+  for (const f of imageFiles(ev.clipboardData)) void upload(f, "paste", undefined, "shell").catch((e) => toasts.show(`The image could not be uploaded: ${errorOf(e).message}`, "error", 6000));
+});
+document.addEventListener("dragover", (ev) => {
+  if (Array.from(ev.dataTransfer?.types ?? []).includes("Files")) ev.preventDefault();
+});
+document.addEventListener("drop", (ev) => {
+  if (ev.defaultPrevented) return;
+  ev.preventDefault();
+  for (const f of imageFiles(ev.dataTransfer)) void upload(f, "drop", undefined, "shell").catch((e) => toasts.show(`The image could not be uploaded: ${errorOf(e).message}`, "error", 6000));
+});
 // Focus moving into the unique's frame is still this window's focus.
 let focused = document.hasFocus();
 const focusChanged = () =>

@@ -1,0 +1,293 @@
+// The chat panel (seed §3.3, spec lip-1 §4.3): history, an input where
+// Enter sends and Shift+Enter breaks the line, image attachments by paste,
+// drop or the picker (uploaded before the message goes), Claude's streamed
+// replies (chat.say by re and seq), a typing indicator, Markdown-lite with
+// a copy button on code. It lives in the shell page (origin A), so the
+// unique can neither read the input nor type into it.
+
+import { button, iconButton, dragHasFiles, h, imageFiles } from "./dom";
+import { linkText, parseMarkdownLite, type Block, type Inline } from "./markdown";
+import { ChatStream } from "./protocol";
+
+export interface UploadResult {
+  path: string;
+  w: number;
+  h: number;
+  mime: string;
+  bytes: number;
+}
+
+export interface ChromeDeps {
+  /** Sends an up-event as the shell (a human act). */
+  emit(type: string, data: Record<string, unknown>): void;
+  /** Stores an image through POST /lip/upload. */
+  upload(blob: Blob, source: "paste" | "drop" | "file", componentId?: string): Promise<UploadResult>;
+}
+
+const HISTORY_MAX = 200;
+const TYPING_MAX_MS = 30000;
+
+export class Chat {
+  readonly panel: HTMLElement;
+  readonly toggle: HTMLButtonElement;
+  private readonly log: HTMLDivElement;
+  private readonly input: HTMLTextAreaElement;
+  private readonly typingEl: HTMLDivElement;
+  private readonly attachRow: HTMLDivElement;
+  private readonly sendBtn: HTMLButtonElement;
+  private readonly streams = new Map<string, { stream: ChatStream; el: HTMLElement }>();
+  private attachments: { path: string; mime: string; name: string }[] = [];
+  private uploading = 0;
+  private typingTimer = 0;
+
+  constructor(
+    host: HTMLElement,
+    bar: HTMLElement | null,
+    private readonly deps: ChromeDeps,
+  ) {
+    this.toggle = button("Chat", "chat-toggle", "Open the chat with Claude");
+    this.toggle.id = "lets-chat-toggle";
+    this.toggle.setAttribute("aria-controls", "lets-chat");
+    this.toggle.setAttribute("aria-expanded", "false");
+    this.toggle.addEventListener("click", () => (this.isOpen ? this.close(true) : this.open(true)));
+    bar?.append(this.toggle);
+
+    const close = iconButton("×", "Close the chat");
+    close.addEventListener("click", () => this.close(true));
+    const head = h("header", { class: "chat-head" }, h("h2", { id: "lets-chat-title", text: "Chat with Claude" }), close);
+
+    this.log = h("div", { id: "lets-chat-log", class: "chat-log", role: "log", "aria-live": "polite", "aria-labelledby": "lets-chat-title", tabindex: "0" });
+    this.typingEl = h("div", { class: "chat-typing", role: "status", "aria-live": "polite" }, h("span", { class: "dots", "aria-hidden": "true" }, h("i"), h("i"), h("i")), h("span", { text: "Claude is typing…" }));
+    this.typingEl.hidden = true;
+    this.attachRow = h("div", { class: "chat-attachments", "aria-label": "Attached images", role: "list" });
+
+    const picker = h("input", { type: "file", accept: "image/png,image/jpeg,image/gif,image/webp", multiple: "", class: "visually-hidden", tabindex: "-1", "aria-hidden": "true" });
+    picker.addEventListener("change", () => {
+      for (const f of Array.from(picker.files ?? [])) void this.attach(f, "file");
+      picker.value = "";
+    });
+    const attachBtn = iconButton("+", "Attach an image", "attach");
+    attachBtn.addEventListener("click", () => picker.click());
+    this.input = h("textarea", { id: "lets-chat-input", rows: "2", "aria-label": "Message to Claude", placeholder: "Write to Claude… (Enter sends, Shift+Enter for a new line)" });
+    this.input.addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter" && !ev.shiftKey && !ev.isComposing) {
+        ev.preventDefault();
+        this.submit();
+      }
+    });
+    this.input.addEventListener("paste", (ev) => {
+      const files = imageFiles(ev.clipboardData);
+      if (!files.length) return;
+      ev.preventDefault();
+      for (const f of files) void this.attach(f, "paste");
+    });
+    this.sendBtn = h("button", { type: "submit", class: "send", text: "Send", "aria-label": "Send the message" });
+    const form = h("form", { class: "chat-form", "aria-label": "Write a message" }, attachBtn, picker, this.input, this.sendBtn);
+    form.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      this.submit();
+    });
+
+    this.panel = h("aside", { id: "lets-chat", class: "chat-panel", "aria-labelledby": "lets-chat-title" }, head, this.log, this.typingEl, this.attachRow, form);
+    this.panel.hidden = true;
+    this.panel.addEventListener("keydown", (ev) => {
+      if (ev.key === "Escape") {
+        ev.stopPropagation();
+        this.close(true);
+      }
+    });
+    this.panel.addEventListener("dragover", (ev) => {
+      if (!dragHasFiles(ev)) return;
+      ev.preventDefault();
+      this.panel.dataset.drop = "true";
+    });
+    this.panel.addEventListener("dragleave", () => delete this.panel.dataset.drop);
+    this.panel.addEventListener("drop", (ev) => {
+      delete this.panel.dataset.drop;
+      const files = imageFiles(ev.dataTransfer);
+      if (!files.length) return;
+      ev.preventDefault();
+      for (const f of files) void this.attach(f, "drop");
+    });
+    host.append(this.panel);
+  }
+
+  get isOpen(): boolean {
+    return !this.panel.hidden;
+  }
+
+  /** chat.open, or the human's toggle (which also moves focus into it). */
+  open(byHuman = false): void {
+    this.panel.hidden = false;
+    this.toggle.setAttribute("aria-expanded", "true");
+    this.toggle.setAttribute("aria-label", "Close the chat with Claude");
+    if (byHuman) this.input.focus();
+    this.log.scrollTop = this.log.scrollHeight;
+  }
+
+  /** chat.close, Esc, or the close button. */
+  close(byHuman = false): void {
+    const hadFocus = this.panel.contains(document.activeElement);
+    this.panel.hidden = true;
+    this.toggle.setAttribute("aria-expanded", "false");
+    this.toggle.setAttribute("aria-label", "Open the chat with Claude");
+    if (byHuman || hadFocus) this.toggle.focus();
+  }
+
+  /** chat.typing {on}. */
+  typing(on: boolean): void {
+    this.typingEl.hidden = !on;
+    clearTimeout(this.typingTimer);
+    // A lost "off" must not leave the dots running for ever.
+    if (on) this.typingTimer = window.setTimeout(() => (this.typingEl.hidden = true), TYPING_MAX_MS);
+  }
+
+  /** chat.say: one chunk of the reply with this re (or a whole reply). */
+  say(re: string, data: { text?: unknown; seq?: unknown; done?: unknown }): void {
+    let s = this.streams.get(re);
+    if (!s) {
+      const el = h("div", { class: "chat-msg chat-bubble", "data-re": re, "aria-busy": "true" });
+      this.append(el);
+      s = { stream: new ChatStream(), el };
+      this.streams.set(re, s);
+    }
+    if (!s.stream.add(data)) return;
+    renderMarkdown(s.el, s.stream.text());
+    const done = s.stream.done;
+    s.el.dataset.done = String(done);
+    if (done) {
+      s.el.removeAttribute("aria-busy");
+      this.typing(false);
+    }
+    if (!this.isOpen) this.open(false);
+    this.log.scrollTop = this.log.scrollHeight;
+  }
+
+  private append(el: HTMLElement): void {
+    this.log.append(el);
+    while (this.log.childElementCount > HISTORY_MAX) {
+      const old = this.log.firstElementChild as HTMLElement | null;
+      if (!old) break;
+      if (old.dataset.re) this.streams.delete(old.dataset.re);
+      old.remove();
+    }
+  }
+
+  private async attach(file: File, source: "paste" | "drop" | "file"): Promise<void> {
+    const chip = h("div", { class: "chip", role: "listitem", "data-state": "uploading" }, h("span", { text: `${file.name || "image"} — uploading…` }));
+    this.attachRow.append(chip);
+    this.uploading++;
+    this.sendBtn.disabled = true;
+    try {
+      const r = await this.deps.upload(file, source);
+      const a = { path: r.path, mime: r.mime, name: file.name || "image" };
+      this.attachments.push(a);
+      chip.dataset.state = "ready";
+      chip.dataset.path = r.path;
+      const remove = iconButton("×", `Remove ${a.name}`);
+      remove.addEventListener("click", () => {
+        this.attachments = this.attachments.filter((x) => x !== a);
+        chip.remove();
+        this.input.focus();
+      });
+      chip.replaceChildren(h("span", { text: `${a.name} (${r.w}×${r.h})` }), remove);
+    } catch (e) {
+      chip.dataset.state = "failed";
+      chip.replaceChildren(h("span", { text: `${file.name || "The image"} could not be attached: ${(e as Error).message}` }));
+      setTimeout(() => chip.remove(), 6000);
+    } finally {
+      this.uploading--;
+      this.sendBtn.disabled = this.uploading > 0;
+    }
+  }
+
+  private submit(): void {
+    // Attachments are uploaded first; the message waits for them.
+    if (this.uploading > 0) return;
+    const text = this.input.value.trim();
+    if (!text && !this.attachments.length) return;
+    const data: Record<string, unknown> = { text };
+    if (this.attachments.length) data.attachments = this.attachments.map(({ path, mime }) => ({ path, mime }));
+    this.deps.emit("chat.message", data);
+    const mine = h("div", { class: "chat-msg me" });
+    renderMarkdown(mine, text);
+    for (const a of this.attachments) mine.append(h("div", { class: "chat-file", text: `🖼 ${a.name}` }));
+    this.append(mine);
+    this.input.value = "";
+    this.attachments = [];
+    this.attachRow.replaceChildren();
+    this.log.scrollTop = this.log.scrollHeight;
+  }
+}
+
+/** Draws Markdown-lite into el (replacing its content). */
+export function renderMarkdown(el: HTMLElement, text: string): void {
+  el.replaceChildren(...parseMarkdownLite(text).map(blockNode));
+}
+
+function blockNode(b: Block): HTMLElement {
+  switch (b.kind) {
+    case "p":
+      return h("p", {}, ...b.inlines.map(inlineNode));
+    case "list": {
+      const list = h(b.ordered ? "ol" : "ul");
+      for (const item of b.items) list.append(h("li", {}, ...item.map(inlineNode)));
+      return list;
+    }
+    case "code": {
+      const code = h("code", { text: b.text });
+      if (b.lang) code.dataset.lang = b.lang;
+      const copy = button("Copy", "copy", b.lang ? `Copy the ${b.lang} code` : "Copy the code");
+      copy.addEventListener("click", () => void copyText(b.text, copy));
+      return h("figure", { class: "code" }, h("pre", {}, code), copy);
+    }
+  }
+}
+
+function inlineNode(i: Inline): Node {
+  switch (i.kind) {
+    case "text":
+      return document.createTextNode(i.text);
+    case "code":
+      return h("code", { text: i.text });
+    case "strong":
+      return h("strong", { text: i.text });
+    case "em":
+      return h("em", { text: i.text });
+    case "link":
+      // Shown, never fetched or opened: no <a>, no href.
+      return h("span", { class: "link", title: "Links are shown as text; copy it to open it yourself", text: linkText(i) });
+  }
+}
+
+/** Copies text and says so on the button; false when the browser refused. */
+export async function copyText(text: string, btn?: HTMLButtonElement): Promise<boolean> {
+  let ok = false;
+  try {
+    await navigator.clipboard.writeText(text);
+    ok = true;
+  } catch {
+    // Older engines or a denied permission: the selection route.
+    const ta = h("textarea", { class: "visually-hidden", "aria-hidden": "true" });
+    ta.value = text;
+    document.body.append(ta);
+    ta.select();
+    try {
+      ok = document.execCommand("copy");
+    } catch {
+      ok = false;
+    }
+    ta.remove();
+  }
+  if (btn) {
+    const was = btn.dataset.label ?? btn.textContent ?? "Copy";
+    btn.dataset.label = was;
+    btn.textContent = ok ? "Copied" : "Select and copy";
+    btn.dataset.copied = String(ok);
+    setTimeout(() => {
+      btn.textContent = was;
+      delete btn.dataset.copied;
+    }, 1500);
+  }
+  return ok;
+}

@@ -1,0 +1,157 @@
+// Run by shell/chrome_test.go through Node's test runner: the pure parts
+// of chat, components, toasts and prompts (issue #11).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { linkText, parseInlines, parseMarkdownLite } from "./markdown";
+import { Coalescer, type Timers } from "./coalesce";
+import { ChatStream, checkThemeVars } from "./protocol";
+import { oneLine, promptView } from "./prompts";
+
+test("markdown-lite: paragraphs, lists and a fenced code block", () => {
+  const blocks = parseMarkdownLite("First line\nsame paragraph\n\nSecond\n\n- a\n- b\n1. one\n\n```ts\nconst x = 1;\n```\nafter");
+  assert.deepEqual(
+    blocks.map((b) => b.kind),
+    ["p", "p", "list", "list", "code", "p"],
+  );
+  assert.deepEqual(blocks[0], { kind: "p", inlines: [{ kind: "text", text: "First line\nsame paragraph" }] });
+  assert.equal(blocks[2].kind === "list" && blocks[2].items.length, 2);
+  assert.equal(blocks[3].kind === "list" && blocks[3].ordered, true);
+  assert.deepEqual(blocks[4], { kind: "code", lang: "ts", text: "const x = 1;", open: false });
+});
+
+test("markdown-lite: a fence still open mid-stream is an open code block", () => {
+  const [p, code] = parseMarkdownLite("Here:\n```py\nprint(1)");
+  assert.equal(p.kind, "p");
+  assert.deepEqual(code, { kind: "code", lang: "py", text: "print(1)", open: true });
+});
+
+test("markdown-lite: links are text parts, never anything to fetch", () => {
+  const parts = parseInlines("See [the docs](https://example.com/a?b=1) or https://x.test/y and `code` **bold** *it*.");
+  assert.deepEqual(parts, [
+    { kind: "text", text: "See " },
+    { kind: "link", label: "the docs", url: "https://example.com/a?b=1" },
+    { kind: "text", text: " or " },
+    { kind: "link", label: "https://x.test/y", url: "https://x.test/y" },
+    { kind: "text", text: " and " },
+    { kind: "code", text: "code" },
+    { kind: "text", text: " " },
+    { kind: "strong", text: "bold" },
+    { kind: "text", text: " " },
+    { kind: "em", text: "it" },
+    { kind: "text", text: "." },
+  ]);
+  assert.equal(linkText({ label: "the docs", url: "https://example.com" }), "the docs (https://example.com)");
+  assert.equal(linkText({ label: "https://x.test", url: "https://x.test" }), "https://x.test");
+  // HTML stays text: the renderer only ever sets textContent.
+  assert.deepEqual(parseInlines("<img src=x onerror=alert(1)>"), [{ kind: "text", text: "<img src=x onerror=alert(1)>" }]);
+  assert.deepEqual(parseInlines("snake_case_name and 2*3*4"), [{ kind: "text", text: "snake_case_name and 2*3*4" }]);
+});
+
+test("chat stream out of order: a later chunk waits for the ones before it", () => {
+  const s = new ChatStream();
+  s.add({ text: "world", seq: 2 });
+  assert.equal(s.text(), "", "seq 2 alone shows nothing yet");
+  s.add({ text: "Hello ", seq: 1 });
+  assert.equal(s.text(), "Hello world");
+  s.add({ text: "!", seq: 4, done: true });
+  assert.equal(s.text(), "Hello world");
+  assert.equal(s.done, false);
+  s.add({ text: " again", seq: 3 });
+  assert.equal(s.text(), "Hello world again!");
+  assert.equal(s.done, true);
+  const z = new ChatStream();
+  z.add({ text: "b", seq: 1 });
+  z.add({ text: "a", seq: 0 });
+  assert.equal(z.text(), "ab", "streams may count from 0");
+  const auto = new ChatStream();
+  auto.add({ text: "whole reply", done: true });
+  assert.equal(auto.text(), "whole reply");
+  assert.equal(auto.done, true);
+});
+
+function fakeTimers() {
+  let now = 0;
+  const due: { at: number; fn: () => void; id: number }[] = [];
+  let next = 1;
+  const timers: Timers = {
+    now: () => now,
+    set: (fn, ms) => {
+      due.push({ at: now + ms, fn, id: next });
+      return next++;
+    },
+    clear: (h) => {
+      const i = due.findIndex((d) => d.id === h);
+      if (i >= 0) due.splice(i, 1);
+    },
+  };
+  const advance = (ms: number) => {
+    now += ms;
+    for (let guard = 0; guard < 100; guard++) {
+      due.sort((a, b) => a.at - b.at);
+      if (!due.length || due[0].at > now) return;
+      due.shift()?.fn();
+    }
+  };
+  return { timers, advance };
+}
+
+test("coalesced change: first at once, then the latest value per 150 ms", () => {
+  const { timers, advance } = fakeTimers();
+  const sent: number[] = [];
+  const c = new Coalescer<number>((v) => sent.push(v), 150, timers);
+  c.push(1);
+  assert.deepEqual(sent, [1]);
+  advance(20);
+  c.push(2);
+  advance(20);
+  c.push(3);
+  advance(20);
+  c.push(4);
+  assert.deepEqual(sent, [1], "within the window nothing more goes");
+  advance(90);
+  assert.deepEqual(sent, [1, 4], "the latest value goes when the window ends");
+  advance(500);
+  c.push(5);
+  assert.deepEqual(sent, [1, 4, 5], "after a quiet window the next change goes at once");
+  c.push(6);
+  c.flush();
+  assert.deepEqual(sent, [1, 4, 5, 6], "flush (a slider's commit) sends the pending one now");
+  advance(1000);
+  assert.deepEqual(sent, [1, 4, 5, 6], "nothing is sent twice");
+  c.push(7);
+  c.push(8);
+  c.cancel();
+  advance(1000);
+  assert.deepEqual(sent, [1, 4, 5, 6, 7], "cancel drops the pending value");
+});
+
+test("a 60-change drag sends at most one change per window", () => {
+  const { timers, advance } = fakeTimers();
+  const sent: number[] = [];
+  const c = new Coalescer<number>((v) => sent.push(v), 150, timers);
+  for (let i = 1; i <= 60; i++) {
+    c.push(i);
+    advance(16);
+  }
+  advance(200);
+  assert.ok(sent.length <= Math.ceil((60 * 16) / 150) + 1, `sent ${sent.length}`);
+  assert.equal(sent[sent.length - 1], 60, "the last value always arrives");
+});
+
+test("theme validation: --lets-* names with plain values only", () => {
+  const r = checkThemeVars({ "--lets-accent": "rgb(10, 20, 30)", "--lets-radius": "14px", "--lets-bg": "url(https://x)", "--other": "red", "--lets-fg": "red;}" });
+  assert.deepEqual(r.applied, { "--lets-accent": "rgb(10, 20, 30)", "--lets-radius": "14px" });
+  assert.deepEqual(r.refused.map((x) => x.name).sort(), ["--lets-bg", "--lets-fg", "--other"]);
+});
+
+test("approval card: tool and one-line summary, deny first, long text cut", () => {
+  const v = promptView({ id: "a1", kind: "approval", tool: "Bash", summary: "rm -rf build\n  and rebuild" });
+  assert.equal(v.heading, "Allow Claude to use Bash?");
+  assert.equal(v.detail, "rm -rf build and rebuild");
+  assert.deepEqual(v.choices.map((c) => c.choice), ["deny", "allow"]);
+  assert.equal(promptView({ id: "a2", kind: "approval", tool: "X", summary: "y".repeat(500) }).detail.length, 200);
+  const ex = promptView({ id: "e1", title: "Board", language: "python" });
+  assert.equal(ex.heading, "Allow Board to run python on this computer?");
+  assert.deepEqual(ex.choices.map((c) => c.choice), ["deny", "once", "always"]);
+  assert.equal(oneLine("  a \n\t b  ", 10), "a b");
+});
