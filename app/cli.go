@@ -81,6 +81,7 @@ func commands() []command {
 		{name: "doctor", summary: "check this machine and your Lets data folder for problems", usage: "", run: runDoctor},
 		{name: "version", summary: "print the Lets version", usage: "", run: runVersion},
 		{name: "help", summary: "show help for a command", usage: "[command]", run: runHelp},
+		{name: "window", summary: "show one window of a unique (Lets starts it itself and tells it what to show on stdin)", usage: "", run: runWindow, hidden: true},
 	}
 }
 

@@ -134,7 +134,10 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if pads != nil {
 		services = append(services, pads.daemon)
 	}
-	srv, err := host.Listen(host.Options{
+	// Windows open as native `lets window` processes when this build and
+	// session can show them, else in the browser (nil).
+	wins := newNativeWindows(env, st)
+	srv, err := host.Listen(wins.hostOptions(host.Options{
 		Addr:    "127.0.0.1:" + strconv.Itoa(cfg.HostPort),
 		Token:   tok,
 		Version: Version,
@@ -148,14 +151,14 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 				s.WireSocket = pads.daemon.SocketPath()
 			}
 		},
-	})
+	}))
 	if err != nil {
 		if pads != nil {
 			pads.abort()
 		}
 		return withHint(cmdServe, err)
 	}
-	services = append(services, srv)
+	services = wins.attach(srv, append(services, srv))
 	info := config.HostInfo{Port: srv.Port(), PID: os.Getpid(), Token: tok, Version: Version, StartedAt: started.UTC()}
 	if pads != nil {
 		info.WireSocket = pads.daemon.SocketPath()

@@ -31,7 +31,7 @@ type controller struct {
 
 	mu       sync.Mutex
 	rt       Runtime // nil until the window started
-	quitting bool    // a quit came before the window started
+	quitting bool    // Lets asked the window to go (before or after it started)
 	reported bool    // geometry was reported once
 }
 
@@ -100,11 +100,10 @@ func (c *controller) reportGeometry() {
 func (c *controller) terminate() {
 	c.mu.Lock()
 	rt := c.rt
-	if rt == nil {
-		c.quitting = true
-	}
+	again := c.quitting
+	c.quitting = true
 	c.mu.Unlock()
-	if rt != nil {
+	if rt != nil && !again {
 		c.reportGeometry()
 		rt.Quit()
 	}

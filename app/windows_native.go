@@ -1,0 +1,113 @@
+package app
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"sync"
+
+	"github.com/lets-app/lets/app/window"
+	"github.com/lets-app/lets/app/window/geometry"
+	"github.com/lets-app/lets/app/window/spawn"
+	"github.com/lets-app/lets/backend/host"
+	"github.com/lets-app/lets/backend/logging"
+	"github.com/lets-app/lets/backend/service"
+)
+
+// runWindow is `lets window`, the process of one native window. Lets starts
+// it itself (one per window) with what to show on stdin; run by hand it
+// explains that.
+func runWindow(ctx context.Context, env *Env, args []string) error {
+	fs := newFlags("window")
+	if err := parseFlags(env, "window", fs, args); err != nil {
+		return err
+	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
+	level, _ := logging.ParseLevel(env.Getenv(logging.LevelEnv))
+	return window.Main(ctx, window.Env{Stdin: env.stdin(), Getenv: env.Getenv, Log: logging.New(env.Stderr, nil, level)})
+}
+
+// nativeWindows opens every window the host opens as a `lets window`
+// process. It is nil when this binary or this session cannot show native
+// windows (a build without the desktop tags, no display): the host then
+// hands the one-time URL to the caller, and `lets open` shows it in the
+// browser, as before.
+type nativeWindows struct {
+	spawner *spawn.Spawner
+	log     *slog.Logger
+
+	mu  sync.Mutex
+	srv *host.Server
+}
+
+// newNativeWindows returns the window spawner for the host, or nil when
+// windows open in the browser.
+func newNativeWindows(env *Env, st *setup) *nativeWindows {
+	if !window.CanOpen(env.Getenv) {
+		why := "this build has no window support"
+		if window.Supported {
+			why = "there is no display (DISPLAY and WAYLAND_DISPLAY are not set)"
+		}
+		st.log.Info("windows open in the browser: "+why, "windows", "browser")
+		return nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		st.log.Warn("windows open in the browser: the Lets program could not find itself to start window processes", "err", err)
+		return nil
+	}
+	return newNativeWindowsWith(spawn.ExecStarter(spawn.ExecOptions{Path: exe, Env: os.Environ(), Stderr: env.Stderr}), st)
+}
+
+// newNativeWindowsWith builds the spawner around a starter (tests pass a
+// fake one).
+func newNativeWindowsWith(start spawn.Starter, st *setup) *nativeWindows {
+	n := &nativeWindows{log: st.log}
+	n.spawner = spawn.New(spawn.Options{
+		Start:    start,
+		Gone:     n.gone,
+		Geometry: geometry.NewStore(st.paths.StateDir(), st.log),
+		Log:      st.log,
+	})
+	return n
+}
+
+// hostOptions adds the window hooks to the host's options; with n nil
+// they stay unset (browser windows).
+func (n *nativeWindows) hostOptions(o host.Options) host.Options {
+	if n == nil {
+		return o
+	}
+	o.OnOpen = n.open
+	o.OnWindowClosed = n.spawner.Close
+	return o
+}
+
+// attach gives the windows the host they report to, and returns the
+// services with the spawner added after the host, so it stops (ending
+// every window) before the host does.
+func (n *nativeWindows) attach(srv *host.Server, services []service.Service) []service.Service {
+	if n == nil {
+		return services
+	}
+	n.mu.Lock()
+	n.srv = srv
+	n.mu.Unlock()
+	return append(services, n.spawner)
+}
+
+func (n *nativeWindows) open(l host.WindowLaunch) error {
+	return n.spawner.Open(window.Launch{Window: l.Window, Unique: l.Unique, Title: l.Title, URL: l.URL})
+}
+
+// gone tells the host a window's process ended by itself.
+func (n *nativeWindows) gone(id, reason string) {
+	n.mu.Lock()
+	srv := n.srv
+	n.mu.Unlock()
+	if srv != nil {
+		srv.WindowGone(id, reason)
+	}
+}

@@ -1,0 +1,164 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lets-app/lets/app/window"
+	"github.com/lets-app/lets/app/window/spawn"
+	"github.com/lets-app/lets/backend/config"
+	"github.com/lets-app/lets/backend/host"
+	"github.com/lets-app/lets/backend/logging"
+)
+
+// scriptedWindow is a window process the test ends by hand.
+type scriptedWindow struct {
+	launch window.Launch
+	r      *io.PipeReader
+	w      *io.PipeWriter
+	once   sync.Once
+	exit   chan spawn.Exit
+	termed chan struct{}
+}
+
+func (c *scriptedWindow) PID() int           { return 4242 }
+func (c *scriptedWindow) Reports() io.Reader { return c.r }
+func (c *scriptedWindow) Wait() spawn.Exit   { return <-c.exit }
+func (c *scriptedWindow) end(e spawn.Exit) {
+	c.once.Do(func() { _ = c.w.Close(); c.exit <- e })
+}
+func (c *scriptedWindow) Terminate() error {
+	close(c.termed)
+	c.end(spawn.Exit{Code: 0})
+	return nil
+}
+func (c *scriptedWindow) Kill() error { c.end(spawn.Exit{Code: -1, Signal: "killed"}); return nil }
+
+// TestNativeWindowsWiring: with native windows on, POST /lip/open starts a
+// window process with the one-time URL (the caller does not get it); the
+// person closing it becomes session.closed "human", a crash "crash", and
+// POST /lip/close ends the process.
+func TestNativeWindowsWiring(t *testing.T) {
+	home := t.TempDir()
+	st := &setup{paths: config.Paths{Home: home}, log: logging.New(io.Discard, nil, 0)}
+	if err := config.Ensure(st.paths, st.log); err != nil {
+		t.Fatal(err)
+	}
+	started := make(chan *scriptedWindow, 4)
+	n := newNativeWindowsWith(func(l window.Launch) (spawn.Child, error) {
+		r, w := io.Pipe()
+		c := &scriptedWindow{launch: l, r: r, w: w, exit: make(chan spawn.Exit, 1), termed: make(chan struct{})}
+		started <- c
+		return c, nil
+	}, st)
+	const tok = "wiring-test-host-token-0123456789abcdef"
+	srv, err := host.Listen(n.hostOptions(host.Options{Token: tok, DataDir: home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	services := n.attach(srv, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); _ = srv.Run(ctx) }()
+	go func() { defer wg.Done(); _ = services[0].Run(ctx) }()
+	t.Cleanup(func() { cancel(); wg.Wait() })
+
+	call := func(method, path string, body any) map[string]any {
+		t.Helper()
+		b, _ := json.Marshal(body)
+		req, _ := http.NewRequest(method, srv.URL()+path, bytes.NewReader(b))
+		req.Header.Set("Authorization", "Bearer "+tok)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&out)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s %s: %d %v", method, path, resp.StatusCode, out)
+		}
+		return out
+	}
+	next := func() *scriptedWindow {
+		t.Helper()
+		select {
+		case c := <-started:
+			return c
+		case <-time.After(2 * time.Second):
+			t.Fatal("no window process was started")
+			return nil
+		}
+	}
+	closedReason := func(win string) string {
+		t.Helper()
+		deadline := time.Now().Add(3 * time.Second)
+		for time.Now().Before(deadline) {
+			out := call("GET", "/lip/listen?cursor=wiring&wait=1s&types=session.closed", nil)
+			evs, _ := out["events"].([]any)
+			for _, e := range evs {
+				m := e.(map[string]any)
+				if m["win"] == win {
+					return m["data"].(map[string]any)["reason"].(string)
+				}
+			}
+		}
+		t.Fatalf("no session.closed for %s", win)
+		return ""
+	}
+
+	// The person closes the window.
+	ans := call("POST", "/lip/open", map[string]string{"unique": "hello"})
+	c := next()
+	if ans["url"] != nil || !strings.Contains(c.launch.URL, "/w/"+ans["window"].(string)+"/?t=") || c.launch.Title == "" {
+		t.Fatalf("answer %v, launch %+v: the one-time URL goes to the window only", ans, c.launch)
+	}
+	c.end(spawn.Exit{Code: 0})
+	if r := closedReason(ans["window"].(string)); r != "human" {
+		t.Fatalf("closed by the person: reason %q", r)
+	}
+
+	// The window process crashes.
+	ans = call("POST", "/lip/open", map[string]string{"unique": "hello"})
+	c = next()
+	c.end(spawn.Exit{Code: -1, Signal: "killed"})
+	if r := closedReason(ans["window"].(string)); r != "crash" {
+		t.Fatalf("crashed: reason %q", r)
+	}
+
+	// Claude closes it: the process is ended.
+	ans = call("POST", "/lip/open", map[string]string{"unique": "hello"})
+	c = next()
+	call("POST", "/lip/close", map[string]string{"window": ans["window"].(string)})
+	select {
+	case <-c.termed:
+	case <-time.After(time.Second):
+		t.Fatal("the window process was not ended within 1 s of POST /lip/close")
+	}
+	if r := closedReason(ans["window"].(string)); r != "claude" {
+		t.Fatalf("closed by Claude: reason %q", r)
+	}
+}
+
+// TestWindowCommandWithoutGUI: `lets window` in a build without the
+// desktop tags says so plainly and fails.
+func TestWindowCommandWithoutGUI(t *testing.T) {
+	if window.Supported {
+		t.Skip("this test binary was built with the desktop tags")
+	}
+	e := newTestEnv(t)
+	e.Env.Stdin = strings.NewReader(`{"window":"w1","url":"http://127.0.0.1:1/w/w1/?t=x"}` + "\n")
+	code := Run(context.Background(), e.Env, []string{"window"})
+	if code != 1 || !strings.Contains(e.err.String(), "no window support") || !strings.Contains(e.err.String(), "make build") {
+		t.Fatalf("exit %d, stderr %q", code, e.err.String())
+	}
+}
