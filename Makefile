@@ -7,11 +7,11 @@ GO ?= go
 export PATH := $(PATH):/usr/local/go/bin:$(HOME)/go/bin
 
 # What `make run` needs, and nothing else: gcc and g++ for cgo (the MIDI
-# driver, rtmidi, is C++), ALSA for MIDI, and git, which `lets install` runs.
-# Windows open in the browser for now; the native-window packages (GTK 3,
-# WebKitGTK 4.1, pkg-config) join this list with the code that links them.
-# app/doctor.go tells end users the runtime side of the same list.
-RUN_APT_PACKAGES := gcc g++ libasound2-dev git
+# driver, rtmidi, is C++), pkg-config, GTK 3 and WebKitGTK 4.1 for the
+# native windows (Wails, built with GUI_TAGS), ALSA for MIDI, and git, which
+# `lets install` runs. app/doctor.go tells end users the runtime side of the
+# same list.
+RUN_APT_PACKAGES := gcc g++ pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev libasound2-dev git
 # What `make test` adds: chromium for the browser tests (chromedp) and
 # python3 for the runner's python language, desktop-file-utils for the
 # package test (desktop-file-validate). Node.js (the node:test

@@ -34,6 +34,8 @@ type runtimePackage struct {
 
 func runtimePackages() []runtimePackage {
 	return []runtimePackage{
+		{names: []string{"libgtk-3-0", "libgtk-3-0t64"}, buildPackage: "libgtk-3-dev", need: "native windows"},
+		{names: []string{"libwebkit2gtk-4.1-0"}, buildPackage: "libwebkit2gtk-4.1-dev", need: "native windows"},
 		// The binary links ALSA (for MIDI pads) and does not start without it.
 		{names: []string{"libasound2", "libasound2t64"}, buildPackage: "libasound2-dev", need: "MIDI pads"},
 		{names: []string{"git"}, buildPackage: "git", need: "`lets install` from a repository"},

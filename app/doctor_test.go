@@ -170,13 +170,17 @@ func TestDoctorChecksTheRuntimeSideOfWhatMakeRunBuildsWith(t *testing.T) {
 // piece of Go source that needs it; the test finds each in the repository.
 func packageUsers() map[string]string {
 	return map[string]string{
-		"gcc":                "gitlab.com/gomidi/midi/v2/drivers/rtmididrv", // cgo
-		"g++":                "gitlab.com/gomidi/midi/v2/drivers/rtmididrv", // rtmidi is C++
-		"libasound2-dev":     "gitlab.com/gomidi/midi/v2/drivers/rtmididrv", // -lasound
-		"git":                `testutil.Command(t, "git")`,
-		"chromium":           `testutil.Command(tb, "chromium"`,
-		"python3":            `testutil.Command(t, "python3")`,
-		"desktop-file-utils": `testutil.Command(t, "desktop-file-validate")`,
+		"gcc":            "gitlab.com/gomidi/midi/v2/drivers/rtmididrv", // cgo
+		"g++":            "gitlab.com/gomidi/midi/v2/drivers/rtmididrv", // rtmidi is C++
+		"libasound2-dev": "gitlab.com/gomidi/midi/v2/drivers/rtmididrv", // -lasound
+		// Wails' cgo finds GTK 3 and WebKitGTK 4.1 with pkg-config.
+		"pkg-config":            `"github.com/wailsapp/wails/v2`,
+		"libgtk-3-dev":          `"github.com/wailsapp/wails/v2`,
+		"libwebkit2gtk-4.1-dev": `"github.com/wailsapp/wails/v2`,
+		"git":                   `testutil.Command(t, "git")`,
+		"chromium":              `testutil.Command(tb, "chromium"`,
+		"python3":               `testutil.Command(t, "python3")`,
+		"desktop-file-utils":    `testutil.Command(t, "desktop-file-validate")`,
 	}
 }
 
