@@ -304,7 +304,7 @@ func (s *Server) Name() string { return "host" }
 var privilegedRoutes = []string{
 	"GET /lip/status", "GET /lip/uniques", "POST /lip/install", "DELETE /lip/uniques/{name}",
 	"POST /lip/open", "POST /lip/send", "GET /lip/listen", "POST /lip/listen", "POST /lip/close",
-	"GET /lip/sessions", "GET /lip/windows", ShowHomeRoute,
+	"GET /lip/sessions", "GET /lip/windows", ShowHomeRoute, ApproveRoute,
 }
 
 // Handler is the host's whole HTTP surface, with the loopback guard.
@@ -323,6 +323,7 @@ func (s *Server) Handler() http.Handler {
 		"GET /lip/sessions":          s.lipOnly(s.handleSessions),
 		"GET /lip/windows":           s.lipOnly(s.handleWindows),
 		ShowHomeRoute:                s.handleShowHome,
+		ApproveRoute:                 s.lipOnly(s.handleApprove),
 	}
 	for _, route := range privilegedRoutes {
 		mux.Handle(route, s.requireHostToken(handlers[route]))
