@@ -2,27 +2,57 @@ package frontend_test
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"github.com/lets-app/lets/backend/browsertest"
 	"github.com/lets-app/lets/backend/host"
+	"github.com/lets-app/lets/backend/testutil"
 	"github.com/lets-app/lets/frontend"
 )
 
-func startHost(t *testing.T) *host.Server {
+const testToken = "home-test-host-token-0123456789abcdef"
+
+// homeHost runs a host with a data folder (the built-in uniques, hello
+// among them) whose OnOpen records the windows it would start natively.
+type homeHost struct {
+	*host.Server
+	mu       sync.Mutex
+	launched []host.WindowLaunch
+}
+
+func startHomeHost(t *testing.T, opts host.Options) *homeHost {
 	t.Helper()
 	pages, err := frontend.Pages()
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := host.Listen(host.Options{Token: "test-token", Version: "1.2.3-test", Pages: pages})
+	h := &homeHost{}
+	opts.Token, opts.Version, opts.Pages = testToken, "1.2.3-test", pages
+	if opts.DataDir == "" {
+		opts.DataDir = t.TempDir()
+	}
+	opts.OnOpen = func(l host.WindowLaunch) error {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.launched = append(h.launched, l)
+		return nil
+	}
+	srv, err := host.Listen(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	h.Server = srv
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Run(ctx) }()
@@ -30,27 +60,216 @@ func startHost(t *testing.T) *host.Server {
 		cancel()
 		<-done
 	})
-	return srv
+	return h
 }
 
-// TestHomePageInChromium loads the home page in a real browser and checks
-// that its script asked the host and shows that Lets is running, in light
-// and dark mode, and that the button is reachable from the keyboard.
-func TestHomePageInChromium(t *testing.T) {
-	srv := startHost(t)
+func (h *homeHost) link(t *testing.T) string {
+	t.Helper()
+	l, err := h.HomeLink()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// windows is what `lets windows` shows: GET /lip/windows with the host token.
+func (h *homeHost) windows(t *testing.T) []map[string]any {
+	t.Helper()
+	req, _ := http.NewRequest("GET", h.URL()+"/lip/windows", nil)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Windows []map[string]any `json:"windows"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	return body.Windows
+}
+
+// bareUnique makes a unique "sketch" in a git repository and returns a
+// bare clone of it, as someone would publish one.
+func bareUnique(t *testing.T) string {
+	t.Helper()
+	git := testutil.Command(t, "git")
+	work := t.TempDir()
+	files := map[string]string{
+		"unique.json": `{"lip": 1, "name": "sketch", "version": "1.0.0", "title": "Sketch pad",
+ "description": "Draw together with Claude.", "entry": "index.html", "domains": ["sketch"],
+ "events": {"sketch.export": {"summary": "the drawing"}}, "permissions": {"exec": []}}`,
+		"index.html": "<!doctype html><title>Sketch</title><p>Sketch</p>\n",
+		"GUIDE.md":   "# Sketch\nDraw.\n",
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(work, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bare := filepath.Join(t.TempDir(), "sketch.git")
+	for _, args := range [][]string{
+		{"-C", work, "init", "-q", "-b", "main"},
+		{"-C", work, "add", "."},
+		{"-C", work, "-c", "user.name=Test", "-c", "user.email=test@localhost", "commit", "-q", "-m", "sketch"},
+		{"clone", "-q", "--bare", work, bare},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		out, err := exec.CommandContext(ctx, git, args...).CombinedOutput()
+		cancel()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return bare
+}
+
+// Point (issue 12, home window): the page Lets opens lists the hello unique
+// with its icon and description; Open (reached with the keyboard) goes
+// through the host's own open, so a window appears in `lets windows` and
+// the app is asked to start it; installing from a local bare git repository
+// shows each step and adds the unique; a bad URL shows a clear error. In
+// light and dark, with screenshots.
+func TestBrowserHomeListsOpensAndInstalls(t *testing.T) {
+	h := startHomeHost(t, host.Options{})
+	bare := bareUnique(t)
+	for _, scheme := range []string{"light", "dark"} {
+		t.Run(scheme, func(t *testing.T) {
+			ctx := browsertest.New(t, browsertest.Options{Width: 1000, Height: 900})
+			var desc string
+			var iconWidth int
+			var addr, bg, anim string
+			err := chromedp.Run(ctx,
+				// One call: each SetEmulatedMedia replaces the features before.
+				emulation.SetEmulatedMedia().WithFeatures([]*emulation.MediaFeature{
+					{Name: "prefers-color-scheme", Value: scheme}, {Name: "prefers-reduced-motion", Value: "reduce"}}),
+				chromedp.Navigate(h.link(t)),
+				chromedp.WaitVisible(`li.unique[data-unique="hello"]`, chromedp.ByQuery),
+				chromedp.Text(`li.unique[data-unique="hello"] p`, &desc, chromedp.ByQuery),
+				chromedp.Poll(`(document.querySelector('li.unique[data-unique="hello"] img') || {}).naturalWidth > 0`, nil, chromedp.WithPollingTimeout(10*time.Second)),
+				chromedp.Evaluate(`document.querySelector('li.unique[data-unique="hello"] img').naturalWidth`, &iconWidth),
+				chromedp.Evaluate(`location.href`, &addr),
+				chromedp.Evaluate(`getComputedStyle(document.body).backgroundColor`, &bg),
+				chromedp.Evaluate(`getComputedStyle(document.querySelector('.status .dot')).animationName`, &anim),
+			)
+			if err != nil {
+				t.Fatalf("home page: %v", err)
+			}
+			if !strings.Contains(desc, "smallest unique") || iconWidth == 0 {
+				t.Errorf("hello shows description %q, icon width %d", desc, iconWidth)
+			}
+			if want := map[string]string{"light": "rgb(246, 245, 242)", "dark": "rgb(18, 19, 22)"}[scheme]; bg != want {
+				t.Errorf("%s background %s, want %s", scheme, bg, want)
+			}
+			if anim != "none" {
+				t.Errorf("with reduced motion the status dot still animates (%q)", anim)
+			}
+			if strings.Contains(addr, "#k=") {
+				t.Errorf("the one-time key stays in the address bar: %s", addr)
+			}
+
+			// Open hello from the keyboard.
+			before := len(h.windows(t))
+			var note string
+			err = chromedp.Run(ctx,
+				chromedp.Focus(`li.unique[data-unique="hello"] button.open`, chromedp.ByQuery),
+				chromedp.KeyEvent("\r"),
+				chromedp.WaitVisible(`#u-hello-note[data-state="ok"]`, chromedp.ByQuery),
+				chromedp.Text(`#u-hello-note`, &note, chromedp.ByQuery),
+			)
+			if err != nil {
+				t.Fatalf("open hello: %v", err)
+			}
+			wins := h.windows(t)
+			if len(wins) != before+1 || wins[len(wins)-1]["unique"] != "hello" {
+				t.Errorf("after Open, lets windows shows %v", wins)
+			}
+			h.mu.Lock()
+			n := len(h.launched)
+			last := h.launched[n-1]
+			h.mu.Unlock()
+			if last.Unique != "hello" || !strings.Contains(last.URL, "/w/") || !strings.Contains(note, "own window") {
+				t.Errorf("launch %+v, note %q", last, note)
+			}
+
+			// A bad URL: a clear error, the field marked.
+			var errText, invalid string
+			err = chromedp.Run(ctx,
+				chromedp.SetValue(`#install-source`, "http://127.0.0.1:1/missing.git", chromedp.ByQuery),
+				chromedp.Click(`#install-button`, chromedp.ByQuery),
+				chromedp.WaitVisible(`#install-error:not([hidden])`, chromedp.ByQuery),
+				chromedp.Text(`#install-error`, &errText, chromedp.ByQuery),
+				chromedp.AttributeValue(`#install-source`, "aria-invalid", &invalid, nil, chromedp.ByQuery),
+			)
+			if err != nil {
+				t.Fatalf("install from a bad URL: %v", err)
+			}
+			if !strings.Contains(errText, "could not be installed:") || !strings.Contains(errText, "127.0.0.1:1") || invalid != "true" {
+				t.Errorf("bad URL error %q (aria-invalid %q)", errText, invalid)
+			}
+			if scheme == "dark" {
+				// The error as a person sees it.
+				browsertest.Screenshot(t, ctx, "home-install-error-dark.png")
+			}
+
+			// A local bare git repository: each step shows, then the unique.
+			var steps []string
+			var done string
+			err = chromedp.Run(ctx,
+				chromedp.SetValue(`#install-source`, bare, chromedp.ByQuery),
+				chromedp.Click(`#install-button`, chromedp.ByQuery),
+				chromedp.WaitVisible(`#install-done:not([hidden])`, chromedp.ByQuery),
+				chromedp.Evaluate(`Array.from(document.querySelectorAll('#install-progress li')).map(li => li.textContent)`, &steps),
+				chromedp.Text(`#install-done`, &done, chromedp.ByQuery),
+				chromedp.WaitVisible(`li.unique[data-unique="sketch"]`, chromedp.ByQuery),
+			)
+			if err != nil {
+				t.Fatalf("install from a bare repository: %v", err)
+			}
+			if len(steps) < 3 || !strings.Contains(steps[0], "Fetching") || !strings.Contains(done, "Sketch pad 1.0.0 is installed") {
+				t.Errorf("install steps %q, done %q", steps, done)
+			}
+			browsertest.Screenshot(t, ctx, "home-"+scheme+".png")
+
+			// Remove it again, for the other colour scheme's run.
+			err = chromedp.Run(ctx,
+				chromedp.ActionFunc(func(ctx context.Context) error {
+					return chromedp.Evaluate(`window.confirm = () => true`, nil).Do(ctx)
+				}),
+				chromedp.Click(`li.unique[data-unique="sketch"] button.remove`, chromedp.ByQuery),
+				chromedp.WaitNotPresent(`li.unique[data-unique="sketch"]`, chromedp.ByQuery),
+			)
+			if err != nil {
+				t.Fatalf("remove sketch: %v", err)
+			}
+		})
+	}
+}
+
+// Point: the home page without Lets' link (an address typed by hand, a
+// bookmark) shows only that Lets runs and how to open Home; a used link
+// says it was used. Keyboard: the first Tab reaches the skip link.
+func TestBrowserHomeWithoutLinkIsLocked(t *testing.T) {
+	h := startHomeHost(t, host.Options{})
 	for _, scheme := range []string{"light", "dark"} {
 		t.Run(scheme, func(t *testing.T) {
 			ctx := browsertest.New(t, browsertest.Options{Width: 800, Height: 640})
-			var status, version, bg, focused string
+			var status, version, bg, focused, locked string
+			var uniquesShown bool
 			err := chromedp.Run(ctx,
 				browsertest.Media("prefers-color-scheme", scheme),
-				chromedp.Navigate(srv.URL()+"/"),
+				chromedp.Navigate(h.URL()+"/"),
 				chromedp.WaitVisible(`#status[data-state="ok"]`, chromedp.ByQuery),
 				chromedp.Text(`#status-text`, &status, chromedp.ByQuery),
 				chromedp.Text(`#version`, &version, chromedp.ByQuery),
+				chromedp.WaitVisible(`#locked`, chromedp.ByQuery),
+				chromedp.Text(`#locked-text`, &locked, chromedp.ByQuery),
 				chromedp.Evaluate(`getComputedStyle(document.body).backgroundColor`, &bg),
+				chromedp.Evaluate(`getComputedStyle(document.getElementById('uniques')).display !== 'none' && document.getElementById('uniques').offsetParent !== null`, &uniquesShown),
 				chromedp.KeyEvent("\t"),
-				chromedp.Evaluate(`document.activeElement && document.activeElement.id`, &focused),
+				chromedp.Evaluate(`document.activeElement && document.activeElement.className`, &focused),
 			)
 			if err != nil {
 				t.Fatalf("home page: %v", err)
@@ -58,15 +277,39 @@ func TestHomePageInChromium(t *testing.T) {
 			if !strings.Contains(status, "running") || version != "1.2.3-test" {
 				t.Fatalf("status %q, version %q", status, version)
 			}
+			if !strings.Contains(locked, "tray menu") || uniquesShown {
+				t.Errorf("locked text %q, uniques shown %v", locked, uniquesShown)
+			}
 			want := map[string]string{"light": "rgb(246, 245, 242)", "dark": "rgb(18, 19, 22)"}[scheme]
 			if bg != want {
 				t.Errorf("%s mode background = %s, want %s", scheme, bg, want)
 			}
-			if focused != "refresh" {
-				t.Errorf("Tab should reach the Check again button, focused %q", focused)
+			if focused != "skip" {
+				t.Errorf("Tab should reach the skip link first, focused %q", focused)
 			}
-			browsertest.Screenshot(t, ctx, "home-"+scheme+".png")
 		})
+	}
+
+	// A link used once already.
+	link := h.link(t)
+	ctx := browsertest.New(t, browsertest.Options{})
+	var text string
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(link),
+		chromedp.WaitVisible(`li.unique[data-unique="hello"]`, chromedp.ByQuery),
+	); err != nil {
+		t.Fatal(err)
+	}
+	other := browsertest.New(t, browsertest.Options{})
+	if err := chromedp.Run(other,
+		chromedp.Navigate(link),
+		chromedp.WaitVisible(`#locked`, chromedp.ByQuery),
+		chromedp.Text(`#locked-text`, &text, chromedp.ByQuery),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, "already used") {
+		t.Errorf("a second browser with the same link reads %q", text)
 	}
 }
 

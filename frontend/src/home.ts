@@ -25,6 +25,11 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLEl
   return node;
 }
 
+/** Text with `code` spans as <code> elements (never as HTML). */
+function rich(text: string): (Node | string)[] {
+  return text.split("`").map((part, i) => (i % 2 === 1 ? el("code", {}, part) : part));
+}
+
 function show(state: "ok" | "down" | "checking", text: string): void {
   byId("status").dataset.state = state;
   byId("status-text").textContent = text;
@@ -67,7 +72,7 @@ class Home {
   /** Shows the locked card with a reason (no link, used link, restart). */
   lock(text?: string): void {
     byId("home").dataset.access = "none";
-    if (text) byId("locked-text").textContent = text;
+    if (text) byId("locked-text").replaceChildren(...rich(text));
   }
 
   async refresh(): Promise<void> {
@@ -91,7 +96,7 @@ class Home {
     const c = claudeStatus(ov.claude);
     const claude = byId("claude");
     claude.dataset.state = c.state;
-    claude.textContent = c.text;
+    claude.replaceChildren(...rich(c.text));
   }
 
   private fail(e: unknown): void {
@@ -224,7 +229,7 @@ class Home {
     const list = byId("devices");
     list.replaceChildren();
     if (!ov.devices.available) {
-      list.append(el("li", { className: "empty" }, "Pair a phone from the pad page: choose “Pair a phone…” in the Lets tray menu, or run `lets pad pair`."));
+      list.append(el("li", { className: "empty" }, ...rich("Pair a phone from the pad page: choose “Pair a phone…” in the Lets tray menu, or run `lets pad pair`.")));
       return;
     }
     if (ov.devices.list.length === 0) {
@@ -270,7 +275,8 @@ class Home {
     } catch (e) {
       error.hidden = false;
       input.setAttribute("aria-invalid", "true");
-      error.textContent = e instanceof Error ? `It could not be installed. ${e.message}` : "It could not be installed.";
+      const why = e instanceof Error ? e.message.replace(/^install failed: /i, "") : "";
+      error.textContent = why ? `It could not be installed: ${why}` : "It could not be installed. Check that Lets is running and try again.";
     } finally {
       this.busy = false;
       button.disabled = false;
