@@ -69,11 +69,22 @@ export class Chat {
     const attachBtn = iconButton("+", "Attach an image", "attach");
     attachBtn.addEventListener("click", () => picker.click());
     this.input = h("textarea", { id: "lets-chat-input", rows: "2", "aria-label": "Message to Claude", placeholder: "Write to Claude… (Enter sends, Shift+Enter for a new line)" });
+    // Enter sends. Some input paths deliver the Enter's text apart from
+    // its keydown, so the line break that would follow a send is dropped
+    // too, until the key comes up.
+    let sentByEnter = false;
     this.input.addEventListener("keydown", (ev) => {
       if (ev.key === "Enter" && !ev.shiftKey && !ev.isComposing) {
         ev.preventDefault();
+        sentByEnter = true;
         this.submit();
       }
+    });
+    this.input.addEventListener("beforeinput", (ev) => {
+      if (sentByEnter && (ev.inputType === "insertLineBreak" || ev.inputType === "insertParagraph" || (ev.inputType === "insertText" && ev.data === "\r"))) ev.preventDefault();
+    });
+    this.input.addEventListener("keyup", (ev) => {
+      if (ev.key === "Enter") sentByEnter = false;
     });
     this.input.addEventListener("paste", (ev) => {
       const files = imageFiles(ev.clipboardData);
