@@ -29,6 +29,11 @@ type controller struct {
 	reports *reporter
 	log     *slog.Logger
 
+	// reportMu makes a second close path (Wails' own SIGTERM handler and
+	// ours both close the window) wait until the first one reported the
+	// geometry, so the window never quits with the report half done.
+	reportMu sync.Mutex
+
 	mu       sync.Mutex
 	rt       Runtime // nil until the window started
 	quitting bool    // Lets asked the window to go (before or after it started)
@@ -76,6 +81,8 @@ func (c *controller) beforeClose() (prevent bool) {
 
 // reportGeometry tells Lets where the window is, once.
 func (c *controller) reportGeometry() {
+	c.reportMu.Lock()
+	defer c.reportMu.Unlock()
 	c.mu.Lock()
 	rt := c.rt
 	done := c.reported

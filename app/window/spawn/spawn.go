@@ -99,8 +99,9 @@ type tracked struct {
 	done   chan struct{} // closed once reaped
 	// ended is set when Lets ended the process itself (the host closed
 	// the window, or Lets quits): its exit is then nobody's news.
-	ended bool
-	exit  Exit
+	ended   bool
+	exit    Exit
+	started time.Time
 }
 
 // ErrStopping means Lets is quitting and opens no more windows.
@@ -146,7 +147,7 @@ func (s *Spawner) Open(l window.Launch) error {
 	if err != nil {
 		return fmt.Errorf("start the window process for %s: %w", l.Unique, err)
 	}
-	t := &tracked{launch: l, child: child, done: make(chan struct{})}
+	t := &tracked{launch: l, child: child, done: make(chan struct{}), started: time.Now()}
 	s.children[l.Window] = t
 	s.wg.Add(1)
 	go s.reap(t)
@@ -161,6 +162,9 @@ func (s *Spawner) reap(t *tracked) {
 	go func() {
 		defer close(read)
 		err := window.ReadReports(t.child.Reports(), func(r window.Report) {
+			if r.Type == window.ReportLoaded {
+				s.o.Log.Debug("window page loaded", "window", t.launch.Window, "after", time.Since(t.started).Round(time.Millisecond))
+			}
 			if r.Type == window.ReportGeometry && r.Geometry != nil && s.o.Geometry != nil {
 				if err := s.o.Geometry.Put(t.launch.Unique, *r.Geometry); err != nil {
 					s.o.Log.Warn("the window's place could not be remembered", "unique", t.launch.Unique, "err", err)
