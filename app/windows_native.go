@@ -82,6 +82,7 @@ func (n *nativeWindows) hostOptions(o host.Options) host.Options {
 	}
 	o.OnOpen = n.open
 	o.OnWindowClosed = n.spawner.Close
+	o.OnWindowClosing = n.spawner.Closing
 	return o
 }
 

@@ -224,6 +224,9 @@ func (s *Server) handleClose(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, string(lip.CodeInternal), err.Error())
 		return
 	}
+	if s.opts.OnWindowClosing != nil {
+		s.opts.OnWindowClosing(req.Window)
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "window": req.Window})
 }
 

@@ -108,6 +108,10 @@ type Options struct {
 	// (session.close done, a handoff, the process ended), so the app ends
 	// that window's native process. It must not block.
 	OnWindowClosed func(window string)
+	// OnWindowClosing, when set, is told when POST /lip/close sent a
+	// window session.close: the app may end the window's process if its
+	// shell does not go by itself soon. It must not block.
+	OnWindowClosing func(window string)
 
 	// OnShowHome, when set, shows the app's home window; POST
 	// /app/show-home (a second `lets` starting) calls it on its own

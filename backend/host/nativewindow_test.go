@@ -21,14 +21,17 @@ func TestOnOpenFailureKeepsURL(t *testing.T) {
 }
 
 // TestOnWindowClosedAfterSessionClose: POST /lip/close queues
-// session.close; once the shell has gone, the app is told the window is
-// gone so it can end the native window process.
+// session.close and tells the app the window is closing; once the shell has
+// gone, the app is told the window is gone so it can end the native window
+// process.
 func TestOnWindowClosedAfterSessionClose(t *testing.T) {
 	launched := make(chan WindowLaunch, 1)
 	closed := make(chan string, 4)
+	closing := make(chan string, 4)
 	th := startLIPHost(t, func(o *Options) {
 		o.OnOpen = func(l WindowLaunch) error { launched <- l; return nil }
 		o.OnWindowClosed = func(id string) { closed <- id }
+		o.OnWindowClosing = func(id string) { closing <- id }
 	})
 	win := th.openOnly(t, "board", "")
 	win.Token = loadShellToken(t, (<-launched).URL)
@@ -40,6 +43,16 @@ func TestOnWindowClosedAfterSessionClose(t *testing.T) {
 	cmd, ok := sc.nextOfType("session.close", 2*time.Second)
 	if !ok {
 		t.Fatal("the shell got no session.close")
+	}
+	// The app hears at once that the window is closing, so it can end a
+	// window process whose shell does not go by itself.
+	select {
+	case id := <-closing:
+		if id != win.Window {
+			t.Fatalf("closing %q, want %q", id, win.Window)
+		}
+	case <-time.After(time.Second):
+		t.Fatal("OnWindowClosing was not called for POST /lip/close")
 	}
 	select {
 	case id := <-closed:

@@ -39,6 +39,10 @@ func fakeWindowMain() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 9
 	}
+	if dir := os.Getenv("LETS_SPAWN_TEST_READY"); dir != "" {
+		// Signal handlers are in place now.
+		_ = os.WriteFile(dir+"/"+l.Window, nil, 0o600)
+	}
 	reports := os.NewFile(3, "reports")
 	fmt.Fprintf(reports, `{"type":"loaded"}`+"\n")
 	switch l.Title {
@@ -58,17 +62,36 @@ func fakeWindowMain() int {
 }
 
 func execSpawner(t *testing.T, mode string, store *geometry.Store) (*Spawner, chan goneRec) {
+	s, gone, _ := execSpawnerReady(t, mode, store)
+	return s, gone
+}
+
+// execSpawnerReady also returns a function that waits until a window's
+// helper process has its signal handlers in place.
+func execSpawnerReady(t *testing.T, mode string, store *geometry.Store) (*Spawner, chan goneRec, func(window string)) {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := append(os.Environ(), helperEnv+"=1", "LETS_SPAWN_TEST_MODE="+mode)
+	ready := t.TempDir()
+	env := append(os.Environ(), helperEnv+"=1", "LETS_SPAWN_TEST_MODE="+mode, "LETS_SPAWN_TEST_READY="+ready)
 	var stderr bytes.Buffer
 	gone := make(chan goneRec, 4)
 	s := New(Options{Start: ExecStarter(ExecOptions{Path: exe, Env: env, Stderr: &stderr}), Geometry: store, Gone: func(w, r string) { gone <- goneRec{w, r} }})
 	t.Cleanup(s.StopAll)
-	return s, gone
+	waitReady := func(window string) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for time.Now().Before(deadline) {
+			if _, err := os.Stat(ready + "/" + window); err == nil {
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		t.Fatalf("the helper window %s did not start within 10 s", window)
+	}
+	return s, gone, waitReady
 }
 
 // TestExecStarterKeepsURLOffArgv: the real process gets its one-time URL
@@ -155,7 +178,7 @@ func TestExecStarterCloseWithinOneSecond(t *testing.T) {
 	for _, mode := range []string{"wait", "ignore"} {
 		t.Run(mode, func(t *testing.T) {
 			store := geometry.NewStore(t.TempDir(), nil)
-			s, _ := execSpawner(t, mode, store)
+			s, _, waitReady := execSpawnerReady(t, mode, store)
 			l := launch("w1", "hello")
 			l.Title = "wait"
 			if err := s.Open(l); err != nil {
@@ -164,7 +187,7 @@ func TestExecStarterCloseWithinOneSecond(t *testing.T) {
 			s.mu.Lock()
 			tr := s.children["w1"]
 			s.mu.Unlock()
-			time.Sleep(100 * time.Millisecond) // let it install its signal handlers
+			waitReady("w1")
 			start := time.Now()
 			s.Close("w1")
 			select {

@@ -25,6 +25,11 @@ const (
 	ReasonCrash = "crash"
 )
 
+// DefaultCloseWait is how long a window asked to close (session.close)
+// gets to close by itself (its shell acknowledges and goes) before Lets
+// ends its process; with the grace it stays under one second.
+const DefaultCloseWait = 450 * time.Millisecond
+
 // DefaultGrace is how long a window gets between SIGTERM (it saves its
 // place and closes) and SIGKILL. Twice it stays under the one second the
 // host promises for session.close.
@@ -80,6 +85,9 @@ type Options struct {
 	Log      *slog.Logger
 	// Grace is the SIGTERM→SIGKILL delay; 0 means DefaultGrace.
 	Grace time.Duration
+	// CloseWait is how long Closing waits before ending the process; 0
+	// means DefaultCloseWait.
+	CloseWait time.Duration
 }
 
 // Spawner tracks the window processes. Create it with New; Run it as a
@@ -114,6 +122,9 @@ func New(o Options) *Spawner {
 	}
 	if o.Grace <= 0 {
 		o.Grace = DefaultGrace
+	}
+	if o.CloseWait <= 0 {
+		o.CloseWait = DefaultCloseWait
 	}
 	if o.Gone == nil {
 		o.Gone = func(string, string) {}
@@ -215,6 +226,29 @@ func (s *Spawner) Close(windowID string) {
 	if ok {
 		go s.end(t)
 	}
+}
+
+// Closing says the host asked the window to close (session.close): its
+// shell normally goes within milliseconds and the host then calls Close;
+// if it has not after CloseWait (a hung page), the process is ended
+// anyway, so a closed window never outlives the request by a second.
+func (s *Spawner) Closing(windowID string) {
+	s.mu.Lock()
+	t, ok := s.children[windowID]
+	s.mu.Unlock()
+	if !ok {
+		return
+	}
+	go func() {
+		timer := time.NewTimer(s.o.CloseWait)
+		defer timer.Stop()
+		select {
+		case <-t.done:
+		case <-timer.C:
+			s.o.Log.Info("a window asked to close did not close by itself; ending it", "window", windowID)
+			s.Close(windowID)
+		}
+	}()
 }
 
 // end terminates t and waits until it is reaped, killing it after the
