@@ -16,7 +16,9 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/lets-app/lets/backend/browsertest"
+	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/host"
+	"github.com/lets-app/lets/backend/sessions"
 	"github.com/lets-app/lets/backend/testutil"
 	"github.com/lets-app/lets/frontend"
 )
@@ -347,5 +349,40 @@ func TestHomePageShowsWhenHostIsGone(t *testing.T) {
 	}
 	if !strings.Contains(status, "not answering") {
 		t.Fatalf("status %q", status)
+	}
+}
+
+// Point: saved sessions are listed (newest first, with their summary) and
+// Resume opens the unique with that session through the host's own open:
+// the window in `lets windows` carries the session id.
+func TestBrowserHomeResumesASavedSession(t *testing.T) {
+	data := t.TempDir()
+	store := sessions.NewStore(config.Paths{Home: data}.SessionsDir(), sessions.Options{})
+	env := `{"lip":1,"type":"hello.export","ts":1767225600000,"data":{"notes":[{"text":"buy milk","at":1}],"summary":"One note about milk"}}`
+	saved, err := store.Save("hello", "", sessions.Export, []byte(env), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := startHomeHost(t, host.Options{DataDir: data})
+	ctx := browsertest.New(t, browsertest.Options{})
+	var item string
+	var hasResume bool
+	err = chromedp.Run(ctx,
+		chromedp.Navigate(h.link(t)),
+		chromedp.WaitVisible(`#sessions li button`, chromedp.ByQuery),
+		chromedp.Text(`#sessions li`, &item, chromedp.ByQuery),
+		chromedp.Evaluate(`!!document.querySelector('li.unique[data-unique="hello"] button.resume')`, &hasResume),
+		chromedp.Click(`#sessions li button`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#sessions li .open-note[data-state="ok"]`, chromedp.ByQuery),
+	)
+	if err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	if !strings.Contains(item, "Hello") || !strings.Contains(item, "One note about milk") || !hasResume {
+		t.Errorf("session item %q, hello has Resume last session: %v", item, hasResume)
+	}
+	wins := h.windows(t)
+	if len(wins) != 1 || wins[0]["unique"] != "hello" || wins[0]["session"] != saved.ID {
+		t.Errorf("windows after Resume: %v, want hello with session %s", wins, saved.ID)
 	}
 }

@@ -1,0 +1,42 @@
+// Run by frontend/home_ts_test.go through Node's test runner.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { claudeStatus, formatUptime, formatWhen, initial } from "./format";
+
+test("formatUptime is short and human", () => {
+  assert.equal(formatUptime(42.9), "42 s");
+  assert.equal(formatUptime(125), "2 min");
+  assert.equal(formatUptime(3 * 3600 + 5 * 60), "3 h 5 min");
+  assert.equal(formatUptime(2 * 3600), "2 h");
+  assert.equal(formatUptime(5 * 86400), "5 days");
+  assert.equal(formatUptime(-3), "0 s");
+});
+
+test("formatWhen says how long ago", () => {
+  const now = Date.UTC(2026, 11, 1, 12, 0, 0);
+  assert.equal(formatWhen(now - 10_000, now), "just now");
+  assert.equal(formatWhen(now - 5 * 60_000, now), "5 min ago");
+  assert.equal(formatWhen(now - 3 * 3600_000, now), "3 h ago");
+  assert.equal(formatWhen(now - 30 * 3600_000, now), "yesterday");
+  assert.equal(formatWhen(now - 4 * 86400_000, now), "4 days ago");
+  assert.equal(formatWhen(Date.UTC(2026, 0, 2), now), "2026-01-02");
+});
+
+test("claudeStatus: ready only with the CLI and the hooks; a clear not yet otherwise", () => {
+  const base = { settings_path: "/home/a/.claude/settings.json" };
+  assert.equal(claudeStatus({ ...base, cli: true, hooks: true }).state, "ready");
+  const partial = claudeStatus({ ...base, cli: true, hooks: false });
+  assert.equal(partial.state, "partial");
+  assert.match(partial.text, /^Not yet/);
+  assert.match(partial.text, /lets setup claude/);
+  const missing = claudeStatus({ ...base, cli: false, hooks: true });
+  assert.equal(missing.state, "missing");
+  assert.match(missing.text, /^Not yet: Claude Code/);
+});
+
+test("initial takes the first letter, whole characters", () => {
+  assert.equal(initial("sketch pad"), "S");
+  assert.equal(initial("  émoji"), "É");
+  assert.equal(initial("🎨 Paint"), "🎨");
+  assert.equal(initial(""), "?");
+});
