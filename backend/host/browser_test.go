@@ -318,7 +318,7 @@ func TestBrowserShellThemes(t *testing.T) {
 			err = chromedp.Run(ctx,
 				emulation.SetEmulatedMedia().WithFeatures([]*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}, {Name: "prefers-reduced-motion", Value: "reduce"}}),
 				chromedp.WaitVisible(`.toast`, chromedp.ByQuery),
-				chromedp.WaitVisible(`.bubble`, chromedp.ByQuery),
+				chromedp.WaitVisible(`.lets-companion-bubble`, chromedp.ByQuery),
 				chromedp.Evaluate(`getComputedStyle(document.getElementById("lets-shell")).backgroundColor`, &bg),
 				chromedp.Evaluate(`getComputedStyle(document.querySelector(".toast")).animationName`, &anim),
 			)

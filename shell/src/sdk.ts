@@ -205,6 +205,42 @@ interface PortMessage {
     lip.summon(ev.clientX, ev.clientY, context);
   });
 
+  // The companion follows the pointer over the unique too (issue #11): the
+  // shell gets at most one position per frame and counts of clicks and
+  // keys (never which key). The shell keeps them local; only aggregated
+  // counts ever reach Claude (entity.profile).
+  let lastPointer = { x: 0, y: 0 };
+  let pointerQueued = false;
+  const toShell = (m: Record<string, unknown>) => port?.postMessage(m);
+  window.addEventListener("pointermove", (ev: PointerEvent) => {
+    lastPointer = { x: ev.clientX, y: ev.clientY };
+    if (pointerQueued) return;
+    pointerQueued = true;
+    requestAnimationFrame(() => {
+      pointerQueued = false;
+      toShell({ op: "pointer", kind: "move", x: lastPointer.x, y: lastPointer.y });
+    });
+  }, { passive: true });
+  window.addEventListener("pointerdown", () => toShell({ op: "pointer", kind: "down" }), { passive: true });
+  window.addEventListener("keydown", (ev: KeyboardEvent) => {
+    if (!(ev.ctrlKey && ev.code === "Space")) {
+      toShell({ op: "pointer", kind: "key" });
+      return;
+    }
+    // Ctrl+Space calls the companion here, with the unique's context for
+    // the focused element (or the one under the pointer).
+    ev.preventDefault();
+    const focused = document.activeElement && document.activeElement !== document.body ? document.activeElement : null;
+    const target = focused ?? document.elementFromPoint(lastPointer.x, lastPointer.y);
+    let context: unknown;
+    try {
+      context = contextFn?.(target, new MouseEvent("contextmenu", { clientX: lastPointer.x, clientY: lastPointer.y }));
+    } catch (err) {
+      console.error("lip: the context function failed", err);
+    }
+    lip.summon(lastPointer.x, lastPointer.y, context);
+  });
+
   // Images pasted or dropped on the unique go up as media.image, unless the
   // unique handled the event itself (preventDefault).
   function uploadImages(data: DataTransfer | null, source: "paste" | "drop"): boolean {

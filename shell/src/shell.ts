@@ -7,6 +7,7 @@
 import "./shell.css";
 import "./chrome.css";
 import { checkEnvelope, makeEnvelope, RESERVED_DOMAINS, type Envelope } from "./envelope";
+import { mountCompanion } from "./entity/companion";
 import { backoff, Delivery, framesOf, uniqueMayEmit } from "./protocol";
 import { Chat, type ChromeDeps, type UploadResult } from "./chat";
 import { Components } from "./components";
@@ -118,8 +119,15 @@ async function fromUnique(m: Record<string, unknown>): Promise<void> {
       const c = checkEnvelope({ lip: 1, id: makeEnvelope(type).id, type, data: m.data ?? {} });
       if (!c.ok) return refuseToUnique(c.code, c.message);
       send(c.envelope, "unique");
+      // The companion comes to where the human right-clicked in the unique.
+      if (type === "entity.summon") companion.summonFromUnique(Number(c.envelope.data.x) || 0, Number(c.envelope.data.y) || 0);
       break;
     }
+    case "pointer":
+      // Pointer positions and counts over the unique: the companion follows
+      // and aggregates them; they never go up raw.
+      companion.uniquePointer(String(m.kind ?? ""), Number(m.x), Number(m.y));
+      break;
     case "upload":
       try {
         reply(true, await upload(m.blob as Blob, String(m.source ?? "file"), m.componentId as string | undefined, "unique"));
@@ -180,7 +188,7 @@ function connect(): void {
   ws = sock;
   welcomed = false;
   sock.onopen = () => {
-    const data: Record<string, unknown> = { shell: "lets-shell", version: cfg.version, window: cfg.window, medium: "screen", caps: ["toast", "theme", "note", "chat", "components", "media.image", "prompt", "approval"] };
+    const data: Record<string, unknown> = { shell: "lets-shell", version: cfg.version, window: cfg.window, medium: "screen", caps: ["entity", "toast", "theme", "note", "chat", "components", "media.image", "prompt", "approval"] };
     if (everWelcomed) data.resume = delivery.lastSeq;
     sock.send(JSON.stringify({ ...makeEnvelope("lip.hello", data), from: "shell" }));
   };
@@ -241,6 +249,7 @@ function onFrame(text: string): void {
 
 function apply(env: Envelope): void {
   const d = env.data ?? {};
+  if (env.type.startsWith("entity.")) companion.handle(env.type, d);
   switch (env.type) {
     case "session.close":
       closeWindow(String(d.reason ?? "host"));
@@ -250,9 +259,6 @@ function apply(env: Envelope): void {
       break;
     case "ui.theme":
       theme.apply(d);
-      break;
-    case "entity.say":
-      say(String(d.text ?? ""), typeof d.ttl === "number" ? d.ttl : 6000);
       break;
     case "chat.open":
       chat.open();
@@ -283,22 +289,8 @@ function apply(env: Envelope): void {
   toUnique({ op: "command", envelope: env });
 }
 
-let bubble: HTMLDivElement | null = null;
-let bubbleTimer = 0;
-function say(text: string, ttl: number): void {
-  if (!bubble) {
-    bubble = document.createElement("div");
-    bubble.className = "bubble";
-    bubble.setAttribute("role", "status");
-    root.append(bubble);
-  }
-  bubble.textContent = text;
-  bubble.hidden = false;
-  clearTimeout(bubbleTimer);
-  bubbleTimer = window.setTimeout(() => bubble && (bubble.hidden = true), Math.max(1000, Math.min(ttl, 120000)));
-}
-
 function closeWindow(reason: string): void {
+  companion.flushProfile();
   closedForGood = true;
   const text = reason === "handoff" ? "Sent to Claude. You can close this window." : "This window was closed.";
   setState("closed", text);
@@ -355,6 +347,11 @@ const focusChanged = () =>
   }, 0);
 window.addEventListener("focus", focusChanged);
 window.addEventListener("blur", focusChanged);
+// The companion (entity, issue #11): drawn at once, before the channel is up.
+const companion = mountCompanion(root, {
+  emit: (type, data) => send(makeEnvelope(type, data), "shell"),
+  frameRect: () => frame.getBoundingClientRect(),
+});
 frame.src = cfg.frameUrl;
 setState("connecting", "Connecting…");
 connect();

@@ -1,0 +1,508 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/lets-app/lets/backend/browsertest"
+	"github.com/lets-app/lets/backend/lip"
+)
+
+// Issue #11, the companion (entity): every entity.* message of seed §3.2
+// in both directions, in headless Chromium against a real host. Down:
+// the command goes through POST /lip/send and the test asserts the DOM.
+// Up: the test does the human act and asserts the envelope from listen.
+
+// entityRig is one board window in Chromium.
+type entityRig struct {
+	th  *testHost
+	win testWindow
+	ctx context.Context
+	uo  string
+	uc  *uniqueContexts
+}
+
+func newEntityRig(t *testing.T, features ...*emulation.MediaFeature) *entityRig {
+	t.Helper()
+	th := startLIPHost(t)
+	win := th.openOnly(t, "board", "")
+	ctx := browsertest.New(t, browsertest.Options{Width: 1000, Height: 640, Timeout: 120 * time.Second})
+	uc := watchContexts(ctx)
+	actions := []chromedp.Action{}
+	if len(features) > 0 {
+		actions = append(actions, emulation.SetEmulatedMedia().WithFeatures(features))
+	}
+	actions = append(actions,
+		chromedp.Navigate(win.URL),
+		chromedp.WaitVisible(`#lets-shell[data-state="online"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.lets-companion-body`, chromedp.ByQuery),
+	)
+	if err := chromedp.Run(ctx, actions...); err != nil {
+		t.Fatalf("shell page: %v", err)
+	}
+	o, _ := th.origins.get("board")
+	return &entityRig{th: th, win: win, ctx: ctx, uo: o.url(), uc: uc}
+}
+
+// send posts entity commands to the rig's window.
+func (r *entityRig) send(t *testing.T, cmds ...map[string]any) {
+	t.Helper()
+	list := make([]map[string]any, len(cmds))
+	for i, c := range cmds {
+		list[i] = map[string]any{"lip": 1, "type": c["type"], "win": r.win.Window, "data": c["data"]}
+	}
+	code, body := r.th.send(t, list)
+	if code != 200 {
+		t.Fatalf("send: %d %v", code, body)
+	}
+	if rej, _ := body["rejected"].([]any); len(rej) > 0 {
+		t.Fatalf("send rejected: %v", rej)
+	}
+}
+
+func (r *entityRig) eval(t *testing.T, expr string, out any) {
+	t.Helper()
+	if err := chromedp.Run(r.ctx, chromedp.Evaluate(expr, out, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) })); err != nil {
+		t.Fatalf("evaluate %s: %v", expr, err)
+	}
+}
+
+// poll waits until a boolean expression in the shell page is true.
+func (r *entityRig) poll(t *testing.T, expr string) {
+	t.Helper()
+	if err := chromedp.Run(r.ctx, chromedp.Poll("!!("+expr+")", nil, chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		var state any
+		_ = chromedp.Run(r.ctx, chromedp.Evaluate(`(() => { const b = document.querySelector(".lets-companion-body").getBoundingClientRect(); return {left: b.left, top: b.top, view: [innerWidth, innerHeight], data: {...document.querySelector(".lets-companion").dataset}}; })()`, &state))
+		t.Fatalf("in the shell, %s never became true: %v\ncompanion: %v", expr, err, state)
+	}
+}
+
+// shellEvent waits for the next event of typ and checks it is a human act
+// from this window's shell.
+func (r *entityRig) shellEvent(t *testing.T, cursor, typ string) map[string]any {
+	t.Helper()
+	ev := r.th.waitEvent(t, cursor, typ, 10*time.Second)
+	if want := "shell:board#" + r.win.Window; ev.From != want {
+		t.Fatalf("%s came from %q, want %q", typ, ev.From, want)
+	}
+	return dataOf(t, ev)
+}
+
+func (r *entityRig) companionBox(t *testing.T) (x, y float64) {
+	t.Helper()
+	var p []float64
+	r.eval(t, `(() => { const b = document.querySelector(".lets-companion-body").getBoundingClientRect(); return [b.left, b.top]; })()`, &p)
+	return p[0], p[1]
+}
+
+// savePNG writes an element screenshot where browsertest.Screenshot
+// writes page screenshots ($LETS_SCREENSHOTS, e.g. docs/screenshots).
+func savePNG(t *testing.T, name string, png []byte) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(browsertest.ScreenshotDir(t), name), png, 0o644); err != nil {
+		t.Fatalf("save screenshot %s: %v", name, err)
+	}
+}
+
+func mouse(typ input.MouseType, x, y float64, button input.MouseButton, buttons int64) chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		p := input.DispatchMouseEvent(typ, x, y).WithButton(button).WithButtons(buttons)
+		if typ != input.MouseMoved {
+			p = p.WithClickCount(1)
+		}
+		return p.Do(ctx)
+	})
+}
+
+// TestBrowserEntityCommands: entity.say (ttl, replace, mood, live region),
+// entity.mood (eight visibly different moods), entity.suggest (merge and
+// replace), entity.move (eased, clamped; point, center, selector, cursor),
+// entity.show/hide, entity.persona (name, speed, distance while
+// following) and all eighteen entity.react expressions.
+func TestBrowserEntityCommands(t *testing.T) {
+	r := newEntityRig(t)
+
+	// entity.say: bubble with text, mood applied, a screen-reader live
+	// region, replaced by the next say, gone after ttl.
+	r.send(t, map[string]any{"type": "entity.say", "data": map[string]any{"text": "Hello there!", "mood": "happy", "ttl": 1500}})
+	r.poll(t, `!document.querySelector(".lets-companion-bubble").hidden && document.querySelector(".lets-companion-bubble").textContent === "Hello there!"`)
+	var live, mood string
+	r.eval(t, `document.getElementById("lets-companion-live").textContent`, &live)
+	r.eval(t, `document.querySelector(".lets-companion").dataset.mood`, &mood)
+	if !strings.Contains(live, "Hello there!") || mood != "happy" {
+		t.Errorf("say: live region %q, mood %q", live, mood)
+	}
+	r.send(t, map[string]any{"type": "entity.say", "data": map[string]any{"text": "Second thought.", "ttl": 1200}})
+	r.poll(t, `document.querySelector(".lets-companion-bubble").textContent === "Second thought."`)
+	var bubbles int
+	r.eval(t, `document.querySelectorAll(".lets-companion-bubble").length`, &bubbles)
+	r.eval(t, `document.querySelector(".lets-companion").dataset.mood`, &mood)
+	if bubbles != 1 || mood != "happy" {
+		t.Errorf("a new say replaces the bubble (%d bubbles) and keeps the mood (%q)", bubbles, mood)
+	}
+	start := time.Now()
+	r.poll(t, `document.querySelector(".lets-companion-bubble").hidden`)
+	if waited := time.Since(start); waited < 600*time.Millisecond {
+		t.Errorf("the bubble left after %v, before its ttl of 1.2 s", waited)
+	}
+
+	// entity.mood: each of the eight moods draws differently.
+	shots := map[string][]byte{}
+	_ = chromedp.Run(r.ctx, emulation.SetDeviceMetricsOverride(1000, 640, 3, false))
+	// Still poses for the pictures: mood motions paused.
+	for _, m := range lip.Moods() {
+		r.send(t, map[string]any{"type": "entity.mood", "data": map[string]any{"mood": m}})
+		r.poll(t, `document.querySelector(".lets-companion").dataset.mood === `+jsString(m))
+		r.eval(t, `new Promise(res => requestAnimationFrame(() => { document.getAnimations().forEach(a => { a.pause(); a.currentTime = 0; }); requestAnimationFrame(() => res(true)); }))`, nil)
+		var png []byte
+		if err := chromedp.Run(r.ctx, chromedp.Screenshot(`.lets-companion-body`, &png, chromedp.ByQuery)); err != nil {
+			t.Fatal(err)
+		}
+		shots[m] = png
+		savePNG(t, "entity-mood-"+m+".png", png)
+	}
+	for a, pa := range shots {
+		for b, pb := range shots {
+			if a < b && bytes.Equal(pa, pb) {
+				t.Errorf("moods %s and %s look the same", a, b)
+			}
+		}
+	}
+	_ = chromedp.Run(r.ctx, emulation.ClearDeviceMetricsOverride())
+	r.send(t, map[string]any{"type": "entity.mood", "data": map[string]any{"mood": "idle"}})
+
+	// entity.suggest: merged into, then replacing, the click menu, which
+	// also holds the instant local suggestions.
+	r.send(t, map[string]any{"type": "entity.suggest", "data": map[string]any{"items": []map[string]any{{"id": "s1", "label": "Sort the board"}, {"id": "s2", "label": "Add a column", "hint": "to the right"}}}})
+	r.send(t, map[string]any{"type": "entity.suggest", "data": map[string]any{"items": []map[string]any{{"id": "s2", "label": "Add two columns"}, {"id": "s3", "label": "Tidy up"}}}})
+	if err := chromedp.Run(r.ctx, chromedp.Click(`.lets-companion-body`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	r.poll(t, `!document.getElementById("lets-companion-menu").hidden`)
+	var ids []string
+	r.eval(t, `[...document.querySelectorAll("#lets-companion-menu [role=menuitem][data-id]")].map(b => b.dataset.id + "=" + b.querySelector(".lets-companion-label").textContent)`, &ids)
+	want := "s1=Sort the board s2=Add two columns s3=Tidy up quick.explain=Explain what I'm looking at"
+	if got := strings.Join(ids, " "); !strings.HasPrefix(got, want) {
+		t.Errorf("merged menu:\n got %s\nwant %s…", got, want)
+	}
+	r.send(t, map[string]any{"type": "entity.suggest", "data": map[string]any{"replace": true, "items": []map[string]any{{"id": "only", "label": "Only this"}}}})
+	r.poll(t, `document.querySelector("#lets-companion-menu [data-id]").dataset.id === "only" && !document.querySelector('#lets-companion-menu [data-id="s1"]')`)
+	if err := chromedp.Run(r.ctx, chromedp.KeyEvent(kb.Escape)); err != nil {
+		t.Fatal(err)
+	}
+	r.poll(t, `document.getElementById("lets-companion-menu").hidden && document.activeElement === document.querySelector(".lets-companion-body")`)
+
+	// entity.move to a point: eased over frames, never a jump.
+	x0, y0 := r.companionBox(t)
+	r.eval(t, `window.__track = []; (function f() { const e = document.querySelector(".lets-companion"); window.__track.push([+e.dataset.x, +e.dataset.y]); if (window.__track.length < 90) requestAnimationFrame(f); })(), true`, nil)
+	r.send(t, map[string]any{"type": "entity.move", "data": map[string]any{"x": 200, "y": 200}})
+	r.poll(t, `window.__track.length >= 90`)
+	var track [][]float64
+	r.eval(t, `window.__track`, &track)
+	tx, ty := 200.0-32, 200.0-32
+	dist := math.Hypot(tx-x0, ty-y0)
+	between, maxStep := 0, 0.0
+	for i, p := range track {
+		if i > 0 {
+			maxStep = math.Max(maxStep, math.Hypot(p[0]-track[i-1][0], p[1]-track[i-1][1]))
+		}
+		if math.Hypot(p[0]-x0, p[1]-y0) > 2 && math.Hypot(p[0]-tx, p[1]-ty) > 2 {
+			between++
+		}
+	}
+	last := track[len(track)-1]
+	if math.Abs(last[0]-tx) > 1 || math.Abs(last[1]-ty) > 1 {
+		t.Errorf("move ended at %v, want (%v, %v)", last, tx, ty)
+	}
+	// Frames may be dropped on a busy machine, so a few in-between frames
+	// and no step of most of the way prove the glide.
+	if between < 3 || maxStep > dist*0.7 {
+		t.Errorf("the move teleported: %d frames in between, largest step %.0f px of %.0f", between, maxStep, dist)
+	}
+	// Off-screen targets are clamped to the viewport.
+	r.send(t, map[string]any{"type": "entity.move", "data": map[string]any{"x": 99999, "y": -500}})
+	r.poll(t, `(() => { const b = document.querySelector(".lets-companion-body").getBoundingClientRect(); return !document.querySelector(".lets-companion").dataset.moving && b.right <= innerWidth && b.top >= 0 && b.right > innerWidth - 20 && b.top < 20; })()`)
+	r.send(t, map[string]any{"type": "entity.move", "data": map[string]any{"to": "center"}})
+	r.poll(t, `(() => { const b = document.querySelector(".lets-companion-body").getBoundingClientRect(); return Math.abs(b.left + 32 - innerWidth / 2) <= 2 && Math.abs(b.top + 32 - innerHeight / 2) <= 2; })()`)
+	r.send(t, map[string]any{"type": "entity.move", "data": map[string]any{"to": "#lets-status"}})
+	r.poll(t, `(() => { const b = document.querySelector(".lets-companion-body").getBoundingClientRect(); const s = document.getElementById("lets-status").getBoundingClientRect(); return !document.querySelector(".lets-companion").dataset.moving && Math.abs((b.top + 32) - (s.top + s.height / 2)) <= 40 && (Math.abs(b.left - s.right - 8) <= 2 || Math.abs(b.right - s.left + 8) <= 2); })()`)
+
+	// entity.persona: name (label, menu), speed and distance; following
+	// the cursor keeps that distance and never covers the pointer.
+	r.send(t, map[string]any{"type": "entity.persona", "data": map[string]any{"name": "Juniper", "traits": map[string]any{"speed": "fast", "distance": 120}}})
+	r.poll(t, `document.querySelector(".lets-companion-body").getAttribute("aria-label").startsWith("Juniper,")`)
+	// Claude's last move holds following for a moment; wait it out.
+	time.Sleep(5200 * time.Millisecond)
+	if err := chromedp.Run(r.ctx, mouse(input.MouseMoved, 300, 400, input.None, 0), chromedp.Sleep(50*time.Millisecond), mouse(input.MouseMoved, 302, 401, input.None, 0)); err != nil {
+		t.Fatal(err)
+	}
+	r.poll(t, `!document.querySelector(".lets-companion").dataset.moving && (() => { const b = document.querySelector(".lets-companion-body").getBoundingClientRect(); return Math.abs(Math.hypot(b.left + 32 - 302, b.top + 32 - 401) - (120 + 32)) <= 3; })()`)
+	var covered bool
+	r.eval(t, `(() => { const b = document.querySelector(".lets-companion-body").getBoundingClientRect(); return 302 >= b.left && 302 <= b.right && 401 >= b.top && 401 <= b.bottom; })()`, &covered)
+	if covered {
+		t.Error("following covers the pointer")
+	}
+	// to: "cursor" goes next to the pointer at the persona distance.
+	r.send(t, map[string]any{"type": "entity.move", "data": map[string]any{"to": "cursor"}})
+	r.poll(t, `!document.querySelector(".lets-companion").dataset.moving && (() => { const b = document.querySelector(".lets-companion-body").getBoundingClientRect(); return Math.abs(Math.hypot(b.left + 32 - 302, b.top + 32 - 401) - (120 + 32)) <= 3; })()`)
+
+	// entity.hide / entity.show.
+	r.send(t, map[string]any{"type": "entity.hide", "data": map[string]any{}})
+	r.poll(t, `getComputedStyle(document.querySelector(".lets-companion")).visibility === "hidden"`)
+	r.send(t, map[string]any{"type": "entity.show", "data": map[string]any{}})
+	r.poll(t, `getComputedStyle(document.querySelector(".lets-companion")).visibility === "visible" && getComputedStyle(document.querySelector(".lets-companion")).opacity === "1"`)
+
+	// entity.react: all eighteen play a CSS animation of their own.
+	for _, name := range lip.Reactions() {
+		r.send(t, map[string]any{"type": "entity.react", "data": map[string]any{"name": name, "ms": 1500}})
+		r.poll(t, `document.querySelector(".lets-companion").dataset.react === `+jsString(name))
+		var anims []string
+		r.eval(t, `document.querySelector(".lets-companion").getAnimations({subtree: true}).map(a => a.animationName).filter(n => n.startsWith("lets-r-"))`, &anims)
+		if len(anims) == 0 {
+			t.Errorf("entity.react %s plays no animation", name)
+		}
+	}
+	r.poll(t, `!document.querySelector(".lets-companion").dataset.react`)
+}
+
+// TestBrowserEntityHumanActs: entity.click (with instant local
+// suggestions), entity.pick, entity.summon by right-click, by Ctrl+Space
+// and from the unique with its context, entity.dismiss, dragging, the
+// self-played reactions, the four secret moves (once each) and
+// entity.profile on close — each asserted as the envelope listen returns,
+// from: shell:board#<window>.
+func TestBrowserEntityHumanActs(t *testing.T) {
+	r := newEntityRig(t)
+	const cur = "e2e"
+	// Every reaction the companion plays, as it starts.
+	r.eval(t, `window.__reacts = []; new MutationObserver(() => { const r = document.querySelector(".lets-companion").dataset.react; if (r) window.__reacts.push(r); }).observe(document.querySelector(".lets-companion"), {attributes: true, attributeFilter: ["data-react"]}), true`, nil)
+
+	// A click on the companion: entity.click; the menu opens at once with
+	// the local quick suggestions.
+	if err := chromedp.Run(r.ctx, chromedp.Click(`.lets-companion-body`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	var quick int
+	r.eval(t, `document.querySelectorAll('#lets-companion-menu [data-id^="quick."]').length`, &quick)
+	if quick < 3 {
+		t.Errorf("the menu shows %d local suggestions right away", quick)
+	}
+	bx, by := r.companionBox(t)
+	click := r.shellEvent(t, cur, "entity.click")
+	if cx, cy := click["x"].(float64), click["y"].(float64); math.Abs(cx-(bx+32)) > 4 || math.Abs(cy-(by+32)) > 4 {
+		t.Errorf("entity.click at (%v, %v), the companion is at (%v, %v)", cx, cy, bx+32, by+32)
+	}
+	// Claude adds a smarter item; the human picks it.
+	r.send(t, map[string]any{"type": "entity.suggest", "data": map[string]any{"items": []map[string]any{{"id": "tidy", "label": "Tidy the board"}}}})
+	r.poll(t, `document.querySelector('#lets-companion-menu [data-id="tidy"]')`)
+	if err := chromedp.Run(r.ctx, chromedp.Click(`#lets-companion-menu [data-id="tidy"]`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	if pick := r.shellEvent(t, cur, "entity.pick"); pick["id"] != "tidy" || pick["label"] != "Tidy the board" {
+		t.Errorf("entity.pick %v", pick)
+	}
+	r.poll(t, `document.getElementById("lets-companion-menu").hidden`)
+	// Keyboard: Enter opens the menu focused on the first item; arrows
+	// move; Enter picks a local suggestion.
+	if err := chromedp.Run(r.ctx, chromedp.Focus(`.lets-companion-body`, chromedp.ByQuery), chromedp.KeyEvent(kb.Enter)); err != nil {
+		t.Fatal(err)
+	}
+	r.poll(t, `document.activeElement && document.activeElement.dataset.id === "tidy"`)
+	r.shellEvent(t, cur, "entity.click")
+	if err := chromedp.Run(r.ctx, chromedp.KeyEvent(kb.ArrowDown), chromedp.KeyEvent(kb.Enter)); err != nil {
+		t.Fatal(err)
+	}
+	if pick := r.shellEvent(t, cur, "entity.pick"); pick["id"] != "quick.explain" {
+		t.Errorf("keyboard pick %v", pick)
+	}
+
+	// Right-click on the shell's own chrome summons the companion there.
+	if err := chromedp.Run(r.ctx, mouse(input.MousePressed, 480, 18, input.Right, 2), mouse(input.MouseReleased, 480, 18, input.Right, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if s := r.shellEvent(t, cur, "entity.summon"); s["x"] != 480.0 || s["y"] != 18.0 {
+		t.Errorf("right-click summon %v", s)
+	}
+	r.poll(t, `!document.getElementById("lets-companion-menu").hidden && !document.querySelector(".lets-companion").dataset.moving`)
+	if err := chromedp.Run(r.ctx, chromedp.KeyEvent(kb.Escape)); err != nil {
+		t.Fatal(err)
+	}
+	// Ctrl+Space summons from the keyboard.
+	if err := chromedp.Run(r.ctx, chromedp.KeyEvent(" ", chromedp.KeyModifiers(input.ModifierCtrl))); err != nil {
+		t.Fatal(err)
+	}
+	if s := r.shellEvent(t, cur, "entity.summon"); s["context"] == nil || s["context"].(map[string]any)["via"] != "hotkey" {
+		t.Errorf("Ctrl+Space summon %v", s)
+	}
+	r.poll(t, `!document.getElementById("lets-companion-menu").hidden && document.activeElement.getAttribute("role") === "menuitem"`)
+	if err := chromedp.Run(r.ctx, chromedp.KeyEvent(kb.Escape)); err != nil {
+		t.Fatal(err)
+	}
+	// A right-click inside the unique: its SDK sends entity.summon with the
+	// unique's context, and the companion comes to that point.
+	r.uc.pollIn(t, r.ctx, r.uo, `window.lip && document.readyState === "complete"`)
+	r.uc.evalIn(t, r.ctx, r.uo, `lip.context(function (el) { return {tag: el ? el.tagName.toLowerCase() : ""}; }), true`, nil)
+	var frame []float64
+	r.eval(t, `(() => { const b = document.getElementById("lets-unique").getBoundingClientRect(); return [b.left, b.top]; })()`, &frame)
+	if err := chromedp.Run(r.ctx, mouse(input.MousePressed, frame[0]+30, frame[1]+30, input.Right, 2), mouse(input.MouseReleased, frame[0]+30, frame[1]+30, input.Right, 0)); err != nil {
+		t.Fatal(err)
+	}
+	ev := r.th.waitEvent(t, cur, "entity.summon", 10*time.Second)
+	if !strings.HasPrefix(ev.From, "unique:board#") || dataOf(t, ev)["context"] == nil {
+		t.Errorf("summon from the unique: from %q, data %v", ev.From, dataOf(t, ev))
+	}
+	r.poll(t, `!document.getElementById("lets-companion-menu").hidden && !document.querySelector(".lets-companion").dataset.moving`)
+	cx, cy := r.companionBox(t)
+	if d := math.Hypot(cx+32-(frame[0]+30), cy+32-(frame[1]+30)); d > 120 {
+		t.Errorf("the companion is %.0f px from the right-click in the unique", d)
+	}
+	if err := chromedp.Run(r.ctx, chromedp.KeyEvent(kb.Escape)); err != nil {
+		t.Fatal(err)
+	}
+
+	// Self-played reactions: hover peeks, a double-click boops.
+	bx, by = r.companionBox(t)
+	if err := chromedp.Run(r.ctx, mouse(input.MouseMoved, bx+32, by+132, input.None, 0), mouse(input.MouseMoved, bx+32, by+32, input.None, 0)); err != nil {
+		t.Fatal(err)
+	}
+	// (Peek has a cool-down; the pointer reaching it for the first click
+	// may already have played it.)
+	r.poll(t, `window.__reacts.includes("peek")`)
+	if err := chromedp.Run(r.ctx, chromedp.DoubleClick(`.lets-companion-body`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	r.poll(t, `window.__reacts.includes("boop")`)
+	if err := chromedp.Run(r.ctx, chromedp.KeyEvent(kb.Escape)); err != nil {
+		t.Fatal(err)
+	}
+	// Fast circles far from it make it dizzy.
+	circles := []chromedp.Action{}
+	for i := 0; i < 64; i++ {
+		a := float64(i) / 16 * 2 * math.Pi
+		circles = append(circles, mouse(input.MouseMoved, 250+60*math.Cos(a), 350+60*math.Sin(a), input.None, 0), chromedp.Sleep(8*time.Millisecond))
+	}
+	if err := chromedp.Run(r.ctx, circles...); err != nil {
+		t.Fatal(err)
+	}
+	r.poll(t, `window.__reacts.includes("dizzy")`)
+
+	// Dragging moves it (no click, no menu), and a full circle while
+	// dragging is the "spin" secret.
+	r.send(t, map[string]any{"type": "entity.move", "data": map[string]any{"to": "center"}})
+	r.poll(t, `!document.querySelector(".lets-companion").dataset.moving`)
+	bx, by = r.companionBox(t)
+	px, py := bx+32, by+32
+	drag := []chromedp.Action{mouse(input.MousePressed, px, py, input.Left, 1)}
+	for i := 0; i <= 48; i++ {
+		a := float64(i) / 40 * 2 * math.Pi
+		drag = append(drag, mouse(input.MouseMoved, px+80-80*math.Cos(a), py-80*math.Sin(a), input.Left, 1))
+	}
+	drag = append(drag, mouse(input.MouseMoved, px+160, py, input.Left, 1), mouse(input.MouseReleased, px+160, py, input.Left, 0))
+	if err := chromedp.Run(r.ctx, drag...); err != nil {
+		t.Fatal(err)
+	}
+	if s := r.shellEvent(t, cur, "entity.secret"); s["name"] != "spin" {
+		t.Errorf("secret %v, want spin", s)
+	}
+	nx, ny := r.companionBox(t)
+	if math.Abs(nx-(bx+160)) > 2 || math.Abs(ny-by) > 2 {
+		t.Errorf("dragged to (%v, %v), want (%v, %v)", nx, ny, bx+160, by)
+	}
+	var menuHidden bool
+	r.eval(t, `document.getElementById("lets-companion-menu").hidden`, &menuHidden)
+	if !menuHidden {
+		t.Error("a drag opened the menu")
+	}
+
+	// "party" typed with the companion focused: disco.
+	if err := chromedp.Run(r.ctx, chromedp.Focus(`.lets-companion-body`, chromedp.ByQuery), chromedp.KeyEvent("party")); err != nil {
+		t.Fatal(err)
+	}
+	if s := r.shellEvent(t, cur, "entity.secret"); s["name"] != "disco" {
+		t.Errorf("secret %v, want disco", s)
+	}
+	// Shaking the pointer left-right over it three times: wave.
+	bx, by = r.companionBox(t)
+	shake := []chromedp.Action{}
+	for _, dx := range []float64{0, 18, 0, -18, 0, 18, 0, -18, 0, 18, 0, -18, 0} {
+		shake = append(shake, mouse(input.MouseMoved, bx+32+dx, by+32, input.None, 0), chromedp.Sleep(20*time.Millisecond))
+	}
+	if err := chromedp.Run(r.ctx, shake...); err != nil {
+		t.Fatal(err)
+	}
+	if s := r.shellEvent(t, cur, "entity.secret"); s["name"] != "wave" {
+		t.Errorf("secret %v, want wave", s)
+	}
+	// The Konami sequence, twice: reported once.
+	konami := []chromedp.Action{chromedp.Click(`.title`, chromedp.ByQuery)}
+	for range 2 {
+		for _, k := range []string{kb.ArrowUp, kb.ArrowUp, kb.ArrowDown, kb.ArrowDown, kb.ArrowLeft, kb.ArrowRight, kb.ArrowLeft, kb.ArrowRight, "b", "a"} {
+			konami = append(konami, chromedp.KeyEvent(k))
+		}
+	}
+	if err := chromedp.Run(r.ctx, konami...); err != nil {
+		t.Fatal(err)
+	}
+	if s := r.shellEvent(t, cur, "entity.secret"); s["name"] != "konami" {
+		t.Errorf("secret %v, want konami", s)
+	}
+	// Once per window: another spin and another party send nothing.
+	if err := chromedp.Run(r.ctx, chromedp.Focus(`.lets-companion-body`, chromedp.ByQuery), chromedp.KeyEvent("party")); err != nil {
+		t.Fatal(err)
+	}
+
+	// "Hide for now" in the menu: entity.dismiss; Ctrl+Space brings it back.
+	if err := chromedp.Run(r.ctx, chromedp.Click(`.lets-companion-body`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	r.poll(t, `!document.getElementById("lets-companion-menu").hidden`)
+	if err := chromedp.Run(r.ctx, chromedp.Click(`.lets-companion-dismiss`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	r.shellEvent(t, cur, "entity.dismiss")
+	r.poll(t, `document.querySelector(".lets-companion").dataset.hidden === "true"`)
+	if err := chromedp.Run(r.ctx, chromedp.KeyEvent(" ", chromedp.KeyModifiers(input.ModifierCtrl))); err != nil {
+		t.Fatal(err)
+	}
+	r.poll(t, `document.querySelector(".lets-companion").dataset.hidden === "false"`)
+
+	// Closing the window sends the profile: counts only, never moves.
+	if code, body := r.th.call(t, "POST", "/lip/close", map[string]any{"window": r.win.Window}, testHostToken); code != 200 {
+		t.Fatalf("close: %d %v", code, body)
+	}
+	prof := r.shellEvent(t, cur, "entity.profile")
+	keys := make([]string, 0, len(prof))
+	for k := range prof {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if strings.Join(keys, " ") != "clickRate dwell idleMs keys pace regions sessionMs" {
+		t.Errorf("entity.profile fields %v", keys)
+	}
+	if prof["clickRate"].(float64) <= 0 || prof["keys"].(float64) <= 0 || prof["sessionMs"].(float64) <= 0 || len(prof["regions"].([]any)) == 0 {
+		t.Errorf("entity.profile counted nothing: %v", prof)
+	}
+	// Exactly the four secrets, each once.
+	res := r.th.listen(t, "cursor=secrets&types=entity.secret&wait_ms=0")
+	var names []string
+	for _, e := range res.Events {
+		names = append(names, dataOf(t, e)["name"].(string))
+	}
+	sort.Strings(names)
+	if strings.Join(names, " ") != "disco konami spin wave" {
+		t.Errorf("secrets reported %v, want each of disco konami spin wave once", names)
+	}
+}

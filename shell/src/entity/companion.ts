@@ -1,0 +1,506 @@
+// The companion in the shell page (seed §3.2, spec lip-1 §4.3): draws the
+// character, its speech bubble and click menu, applies entity.* commands
+// and reports the human's acts on it (click, pick, summon, dismiss,
+// profile, secrets). Decisions live in logic.ts; this file wires the DOM.
+
+import "./entity.css";
+import { makeFigure } from "./figure";
+import {
+  clampToViewport, DEFAULT_PERSONA, followPoint, GestureDetector, Glide, isMood, isReaction, menuFocus, menuItems,
+  mergeSuggestions, moodLook, parsePersona, ProfileAggregator, reactionMs, suggestionsOf,
+  type GestureOutcome, type Mood, type Persona, type Point, type Reaction, type Suggestion,
+} from "./logic";
+
+/** What the companion needs from the shell. */
+export interface CompanionHost {
+  /** Sends a human act up the shell channel (from: shell). */
+  emit(type: string, data: Record<string, unknown>): void;
+  /** Where the unique's frame is, to place summons from inside it. */
+  frameRect(): DOMRect;
+}
+
+const SIZE = { w: 64, h: 64 };
+/** After Claude places the companion, following waits this long. */
+const HOLD_AFTER_MOVE_MS = 5000;
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls: string, attrs: Record<string, string> = {}): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  e.className = cls;
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  return e;
+}
+
+export class Companion {
+  readonly element: HTMLDivElement;
+  private readonly button: HTMLButtonElement;
+  private readonly bubble: HTMLDivElement;
+  private readonly menu: HTMLDivElement;
+  private readonly live: HTMLDivElement;
+  private readonly figure = makeFigure();
+  private pos: Point;
+  private glide: Glide | null = null;
+  private frame = 0;
+  private persona: Persona = DEFAULT_PERSONA;
+  private claudeItems: Suggestion[] = [];
+  private bubbleTimer = 0;
+  private reactTimer = 0;
+  private holdUntil = 0;
+  private pointer: Point | null = null;
+  private drag: { dx: number; dy: number; startX: number; startY: number; moved: boolean } | null = null;
+  private readonly gestures: GestureDetector;
+  private readonly profile: ProfileAggregator;
+  private readonly reduced: MediaQueryList;
+  private readonly timer: number;
+  private flushed = false;
+
+  constructor(parent: HTMLElement, private readonly host: CompanionHost, private readonly now: () => number = () => performance.now()) {
+    this.gestures = new GestureDetector(now());
+    this.profile = new ProfileAggregator(now());
+    this.reduced = window.matchMedia("(prefers-reduced-motion: reduce)");
+
+    this.element = el("div", "lets-companion", { "data-mood": "idle" });
+    this.button = el("button", "lets-companion-body", { type: "button", "aria-haspopup": "menu", "aria-expanded": "false", "aria-controls": "lets-companion-menu" });
+    this.button.append(this.figure.root);
+    this.bubble = el("div", "lets-companion-bubble", { "aria-hidden": "true" });
+    this.bubble.hidden = true;
+    this.menu = el("div", "lets-companion-menu", { role: "menu", id: "lets-companion-menu" });
+    this.menu.hidden = true;
+    this.live = el("div", "lets-sr-only", { role: "status", "aria-live": "polite", id: "lets-companion-live" });
+    this.element.append(this.bubble, this.button, this.menu);
+    parent.append(this.element, this.live);
+
+    this.setMood("idle");
+    this.applyPersona();
+    const view = this.view();
+    this.pos = clampToViewport({ x: view.w - SIZE.w - 28, y: view.h - SIZE.h - 28 }, SIZE, view);
+    this.place();
+    this.wire();
+    this.timer = window.setInterval(() => this.tick(), 1000);
+  }
+
+  // ------------------------------------------------------------ commands
+
+  /** Applies an entity.* command; returns false for other types. */
+  handle(type: string, d: Record<string, unknown>): boolean {
+    switch (type) {
+      case "entity.say":
+        this.say(String(d.text ?? ""), typeof d.ttl === "number" ? d.ttl : 6000, d.mood);
+        return true;
+      case "entity.mood":
+        if (isMood(d.mood)) this.setMood(d.mood);
+        return true;
+      case "entity.suggest":
+        this.claudeItems = mergeSuggestions(this.claudeItems, suggestionsOf(d.items), d.replace === true);
+        if (!this.menu.hidden) this.renderMenu(false);
+        return true;
+      case "entity.move":
+        this.moveCommand(d);
+        return true;
+      case "entity.show":
+        this.setHidden(false);
+        return true;
+      case "entity.hide":
+        this.setHidden(true);
+        return true;
+      case "entity.persona":
+        this.persona = parsePersona(d, this.persona);
+        this.applyPersona();
+        return true;
+      case "entity.react":
+        if (isReaction(d.name)) this.react(d.name, d.ms);
+        return true;
+    }
+    return false;
+  }
+
+  /** The unique emitted entity.summon at (x, y) in its own coordinates. */
+  summonFromUnique(x: number, y: number): void {
+    const r = this.host.frameRect();
+    this.summonAt({ x: r.left + x, y: r.top + y }, false);
+  }
+
+  /** Sends the profile now (the window is closing); once per window. */
+  flushProfile(): void {
+    if (this.flushed) return;
+    this.flushed = true;
+    this.host.emit("entity.profile", { ...this.profile.take(this.now()) });
+  }
+
+  /** The secrets found in this window. */
+  secretsFound(): string[] {
+    return this.gestures.secrets();
+  }
+
+  // -------------------------------------------------------------- look
+
+  private setMood(mood: Mood): void {
+    const look = moodLook(mood);
+    this.element.dataset.mood = mood;
+    this.element.dataset.motion = look.motion;
+    this.figure.setLook(look);
+  }
+
+  private applyPersona(): void {
+    this.element.dataset.name = this.persona.name;
+    this.button.setAttribute("aria-label", `${this.persona.name}, your companion. Click for suggestions; Ctrl+Space calls it from anywhere.`);
+    this.menu.setAttribute("aria-label", `Suggestions from ${this.persona.name}`);
+    this.element.style.setProperty("--lets-c-speed", String(this.persona.speed));
+  }
+
+  private say(text: string, ttl: number, mood: unknown): void {
+    if (isMood(mood)) this.setMood(mood);
+    this.bubble.textContent = text;
+    this.bubble.hidden = !text;
+    this.live.textContent = text ? `${this.persona.name} says: ${text}` : "";
+    this.layoutPopups();
+    clearTimeout(this.bubbleTimer);
+    this.bubbleTimer = window.setTimeout(() => {
+      this.bubble.hidden = true;
+    }, Math.max(1000, Math.min(ttl, 120_000)));
+  }
+
+  private react(name: Reaction, ms?: unknown): void {
+    const dur = reactionMs(name, ms);
+    // Restart the animation even when the same reaction plays again.
+    delete this.element.dataset.react;
+    void this.element.offsetWidth;
+    this.element.style.setProperty("--lets-c-react-ms", `${dur}ms`);
+    this.element.dataset.react = name;
+    clearTimeout(this.reactTimer);
+    this.reactTimer = window.setTimeout(() => delete this.element.dataset.react, dur);
+  }
+
+  private setHidden(hidden: boolean): void {
+    if (hidden) this.closeMenu(false);
+    this.element.dataset.hidden = String(hidden);
+    this.element.setAttribute("aria-hidden", String(hidden));
+    this.button.tabIndex = hidden ? -1 : 0;
+  }
+
+  // ------------------------------------------------------------ motion
+
+  private view(): { w: number; h: number } {
+    return { w: document.documentElement.clientWidth || window.innerWidth, h: document.documentElement.clientHeight || window.innerHeight };
+  }
+
+  private center(): Point {
+    return { x: this.pos.x + SIZE.w / 2, y: this.pos.y + SIZE.h / 2 };
+  }
+
+  private place(): void {
+    this.element.style.transform = `translate(${Math.round(this.pos.x)}px, ${Math.round(this.pos.y)}px)`;
+    this.element.dataset.x = String(Math.round(this.pos.x));
+    this.element.dataset.y = String(Math.round(this.pos.y));
+  }
+
+  /** Eases the companion's top-left to p (clamped); never jumps. */
+  private goTo(p: Point): void {
+    const to = clampToViewport(p, SIZE, this.view());
+    if (this.reduced.matches) {
+      // Reduced motion: a fade out and in at the new place, no travel.
+      this.element.dataset.fading = "true";
+      this.glide = null;
+      window.setTimeout(() => {
+        this.pos = to;
+        this.place();
+        this.layoutPopups();
+        delete this.element.dataset.fading;
+      }, 160);
+      return;
+    }
+    this.glide = new Glide({ ...this.pos }, to, this.now(), this.persona.speed);
+    this.element.dataset.moving = "true";
+    if (!this.frame) this.frame = requestAnimationFrame(() => this.step());
+  }
+
+  private step(): void {
+    this.frame = 0;
+    if (!this.glide) return;
+    const t = this.now();
+    this.pos = this.glide.at(t);
+    this.place();
+    if (this.glide.done(t)) {
+      this.glide = null;
+      delete this.element.dataset.moving;
+      this.layoutPopups();
+      return;
+    }
+    this.frame = requestAnimationFrame(() => this.step());
+  }
+
+  private moveCommand(d: Record<string, unknown>): void {
+    let target: Point | null = null;
+    if (typeof d.x === "number" && typeof d.y === "number") {
+      target = { x: d.x - SIZE.w / 2, y: d.y - SIZE.h / 2 };
+    } else if (d.to === "center") {
+      const v = this.view();
+      target = { x: (v.w - SIZE.w) / 2, y: (v.h - SIZE.h) / 2 };
+    } else if (d.to === "cursor") {
+      const c = this.pointer ?? this.center();
+      target = followPoint(c, { x: c.x + 1e6, y: c.y + 1e6 }, this.persona.distance, SIZE, this.view());
+    } else if (typeof d.to === "string") {
+      target = this.besideSelector(d.to);
+    }
+    if (!target) return;
+    this.holdUntil = this.now() + HOLD_AFTER_MOVE_MS;
+    this.goTo(target);
+  }
+
+  /** Next to the element a selector names in the shell page, if any. */
+  private besideSelector(selector: string): Point | null {
+    let found: Element | null = null;
+    try {
+      found = document.querySelector(selector);
+    } catch {
+      console.warn(`lets: entity.move: "${selector}" is not a CSS selector`);
+      return null;
+    }
+    if (!found || this.element.contains(found)) return null;
+    const r = found.getBoundingClientRect();
+    const v = this.view();
+    // To its right when there is room, else to its left.
+    const x = r.right + 8 + SIZE.w <= v.w ? r.right + 8 : r.left - 8 - SIZE.w;
+    return { x, y: r.top + r.height / 2 - SIZE.h / 2 };
+  }
+
+  private follow(): void {
+    if (!this.pointer || this.drag || this.glide || !this.menu.hidden || this.element.dataset.hidden === "true") return;
+    if (this.now() < this.holdUntil) return;
+    const p = followPoint(this.pointer, this.center(), this.persona.distance, SIZE, this.view());
+    if (p) this.goTo(p);
+  }
+
+  // -------------------------------------------------------------- menu
+
+  private renderMenu(focusFirst: boolean): void {
+    const head = el("div", "lets-companion-menu-head");
+    head.textContent = this.persona.name;
+    head.setAttribute("aria-hidden", "true");
+    const items = menuItems(this.claudeItems).map((s) => this.menuItem(s.label, s.hint, () => this.pick(s), s.id));
+    const hide = this.menuItem("Hide for now", "Ctrl+Space brings me back", () => this.dismiss(), "");
+    hide.classList.add("lets-companion-dismiss");
+    this.menu.replaceChildren(head, ...items, hide);
+    this.layoutPopups();
+    if (focusFirst) items[0]?.focus();
+  }
+
+  private menuItem(label: string, hint: string | undefined, act: () => void, id: string): HTMLButtonElement {
+    const b = el("button", "lets-companion-item", { type: "button", role: "menuitem", tabindex: "-1" });
+    if (id) b.dataset.id = id;
+    const l = el("span", "lets-companion-label");
+    l.textContent = label;
+    b.append(l);
+    if (hint) {
+      const h = el("span", "lets-companion-hint");
+      h.textContent = hint;
+      b.append(h);
+      b.setAttribute("aria-label", `${label} (${hint})`);
+    }
+    b.addEventListener("click", (ev) => {
+      ev.stopPropagation();
+      act();
+    });
+    return b;
+  }
+
+  private openMenu(focusFirst: boolean): void {
+    this.menu.hidden = false;
+    this.button.setAttribute("aria-expanded", "true");
+    this.renderMenu(focusFirst);
+  }
+
+  private closeMenu(refocus: boolean): void {
+    if (this.menu.hidden) return;
+    this.menu.hidden = true;
+    this.button.setAttribute("aria-expanded", "false");
+    if (refocus) this.button.focus();
+  }
+
+  private pick(s: Suggestion): void {
+    this.host.emit("entity.pick", { id: s.id, label: s.label });
+    this.closeMenu(true);
+    this.react("nod");
+  }
+
+  private dismiss(): void {
+    this.host.emit("entity.dismiss", {});
+    this.setHidden(true);
+    this.button.blur();
+  }
+
+  /** Positions the bubble and menu on the side with room. */
+  private layoutPopups(): void {
+    const v = this.view();
+    this.element.dataset.side = this.pos.x + SIZE.w / 2 > v.w / 2 ? "left" : "right";
+    this.element.dataset.vside = this.pos.y + SIZE.h / 2 > v.h / 2 ? "up" : "down";
+  }
+
+  private summonAt(p: Point, emit: boolean, context?: Record<string, unknown>): void {
+    if (emit) this.host.emit("entity.summon", { x: Math.round(p.x), y: Math.round(p.y), ...(context ? { context } : {}) });
+    this.setHidden(false);
+    // Beside the point, not on it: the human is looking there.
+    const to = followPoint(p, { x: p.x + 1e6, y: p.y + 1e6 }, Math.min(this.persona.distance, 40), SIZE, this.view());
+    this.holdUntil = this.now() + HOLD_AFTER_MOVE_MS;
+    if (to) this.goTo(to);
+    this.openMenu(true);
+  }
+
+  // ------------------------------------------------------------ events
+
+  private wire(): void {
+    const b = this.button;
+    b.addEventListener("pointerdown", (ev) => {
+      if (ev.button !== 0) return;
+      b.setPointerCapture(ev.pointerId);
+      this.drag = { dx: ev.clientX - this.pos.x, dy: ev.clientY - this.pos.y, startX: ev.clientX, startY: ev.clientY, moved: false };
+      this.gestures.dragStart({ x: ev.clientX, y: ev.clientY, t: this.now() });
+    });
+    b.addEventListener("pointermove", (ev) => {
+      const d = this.drag;
+      if (!d) return;
+      if (!d.moved && Math.hypot(ev.clientX - d.startX, ev.clientY - d.startY) < 5) return;
+      if (!d.moved) {
+        d.moved = true;
+        this.closeMenu(false);
+        this.glide = null;
+        this.element.dataset.dragging = "true";
+      }
+      // The human carries it: it goes where the hand goes, inside the view.
+      this.pos = clampToViewport({ x: ev.clientX - d.dx, y: ev.clientY - d.dy }, SIZE, this.view());
+      this.place();
+      this.outcomes(this.gestures.dragMove({ x: ev.clientX, y: ev.clientY, t: this.now() }));
+    });
+    const endDrag = () => {
+      if (!this.drag) return;
+      const moved = this.drag.moved;
+      this.drag = null;
+      this.gestures.dragEnd();
+      delete this.element.dataset.dragging;
+      if (moved) {
+        this.holdUntil = this.now() + HOLD_AFTER_MOVE_MS;
+        this.layoutPopups();
+        // A drag is not a click.
+        b.dataset.suppressClick = "true";
+        window.setTimeout(() => delete b.dataset.suppressClick, 0);
+      }
+    };
+    b.addEventListener("pointerup", endDrag);
+    b.addEventListener("pointercancel", endDrag);
+    b.addEventListener("click", (ev) => {
+      if (b.dataset.suppressClick) return;
+      if (!this.menu.hidden) return;
+      const x = ev.detail === 0 ? this.center().x : ev.clientX;
+      const y = ev.detail === 0 ? this.center().y : ev.clientY;
+      this.host.emit("entity.click", { x: Math.round(x), y: Math.round(y) });
+      // Local suggestions at once; Claude's arrive by entity.suggest.
+      this.openMenu(ev.detail === 0);
+    });
+    b.addEventListener("dblclick", () => this.outcomes(this.gestures.doubleClick(this.now())));
+    b.addEventListener("pointerenter", () => this.outcomes(this.gestures.hover(this.now())));
+
+    this.menu.addEventListener("keydown", (ev) => {
+      const items = [...this.menu.querySelectorAll<HTMLButtonElement>("[role=menuitem]")];
+      const i = items.indexOf(document.activeElement as HTMLButtonElement);
+      const next = menuFocus(ev.key, i, items.length);
+      if (next >= 0) {
+        ev.preventDefault();
+        items[next].focus();
+      } else if (ev.key === "Tab") {
+        this.closeMenu(false);
+      }
+    });
+
+    window.addEventListener("keydown", (ev) => {
+      if (ev.key === "Escape" && !this.menu.hidden) {
+        ev.preventDefault();
+        this.closeMenu(true);
+        return;
+      }
+      if (ev.ctrlKey && (ev.code === "Space" || ev.key === " ")) {
+        ev.preventDefault();
+        const at = this.pointer ?? this.center();
+        this.summonAt(at, true, { via: "hotkey" });
+        return;
+      }
+      this.profile.key(this.now());
+      this.outcomes(this.gestures.key(ev.key, this.now(), document.activeElement === b));
+    });
+    window.addEventListener("contextmenu", (ev) => {
+      // Right-click on the shell chrome summons; the unique's own
+      // right-clicks arrive through its SDK with its context.
+      if (this.menu.contains(ev.target as Node)) return;
+      ev.preventDefault();
+      this.summonAt({ x: ev.clientX, y: ev.clientY }, true);
+    });
+    window.addEventListener("pointerdown", (ev) => {
+      this.profile.click(this.now());
+      if (!this.menu.hidden && !this.element.contains(ev.target as Node)) this.closeMenu(false);
+    });
+    window.addEventListener("pointermove", (ev) => this.pointerSample(ev.clientX, ev.clientY, this.element.contains(ev.target as Node)));
+    window.addEventListener("resize", () => {
+      this.pos = clampToViewport(this.pos, SIZE, this.view());
+      this.place();
+      this.layoutPopups();
+    });
+    window.addEventListener("pagehide", () => this.flushProfile());
+  }
+
+  /**
+   * Pointer activity over the unique, relayed by its SDK: positions (in the
+   * frame) for following and the profile, counts of clicks and keys. It
+   * never triggers a secret (those are acts on the companion itself), so a
+   * unique cannot make the shell report one.
+   */
+  uniquePointer(kind: string, x: number, y: number): void {
+    const t = this.now();
+    if (kind === "down") this.profile.click(t);
+    else if (kind === "key") this.profile.key(t);
+    else if (kind === "move" && Number.isFinite(x) && Number.isFinite(y)) {
+      const r = this.host.frameRect();
+      this.pointerSample(r.left + x, r.top + y, false);
+    }
+  }
+
+  /** A pointer position in shell coordinates (from the shell or the unique's SDK). */
+  pointerSample(x: number, y: number, overCompanion: boolean): void {
+    const t = this.now();
+    this.pointer = { x, y };
+    this.profile.move(x, y, t, this.view());
+    const c = this.center();
+    this.outcomes(this.gestures.pointer({ x, y, t }, { x: c.x, y: c.y, r: SIZE.w / 2 }, overCompanion));
+    this.follow();
+  }
+
+  private outcomes(list: GestureOutcome[]): void {
+    for (const o of list) {
+      if (o.kind === "react") this.react(o.name);
+      else if (o.kind === "mood") this.setMood(o.mood);
+      else {
+        this.host.emit("entity.secret", { name: o.name });
+        this.react(o.name === "konami" ? "sparkle" : o.name);
+      }
+    }
+  }
+
+  private tick(): void {
+    const t = this.now();
+    this.outcomes(this.gestures.tick(t));
+    if (this.profile.due(t)) this.host.emit("entity.profile", { ...this.profile.take(t) });
+  }
+
+  /** Stops timers (the window closed). */
+  stop(): void {
+    clearInterval(this.timer);
+    cancelAnimationFrame(this.frame);
+  }
+}
+
+/**
+ * Mounts the companion in the shell and marks its first paint for the
+ * Performance API ("lets-companion-paint"), measured from navigation start.
+ */
+export function mountCompanion(parent: HTMLElement, host: CompanionHost): Companion {
+  const c = new Companion(parent, host);
+  requestAnimationFrame(() => setTimeout(() => performance.mark("lets-companion-paint"), 0));
+  return c;
+}
