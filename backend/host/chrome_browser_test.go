@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/lets-app/lets/backend/browsertest"
 	"github.com/lets-app/lets/backend/lip"
@@ -362,6 +363,171 @@ func TestBrowserChromeChatAndPrompts(t *testing.T) {
 	for _, e := range all.Events {
 		if e.Type == "chat.message" && strings.Contains(string(e.Data), "forged") {
 			t.Fatalf("a forged chat.message reached Claude: %s from %s", e.Data, e.From)
+		}
+	}
+}
+
+// eightComponents are the built-ins with typical props, ids prefixed.
+func eightComponents(prefix string) []map[string]any {
+	return []map[string]any{
+		{"id": prefix + "note", "type": "note", "props": map[string]any{"title": "A note", "text": "Claude can leave a short note here.", "tone": "ok"}},
+		{"id": prefix + "opt", "type": "options", "props": map[string]any{"label": "Pick a colour", "items": []any{map[string]any{"id": "a", "label": "Teal"}, map[string]any{"id": "b", "label": "Coral", "hint": "warm"}, map[string]any{"id": "c", "label": "Ink"}}}},
+		{"id": prefix + "slider", "type": "slider", "props": map[string]any{"label": "Volume", "min": 0, "max": 10, "step": 1, "value": 3, "unit": "dB"}},
+		{"id": prefix + "toggle", "type": "toggle", "props": map[string]any{"label": "Dark lines", "value": false}},
+		{"id": prefix + "form", "type": "form", "props": map[string]any{"title": "About you", "fields": []any{map[string]any{"name": "name", "label": "Name", "placeholder": "Ada"}, map[string]any{"name": "note", "kind": "textarea", "label": "Note"}}, "submit": "Send", "cancel": "Not now"}},
+		{"id": prefix + "drop", "type": "image-drop", "props": map[string]any{"label": "Drop a screenshot"}},
+		{"id": prefix + "progress", "type": "progress", "props": map[string]any{"label": "Indexing", "value": 0.4}},
+		{"id": prefix + "code", "type": "code", "props": map[string]any{"title": "Run this", "language": "sh", "code": "go test ./...\n"}},
+	}
+}
+
+// TestBrowserChromeComponents drives the eight built-in components in a
+// real shell page (issue #11, seed §3.4): create, update, remove and every
+// action from a human act, coalesced slider changes, component.update
+// while the human types (focus, text and caret kept), an unknown type as a
+// note, an image dropped on image-drop uploaded first; and screenshots of
+// all eight in each of the four slots, light and dark.
+func TestBrowserChromeComponents(t *testing.T) {
+	th := startLIPHost(t, withHostile)
+	win := th.openOnly(t, "hostile", "")
+	o, _ := th.origins.get("hostile")
+	ctx := browsertest.New(t, browsertest.Options{Width: 1280, Height: 860, Timeout: 170 * time.Second})
+	c := &chromeT{t: t, th: th, ctx: ctx, uc: watchContexts(ctx), uo: o.url(), win: win}
+	c.run("shell page", browsertest.Media("prefers-color-scheme", "light"), chromedp.Navigate(win.URL), chromedp.WaitVisible(`#lets-shell[data-state="online"]`, chromedp.ByQuery))
+	c.uc.pollIn(t, ctx, c.uo, `window.lip && document.readyState === "complete"`)
+
+	var creates []map[string]any
+	for _, comp := range eightComponents("") {
+		creates = append(creates, map[string]any{"type": "component.create", "data": comp})
+	}
+	creates = append(creates, map[string]any{"type": "component.create", "data": map[string]any{"id": "holo", "type": "hologram", "props": map[string]any{"beam": 3}, "slot": "panel"}})
+	c.send(creates...)
+	c.poll(`document.querySelectorAll("#lets-dock > .component").length === 8 && document.querySelector('[data-component="holo"]')`)
+	var types string
+	c.eval(`[...document.querySelectorAll("#lets-dock > .component")].map(e => e.dataset.type).join(" ")`, &types)
+	if types != "note options slider toggle form image-drop progress code" {
+		t.Fatalf("dock holds %q", types)
+	}
+	var holo struct{ Type, Raw string }
+	c.eval(`({Type: document.querySelector('[data-component="holo"]').dataset.type, Raw: document.querySelector('[data-component="holo"] .raw').textContent})`, &holo)
+	if holo.Type != "note" || !strings.Contains(holo.Raw, "hologram") || !strings.Contains(holo.Raw, `"beam": 3`) {
+		t.Fatalf("unknown type: %+v", holo)
+	}
+	action := func(id, act string) map[string]any {
+		t.Helper()
+		e, d := c.next("component.action", func(_ lip.Envelope, d map[string]any) bool { return d["id"] == id && d["action"] == act })
+		c.fromShell(e)
+		return d
+	}
+
+	// options: select.
+	c.run("select", chromedp.Click(`[data-component="opt"] button[data-id="b"]`, chromedp.ByQuery))
+	if d := action("opt", "select"); d["value"] != "b" {
+		t.Fatalf("select %v", d)
+	}
+	// toggle: change true.
+	c.run("toggle", chromedp.Click(`[data-component="toggle"] [role="switch"]`, chromedp.ByQuery))
+	if d := action("toggle", "change"); d["value"] != true {
+		t.Fatalf("toggle %v", d)
+	}
+	// slider: a fast drag's changes are coalesced; release commits.
+	c.eval(`(() => { const s = document.querySelector('[data-component="slider"] input'); for (let v = 4; v <= 9; v++) { s.value = String(v); s.dispatchEvent(new Event("input", {bubbles: true})); } s.dispatchEvent(new Event("change", {bubbles: true})); return true; })()`, nil)
+	if d := action("slider", "commit"); d["value"] != float64(9) {
+		t.Fatalf("commit %v", d)
+	}
+	var changes []float64
+	for _, e := range th.listen(t, "cursor=x-slider&types=component.action&max=100&wait_ms=0").Events {
+		if d := dataOf(t, e); d["id"] == "slider" && d["action"] == "change" {
+			changes = append(changes, d["value"].(float64))
+		}
+	}
+	if len(changes) == 0 || len(changes) > 2 || changes[len(changes)-1] != 9 {
+		t.Fatalf("six slider moves within 150 ms became changes %v; want one or two, the last 9", changes)
+	}
+
+	// form: Claude updates it while the human types; focus, text and caret
+	// stay, the new label and field appear, Enter submits.
+	c.run("type", chromedp.Click(`[data-component="form"] [data-key="field:name"]`, chromedp.ByQuery), chromedp.SendKeys(`[data-component="form"] [data-key="field:name"]`, "Ada Lovel", chromedp.ByQuery),
+		chromedp.KeyEvent(kb.ArrowLeft), chromedp.KeyEvent(kb.ArrowLeft), chromedp.KeyEvent(kb.ArrowLeft))
+	c.send(map[string]any{"type": "component.update", "data": map[string]any{"id": "form", "props": map[string]any{"title": "Tell me more", "fields": []any{
+		map[string]any{"name": "name", "label": "Your full name", "value": "CLAUDE WAS HERE"},
+		map[string]any{"name": "note", "kind": "textarea", "label": "Note"},
+		map[string]any{"name": "extra", "label": "Anything else?"},
+	}}}})
+	c.poll(`document.querySelector('[data-component="form"] .c-head').textContent === "Tell me more" && document.querySelector('[data-component="form"] [data-key="field:extra"]')`)
+	var caret struct {
+		Focus, Value, Label string
+		Start, End          int
+	}
+	c.eval(`(() => { const a = document.activeElement; return {Focus: a.dataset.key || "", Value: a.value, Start: a.selectionStart, End: a.selectionEnd,
+	  Label: document.querySelector('[data-component="form"] label[for="' + a.id + '"]').textContent}; })()`, &caret)
+	if caret.Focus != "field:name" || caret.Value != "Ada Lovel" || caret.Start != 6 || caret.End != 6 || caret.Label != "Your full name" {
+		t.Fatalf("component.update during typing: %+v", caret)
+	}
+	c.run("type more", chromedp.KeyEvent("X"), chromedp.KeyEvent("\r"))
+	if d := action("form", "submit"); d["value"].(map[string]any)["name"] != "Ada LoXvel" {
+		t.Fatalf("submit %v", d)
+	}
+
+	// image-drop: a dropped PNG is uploaded first, then drop carries it.
+	c.eval(`(() => {
+	  const bytes = Uint8Array.from(atob(`+jsString(testPNG(t))+`), (ch) => ch.charCodeAt(0));
+	  const dt = new DataTransfer();
+	  dt.items.add(new File([bytes], "shot.png", {type: "image/png"}));
+	  document.querySelector('[data-component="drop"] .c-drop').dispatchEvent(new DragEvent("drop", {dataTransfer: dt, bubbles: true, cancelable: true}));
+	  return true; })()`, nil)
+	dd := action("drop", "drop")["value"].(map[string]any)
+	if !strings.HasPrefix(dd["path"].(string), filepath.Join(th.home, "uploads", "hostile")+string(filepath.Separator)) || dd["mime"] != "image/png" || dd["w"] != float64(6) {
+		t.Fatalf("drop value %v", dd)
+	}
+	if _, md := c.next("media.image", func(_ lip.Envelope, d map[string]any) bool { return d["componentId"] == "drop" }); md["source"] != "drop" || md["path"] != dd["path"] {
+		t.Fatalf("media.image %v", md)
+	}
+	// code: copy. note: dismiss removes it.
+	c.run("copy", chromedp.Click(`[data-component="code"] button.copy`, chromedp.ByQuery))
+	action("code", "copy")
+	c.run("dismiss", chromedp.Click(`[data-component="note"] .dismiss`, chromedp.ByQuery))
+	action("note", "dismiss")
+	c.poll(`!document.querySelector('[data-component="note"]')`)
+	// progress: update patches the bar; remove takes a component away.
+	c.send(map[string]any{"type": "component.update", "data": map[string]any{"id": "progress", "props": map[string]any{"value": 0.75}}},
+		map[string]any{"type": "component.remove", "data": map[string]any{"id": "code"}})
+	c.poll(`document.querySelector('[data-component="progress"] progress').value === 0.75 && document.querySelector('[data-component="progress"] .c-value').textContent === "75%" && !document.querySelector('[data-component="code"]')`)
+
+	// Every control is labelled.
+	var unlabelled []string
+	c.eval(`[...document.querySelectorAll("#lets-shell button, #lets-shell input:not([type=file]), #lets-shell textarea, #lets-shell select, #lets-shell [role=switch]")].filter(e => {
+	  const name = (e.getAttribute("aria-label") || e.textContent || (e.id && document.querySelector('label[for="' + e.id + '"]')?.textContent) || "").trim();
+	  return !name; }).map(e => e.outerHTML.slice(0, 80))`, &unlabelled)
+	if len(unlabelled) != 0 {
+		t.Fatalf("controls without a name: %v", unlabelled)
+	}
+
+	// Screenshots: all eight in each slot, light and dark.
+	c.send(map[string]any{"type": "component.remove", "data": map[string]any{"id": "holo"}})
+	for _, id := range []string{"opt", "slider", "toggle", "form", "drop", "progress"} {
+		c.send(map[string]any{"type": "component.remove", "data": map[string]any{"id": id}})
+	}
+	c.poll(`!document.querySelector(".component")`)
+	for _, scheme := range []string{"light", "dark"} {
+		c.send(map[string]any{"type": "ui.theme", "data": map[string]any{"name": scheme}})
+		for _, slot := range []string{"dock", "float", "panel", "inline"} {
+			var envs []map[string]any
+			for i, comp := range eightComponents(slot + "-") {
+				comp["slot"] = slot
+				if slot == "float" {
+					comp["at"] = map[string]any{"x": 24 + (i%4)*310, "y": 70 + (i/4)*330}
+				}
+				envs = append(envs, map[string]any{"type": "component.create", "data": comp})
+			}
+			c.send(envs...)
+			c.poll(`document.querySelectorAll('#lets-shell [data-slot="` + slot + `"]').length === 8`)
+			time.Sleep(400 * time.Millisecond) // let the entry animation end
+			browsertest.Screenshot(t, ctx, "components-"+slot+"-"+scheme+".png")
+			for _, comp := range eightComponents(slot + "-") {
+				c.send(map[string]any{"type": "component.remove", "data": map[string]any{"id": comp["id"]}})
+			}
+			c.poll(`!document.querySelector(".component")`)
 		}
 	}
 }

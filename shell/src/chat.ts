@@ -222,7 +222,7 @@ export class Chat {
     this.deps.emit("chat.message", data);
     const mine = h("div", { class: "chat-msg me" });
     renderMarkdown(mine, text);
-    for (const a of this.attachments) mine.append(h("div", { class: "chat-file", text: `🖼 ${a.name}` }));
+    for (const a of this.attachments) mine.append(h("div", { class: "chat-file", text: `Image: ${a.name}` }));
     this.append(mine);
     this.input.value = "";
     this.attachments = [];

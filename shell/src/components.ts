@@ -58,7 +58,7 @@ export class Components {
     this.remove(id);
     const view = componentView(d.type, d.props);
     const slot: Slot = SLOTS.includes(d.slot as Slot) ? (d.slot as Slot) : "dock";
-    const el = h("section", { class: `component c-${view.type}`, "data-component": id, "data-type": view.type, "data-slot": slot });
+    const el = h("section", { class: `component is-${view.type}`, "data-component": id, "data-type": view.type, "data-slot": slot });
     const rec: Drawn = { el, requested: typeof d.type === "string" ? d.type : "", type: view.type, props: view.props, dirty: new Set() };
     if (view.fallbackFrom !== undefined) el.dataset.fallback = view.fallbackFrom;
     this.drawn.set(id, rec);
@@ -66,6 +66,36 @@ export class Components {
     if (slot === "float") this.place(el, d.at);
     this.slots[slot].append(el);
     if (slot === "float") this.place(el, d.at);
+    if (slot === "inline") this.followCompanion();
+  }
+
+  private following = 0;
+  /**
+   * Keeps the inline slot beside the companion (which moves) while it holds
+   * something: to its side with room, clamped to the window.
+   */
+  private followCompanion(): void {
+    const slot = this.slots.inline;
+    const place = () => {
+      if (!slot.childElementCount) {
+        clearInterval(this.following);
+        this.following = 0;
+        return;
+      }
+      const c = document.querySelector<HTMLElement>(".lets-companion")?.getBoundingClientRect();
+      const w = slot.offsetWidth;
+      const hgt = slot.offsetHeight;
+      let x = 16;
+      let y = window.innerHeight - hgt - 84;
+      if (c && c.width > 0) {
+        x = c.right + 12 + w <= window.innerWidth ? c.right + 12 : c.left - 12 - w;
+        y = c.top + c.height / 2 - hgt / 2;
+      }
+      slot.style.setProperty("left", `${Math.round(Math.max(8, Math.min(x, window.innerWidth - w - 8)))}px`);
+      slot.style.setProperty("top", `${Math.round(Math.max(56, Math.min(y, window.innerHeight - hgt - 8)))}px`);
+    };
+    place();
+    if (!this.following) this.following = window.setInterval(place, 250);
   }
 
   /** component.update: props are merged and the controls patched in place. */
@@ -210,19 +240,19 @@ export class Components {
       }
       case "code": {
         const lang = str(props.language);
-        const pre = part("pre", "pre", { class: "c-code", tabindex: "0" });
+        const fig = part("code", "figure", { class: "code c-codeblock" });
+        const pre = fig.querySelector("pre") ?? fig.appendChild(h("pre", { tabindex: "0" }));
         const code = pre.querySelector("code") ?? pre.appendChild(h("code"));
         code.textContent = str(props.code);
         if (lang) code.dataset.lang = lang;
         pre.setAttribute("aria-label", lang ? `${lang} code` : "Code");
         if (first) {
           const copy = button("Copy", "copy", "Copy the code");
-          copy.dataset.part = "copy";
           copy.addEventListener("click", () => {
             void copyText(str(rec.props.code), copy);
             this.action(id, "copy");
           });
-          el.append(copy);
+          fig.append(copy);
         }
         break;
       }
