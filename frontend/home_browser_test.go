@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -91,6 +92,31 @@ func (h *homeHost) windows(t *testing.T) []map[string]any {
 		t.Fatal(err)
 	}
 	return body.Windows
+}
+
+// uniqueNames is what `lets uniques` lists: GET /lip/uniques.
+func (h *homeHost) uniqueNames(t *testing.T) []string {
+	t.Helper()
+	req, _ := http.NewRequest("GET", h.URL()+"/lip/uniques", nil)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Uniques []struct {
+			Name string `json:"name"`
+		} `json:"uniques"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, u := range body.Uniques {
+		names = append(names, u.Name)
+	}
+	return names
 }
 
 // bareUnique makes a unique "sketch" in a git repository and returns a
@@ -236,15 +262,31 @@ func TestBrowserHomeListsOpensAndInstalls(t *testing.T) {
 			browsertest.Screenshot(t, ctx, "home-"+scheme+".png")
 
 			// Remove it again, for the other colour scheme's run.
+			// Remove asks first, on the page; the second press removes.
+			var ask string
 			err = chromedp.Run(ctx,
-				chromedp.ActionFunc(func(ctx context.Context) error {
-					return chromedp.Evaluate(`window.confirm = () => true`, nil).Do(ctx)
-				}),
+				chromedp.Click(`li.unique[data-unique="sketch"] button.remove`, chromedp.ByQuery),
+				chromedp.WaitVisible(`#u-sketch-note[data-state="ask"]`, chromedp.ByQuery),
+				chromedp.Text(`#u-sketch-note`, &ask, chromedp.ByQuery),
+			)
+			if err != nil {
+				t.Fatalf("remove sketch (ask): %v", err)
+			}
+			if !strings.Contains(ask, "Remove Sketch pad?") {
+				t.Errorf("the question reads %q", ask)
+			}
+			if len(h.uniqueNames(t)) == 0 || !slices.Contains(h.uniqueNames(t), "sketch") {
+				t.Fatal("the first press removed sketch without asking")
+			}
+			err = chromedp.Run(ctx,
 				chromedp.Click(`li.unique[data-unique="sketch"] button.remove`, chromedp.ByQuery),
 				chromedp.WaitNotPresent(`li.unique[data-unique="sketch"]`, chromedp.ByQuery),
 			)
 			if err != nil {
 				t.Fatalf("remove sketch: %v", err)
+			}
+			if slices.Contains(h.uniqueNames(t), "sketch") {
+				t.Error("sketch is still installed after Remove")
 			}
 		})
 	}

@@ -184,8 +184,23 @@ class Home {
     }
   }
 
+  // Remove asks on the page itself (a second press within a few seconds),
+  // not with window.confirm, which a native webview may not show.
   private async remove(u: HomeUnique, note: HTMLElement, button: HTMLButtonElement): Promise<void> {
-    if (!window.confirm(`Remove ${u.title}? Its files are deleted; saved sessions stay.`)) return;
+    if (button.dataset.armed !== "yes") {
+      button.dataset.armed = "yes";
+      button.textContent = "Yes, remove";
+      note.dataset.state = "ask";
+      note.textContent = `Remove ${u.title}? Its files are deleted; saved sessions stay. Press “Yes, remove” to go ahead.`;
+      setTimeout(() => {
+        if (button.isConnected && button.dataset.armed === "yes" && !button.disabled) {
+          button.dataset.armed = "";
+          button.textContent = "Remove";
+          note.textContent = "";
+        }
+      }, 8000);
+      return;
+    }
     button.disabled = true;
     try {
       await this.api.remove(u.name);
