@@ -14,11 +14,13 @@ export PATH := $(PATH):/usr/local/go/bin:$(HOME)/go/bin
 RUN_APT_PACKAGES := gcc g++ pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev libasound2-dev git
 # What `make test` adds: chromium for the browser tests (chromedp) and
 # python3 for the runner's python language, desktop-file-utils for the
-# package test (desktop-file-validate). Node.js (the node:test
+# package test (desktop-file-validate), and for the real native window
+# under a virtual display: xvfb (Xvfb), x11-utils (xwininfo), imagemagick
+# (import, the screenshot) and dbus-daemon (dbus-run-session). Node.js (the node:test
 # TypeScript tests, the runner's javascript, tsc) is installed by command,
 # not by package name, so a NodeSource nodejs that ships npm is left alone.
 # app/doctor_test.go checks that every package here has a user.
-TEST_APT_PACKAGES := chromium python3 desktop-file-utils
+TEST_APT_PACKAGES := chromium python3 desktop-file-utils xvfb x11-utils imagemagick dbus-daemon
 GUI_TAGS := desktop,production,webkit2_41
 BIN := build/bin/lets
 # The version `make package` stamps into the binary and the .deb.

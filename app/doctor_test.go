@@ -181,6 +181,10 @@ func packageUsers() map[string]string {
 		"chromium":              `testutil.Command(tb, "chromium"`,
 		"python3":               `testutil.Command(t, "python3")`,
 		"desktop-file-utils":    `testutil.Command(t, "desktop-file-validate")`,
+		"xvfb":                  `testutil.Command(tb, "Xvfb")`,
+		"x11-utils":             `testutil.Command(tb, "xwininfo")`,
+		"imagemagick":           `testutil.Command(tb, "import")`,
+		"dbus-daemon":           `testutil.Command(tb, "dbus-run-session")`,
 	}
 }
 
