@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -306,34 +307,21 @@ func (s *Server) claudeSetup() homeClaude {
 	return c
 }
 
+// readSmallFile reads a file of at most max bytes.
 func readSmallFile(name string, max int64) ([]byte, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	var b bytes.Buffer
-	if _, err := b.ReadFrom(&limitedReader{f: f, n: max}); err != nil {
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
 		return nil, err
 	}
-	return b.Bytes(), nil
-}
-
-type limitedReader struct {
-	f *os.File
-	n int64
-}
-
-func (l *limitedReader) Read(p []byte) (int, error) {
-	if l.n <= 0 {
-		return 0, errors.New("the file is too large")
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("%s is over %d bytes", name, max)
 	}
-	if int64(len(p)) > l.n {
-		p = p[:l.n]
-	}
-	n, err := l.f.Read(p)
-	l.n -= int64(n)
-	return n, err
+	return b, nil
 }
 
 // iconType is the Content-Type of an icon file the home page shows, or ""
