@@ -228,6 +228,22 @@ func TestBrowserChromeChatAndPrompts(t *testing.T) {
 		t.Fatalf("the uploaded file: %v", err)
 	}
 
+	// The SDK uploads an image pasted or dropped on the unique's own page:
+	// media.image from the unique, stored in the same uploads folder.
+	for _, kind := range []string{"paste", "drop"} {
+		c.uc.evalIn(t, ctx, c.uo, `(() => {
+		  const bytes = Uint8Array.from(atob(`+jsString(pngB64)+`), (ch) => ch.charCodeAt(0));
+		  const dt = new DataTransfer();
+		  dt.items.add(new File([bytes], "u.png", {type: "image/png"}));
+		  const ev = "`+kind+`" === "paste" ? new ClipboardEvent("paste", {clipboardData: dt, bubbles: true, cancelable: true}) : new DragEvent("drop", {dataTransfer: dt, bubbles: true, cancelable: true});
+		  document.body.dispatchEvent(ev);
+		  return true; })()`, nil)
+		ue, ud := c.next("media.image", func(e lip.Envelope, d map[string]any) bool { return strings.HasPrefix(e.From, "unique:") && d["source"] == kind })
+		if ue.From != "unique:hostile#"+win.Window || filepath.Dir(ud["path"].(string)) != uploads {
+			t.Fatalf("SDK %s upload: %s %v", kind, ue.From, ud)
+		}
+	}
+
 	// chat.say streams out of order: nothing shows before chunk 1, the
 	// text grows in order, Markdown-lite draws code with a copy button
 	// and links only as text.
@@ -264,6 +280,14 @@ func TestBrowserChromeChatAndPrompts(t *testing.T) {
 		t.Fatalf("the chat log is not a live region: %q", live)
 	}
 	browsertest.Screenshot(t, ctx, "chat-done-light.png")
+	// Reduced motion turns the panel's slide into a fade.
+	var anim string
+	c.run("reduced motion", chromedp.Click(`#lets-chat-toggle`, chromedp.ByQuery), chromedp.Click(`#lets-chat-toggle`, chromedp.ByQuery))
+	c.run("emulate", browsertest.Media("prefers-reduced-motion", "reduce"))
+	c.eval(`getComputedStyle(document.getElementById("lets-chat")).animationName`, &anim)
+	if anim != "fade" {
+		t.Fatalf("with reduced motion the chat panel animates with %q", anim)
+	}
 	// Esc closes the panel and gives focus back to the toggle.
 	var focus string
 	c.run("esc", chromedp.Focus(`#lets-chat-input`, chromedp.ByQuery), chromedp.KeyEvent("\u001b"))

@@ -16,17 +16,20 @@ export type Block =
   | { kind: "code"; lang: string; text: string; open: boolean }
   | { kind: "list"; ordered: boolean; items: Inline[][] };
 
+// Written this way so the minified bundle keeps no raw line breaks
+// (esbuild turns "\n" into a template literal holding one).
+const NL = JSON.parse('"\\n"') as string;
 const FENCE = /^\s*```\s*([A-Za-z0-9_+.-]{0,32})\s*$/;
 const BULLET = /^\s*[-*•]\s+(.*)$/;
 const NUMBERED = /^\s*\d{1,4}[.)]\s+(.*)$/;
 
 /** Splits text into blocks. An unclosed fence (mid-stream) is an open code block. */
 export function parseMarkdownLite(text: string): Block[] {
-  const lines = text.replace(/\r\n?/g, "\n").split("\n");
+  const lines = text.replace(/\r\n?/g, NL).split(NL);
   const blocks: Block[] = [];
   let para: string[] = [];
   const flushPara = () => {
-    if (para.length) blocks.push({ kind: "p", inlines: parseInlines(para.join("\n")) });
+    if (para.length) blocks.push({ kind: "p", inlines: parseInlines(para.join(NL)) });
     para = [];
   };
   for (let i = 0; i < lines.length; i++) {
@@ -43,7 +46,7 @@ export function parseMarkdownLite(text: string): Block[] {
         }
         body.push(lines[i]);
       }
-      blocks.push({ kind: "code", lang: fence[1], text: body.join("\n"), open: !closed });
+      blocks.push({ kind: "code", lang: fence[1], text: body.join(NL), open: !closed });
       continue;
     }
     const bullet = BULLET.exec(line);
