@@ -479,7 +479,8 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // appears under the unique's title and its shell connects to the host; a
 // screenshot is saved; closing it through the host ends the process
 // within 1 s with session.closed, and its place is remembered; a second
-// window killed with SIGKILL is reported as a crash.
+// window killed with SIGKILL is reported as a crash; a third one closed
+// the way a person does (WM_DELETE_WINDOW) is reported as human.
 func TestRealWindowUnderXvfb(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds Lets with the desktop tags and runs WebKit; not in -short")
@@ -549,8 +550,21 @@ func TestRealWindowUnderXvfb(t *testing.T) {
 	if r := g.closedReason(win2); r != "crash" {
 		t.Fatalf("session.closed reason %q after SIGKILL, want crash", r)
 	}
+
+	// A third window is closed by the person (the window's close button,
+	// as a window manager sends it): the process ends by itself and the
+	// host says "human".
+	before = g.windowPIDs()
+	win3, _ := g.open()
+	pid3 := onlyNew(t, before, g.windowPIDs())
+	start = time.Now()
+	g.closeLikeAPerson(helloTitle)
+	waitGone(t, pid3, start, 5*time.Second)
+	if r := g.closedReason(win3); r != "human" {
+		t.Fatalf("session.closed reason %q after the person closed the window, want human", r)
+	}
 	for _, w := range g.windows() {
-		if w.Window == win || w.Window == win2 {
+		if w.Window == win || w.Window == win2 || w.Window == win3 {
 			t.Fatalf("window %s is still listed after it ended", w.Window)
 		}
 	}
