@@ -36,6 +36,13 @@ type homeHost struct {
 
 func startHomeHost(t *testing.T, opts host.Options) *homeHost {
 	t.Helper()
+	return startHomeHostNative(t, opts, true)
+}
+
+// startHomeHostNative runs the host with (native) or without a window
+// launcher: without one, as `lets serve`, the open answer carries the URL.
+func startHomeHostNative(t *testing.T, opts host.Options, native bool) *homeHost {
+	t.Helper()
 	pages, err := frontend.Pages()
 	if err != nil {
 		t.Fatal(err)
@@ -45,11 +52,8 @@ func startHomeHost(t *testing.T, opts host.Options) *homeHost {
 	if opts.DataDir == "" {
 		opts.DataDir = t.TempDir()
 	}
-	opts.OnOpen = func(l host.WindowLaunch) error {
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		h.launched = append(h.launched, l)
-		return nil
+	if native {
+		opts.OnOpen = h.record
 	}
 	srv, err := host.Listen(opts)
 	if err != nil {
@@ -64,6 +68,13 @@ func startHomeHost(t *testing.T, opts host.Options) *homeHost {
 		<-done
 	})
 	return h
+}
+
+func (h *homeHost) record(l host.WindowLaunch) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.launched = append(h.launched, l)
+	return nil
 }
 
 func (h *homeHost) link(t *testing.T) string {
@@ -426,5 +437,69 @@ func TestBrowserHomeResumesASavedSession(t *testing.T) {
 	wins := h.windows(t)
 	if len(wins) != 1 || wins[0]["unique"] != "hello" || wins[0]["session"] != saved.ID {
 		t.Errorf("windows after Resume: %v, want hello with session %s", wins, saved.ID)
+	}
+}
+
+// Point: with no native windows (a headless `lets serve`), Open shows the
+// window's shell page in a new browser tab, and the shell connects: the
+// window in `lets windows` becomes connected.
+func TestBrowserHomeOpensATabWhenHeadless(t *testing.T) {
+	h := startHomeHostNative(t, host.Options{}, false)
+	ctx := browsertest.New(t, browsertest.Options{})
+	var note string
+	err := chromedp.Run(ctx,
+		chromedp.Navigate(h.link(t)),
+		chromedp.Click(`li.unique[data-unique="hello"] button.open`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#u-hello-note[data-state="ok"]`, chromedp.ByQuery),
+		chromedp.Text(`#u-hello-note`, &note, chromedp.ByQuery),
+	)
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	if !strings.Contains(note, "new tab") {
+		t.Errorf("note %q, want it to say the window opened in a new tab", note)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		wins := h.windows(t)
+		if len(wins) == 1 && wins[0]["unique"] == "hello" && wins[0]["connected"] == true {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the shell page in the new tab never connected: %v", wins)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Point: every control has a name a screen reader can say: buttons have
+// text or aria-label, the input has its label, the live regions are there.
+func TestBrowserHomeControlsAreLabelled(t *testing.T) {
+	h := startHomeHost(t, host.Options{})
+	ctx := browsertest.New(t, browsertest.Options{})
+	var unnamed []string
+	err := chromedp.Run(ctx,
+		chromedp.Navigate(h.link(t)),
+		chromedp.WaitVisible(`li.unique[data-unique="hello"]`, chromedp.ByQuery),
+		chromedp.Evaluate(`(() => {
+			const out = [];
+			for (const b of document.querySelectorAll('button, a[href]')) {
+				if (!(b.getAttribute('aria-label') || b.textContent).trim()) out.push(b.outerHTML);
+			}
+			for (const i of document.querySelectorAll('input')) {
+				if (!(i.labels && i.labels.length) && !i.getAttribute('aria-label')) out.push(i.outerHTML);
+			}
+			for (const id of ['status', 'install-progress', 'install-error', 'problems']) {
+				const el = document.getElementById(id);
+				if (!el || !(el.getAttribute('role') || el.getAttribute('aria-live'))) out.push('#' + id + ' is not a live region');
+			}
+			return out;
+		})()`, &unnamed),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(unnamed) > 0 {
+		t.Errorf("controls without a name: %v", unnamed)
 	}
 }

@@ -169,7 +169,10 @@ class Home {
       const res = await this.api.open(u.name, resume);
       if (res.url) {
         // No native window here (a headless Lets): the browser shows it.
-        const w = window.open(res.url, "_blank", "noopener");
+        // Not "noopener": with it window.open always answers null, and the
+        // page could not tell a blocked pop-up from an opened tab.
+        const w = window.open(res.url, "_blank");
+        if (w) w.opener = null;
         note.textContent = w === null ? `${u.title} is ready: allow pop-ups for this page, or open it from the tray.` : `${u.title} opened in a new tab.`;
       } else {
         note.textContent = `${u.title} is opening in its own window.`;
