@@ -279,6 +279,25 @@ func (g *guiRig) titleOnScreen(before map[int]bool) bool {
 	return false
 }
 
+// placeOnScreen is the size and place ("WxH+X+Y") xwininfo shows for
+// the window with title.
+func (g *guiRig) placeOnScreen(title string) string {
+	g.tb.Helper()
+	out, err := g.x("xwininfo", "-root", "-tree")
+	if err != nil {
+		g.tb.Fatalf("xwininfo: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if _, after, ok := strings.Cut(line, `"`+title+`":`); ok {
+			if f := strings.Fields(after); len(f) >= 3 {
+				return f[len(f)-2]
+			}
+		}
+	}
+	g.tb.Fatalf("no window titled %q:\n%s", title, out)
+	return ""
+}
+
 func (g *guiRig) x(name string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -486,6 +505,14 @@ func TestRealWindowUnderXvfb(t *testing.T) {
 		t.Skip("builds Lets with the desktop tags and runs WebKit; not in -short")
 	}
 	g := startGUIRig(t)
+	// Where hello's window was last time: it opens there again.
+	remembered := `{"version":1,"windows":{"hello":{"x":60,"y":50,"width":900,"height":640}}}`
+	if err := os.MkdirAll(filepath.Join(g.home, "state"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(g.home, "state", "windows.json"), []byte(remembered), 0o600); err != nil {
+		t.Fatal(err)
+	}
 
 	before := g.windowPIDs()
 	win, took := g.open()
@@ -500,6 +527,9 @@ func TestRealWindowUnderXvfb(t *testing.T) {
 		t.Fatalf("screenshot: %v\n%s", err, out)
 	}
 	t.Logf("screenshot: %s", shot)
+	if got := g.placeOnScreen(helloTitle); got != "900x640+60+50" {
+		t.Errorf("the window opened at %s, not at its remembered place 900x640+60+50", got)
+	}
 	pss, procs := treePSS(t, pid)
 	t.Logf("window PSS: %.1f MB over %d processes (lets window + WebKit)", float64(pss)/(1<<20), procs)
 
@@ -536,8 +566,14 @@ func TestRealWindowUnderXvfb(t *testing.T) {
 		t.Fatalf("windows.json mode %o, want 600", fi.Mode().Perm())
 	}
 	b, _ := os.ReadFile(geo)
-	if !strings.Contains(string(b), `"hello"`) {
-		t.Fatalf("windows.json has no place for hello:\n%s", b)
+	var saved struct {
+		Windows map[string]struct{ X, Y, Width, Height int }
+	}
+	if err := json.Unmarshal(b, &saved); err != nil {
+		t.Fatalf("windows.json: %v\n%s", err, b)
+	}
+	if h := saved.Windows["hello"]; h.Width != 900 || h.Height != 640 || h.X != 60 || h.Y != 50 {
+		t.Fatalf("windows.json after closing keeps hello at %+v, want where it was (900x640+60+50):\n%s", h, b)
 	}
 
 	// A second window crashes.
