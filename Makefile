@@ -43,7 +43,7 @@ TEST_ENV := LETS_REQUIRE_TOOLS=1 LETS_REQUIRE_SHARED=1
 # detector, Chromium tests included (about a minute in all on 2 cores).
 RACE_PACKAGES := ./backend/daemon/... ./backend/host/... ./backend/ring/... \
 	./backend/surface/web/... ./backend/surface/midi/... ./backend/service/... \
-	./backend/control/... ./backend/wireclient/...
+	./backend/control/... ./backend/wireclient/... ./app/window/spawn/...
 # A count, not a duration: duration-based -fuzztime hits a race in Go 1.26's fuzz
 # coordinator (golang/go#75804) that fails runs with "context deadline exceeded".
 FUZZTIME ?= 20000x
