@@ -62,8 +62,9 @@ func TestBrowserOnlyTheShellPageAnswersThePrompt(t *testing.T) {
 		t.Fatal("the run was answered without the person")
 	}
 
-	// The person answers in the page.
-	if err := chromedp.Run(ctx, chromedp.Click(`dialog.prompt button[data-choice="once"]`, chromedp.ByQuery)); err != nil {
+	// The person answers in the page (once the dialog is armed: a click in
+	// its first moments is ignored, issue #11).
+	if err := chromedp.Run(ctx, chromedp.WaitVisible(`dialog.prompt[data-armed="true"]`, chromedp.ByQuery), chromedp.Click(`dialog.prompt button[data-choice="once"]`, chromedp.ByQuery)); err != nil {
 		t.Fatal(err)
 	}
 	uc.pollIn(t, ctx, uo, `window.runResult`)
