@@ -46,7 +46,9 @@ func ExecStarter(o ExecOptions) Starter {
 		cmd.Env = append(append([]string(nil), o.Env...), window.ReportFDEnv+"=3")
 		// Its own process group, so a Ctrl+C meant for Lets in a terminal
 		// does not reach the windows before Lets closes them.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		// A window without its Lets is of no use: if Lets dies without
+		// closing it (SIGKILL, a crash), the kernel ends the window too.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 		// WebKit's helper processes inherit stdout and stderr and may
 		// outlive the window by a moment; Wait does not wait for them.
 		cmd.WaitDelay = reportDrain

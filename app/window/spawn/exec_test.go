@@ -1,10 +1,13 @@
 package spawn
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -23,7 +26,88 @@ func TestMain(m *testing.M) {
 	if os.Getenv(helperEnv) == "1" {
 		os.Exit(fakeWindowMain())
 	}
+	if os.Getenv(parentEnv) == "1" {
+		os.Exit(fakeLetsMain())
+	}
 	os.Exit(m.Run())
+}
+
+const parentEnv = "LETS_SPAWN_TEST_PARENT"
+
+// fakeLetsMain plays Lets: it opens one window through ExecStarter, prints
+// the window's pid and waits to be killed.
+func fakeLetsMain() int {
+	exe, err := os.Executable()
+	if err != nil {
+		return 9
+	}
+	ready := os.Getenv("LETS_SPAWN_TEST_READY")
+	env := []string{helperEnv + "=1", "LETS_SPAWN_TEST_MODE=wait", "LETS_SPAWN_TEST_READY=" + ready}
+	s := New(Options{Start: ExecStarter(ExecOptions{Path: exe, Env: env})})
+	l := launch("w1", "hello")
+	l.Title = "wait"
+	if err := s.Open(l); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 9
+	}
+	// The window must be up (its launch read) before this Lets dies.
+	for range 1000 {
+		if _, err := os.Stat(ready + "/w1"); err == nil {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	s.mu.Lock()
+	fmt.Println(s.children["w1"].child.PID())
+	s.mu.Unlock()
+	time.Sleep(30 * time.Second)
+	return 0
+}
+
+// TestWindowEndsWhenLetsDies: a Lets killed without closing its windows
+// (SIGKILL, a crash) takes them with it; no orphan window stays open.
+func TestWindowEndsWhenLetsDies(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := exec.Command(exe)
+	parent.Env = append(os.Environ(), parentEnv+"=1", "LETS_SPAWN_TEST_READY="+t.TempDir())
+	out, err := parent.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = parent.Process.Kill(); _ = parent.Wait() }()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("the fake Lets printed no window pid: %v", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := parent.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = parent.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		// The orphan is reaped by init (or a subreaper); until then it is
+		// a zombie, which counts as ended.
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return
+		}
+		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	t.Fatal("the window process outlived its Lets by 10 s")
 }
 
 func fakeWindowMain() int {
