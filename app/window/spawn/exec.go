@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -29,6 +30,17 @@ type ExecOptions struct {
 // one-time URL) goes on stdin, argv is only "window", and reports come
 // back on file descriptor 3.
 func ExecStarter(o ExecOptions) Starter {
+	// Pdeathsig fires when the thread that started the child ends, not
+	// the process, and Go may end a thread whose goroutine locked it. So
+	// every window starts from one goroutine that keeps its thread for the
+	// life of the process and never ends.
+	starts := make(chan startRequest)
+	go func() {
+		runtime.LockOSThread()
+		for r := range starts {
+			r.done <- r.cmd.Start()
+		}
+	}()
 	return func(l window.Launch) (Child, error) {
 		line, err := l.Encode()
 		if err != nil {
@@ -52,7 +64,9 @@ func ExecStarter(o ExecOptions) Starter {
 		// WebKit's helper processes inherit stdout and stderr and may
 		// outlive the window by a moment; Wait does not wait for them.
 		cmd.WaitDelay = reportDrain
-		if err := cmd.Start(); err != nil {
+		started := make(chan error, 1)
+		starts <- startRequest{cmd: cmd, done: started}
+		if err := <-started; err != nil {
 			r.Close()
 			w.Close()
 			return nil, fmt.Errorf("run %s window: %w", o.Path, err)
@@ -60,6 +74,11 @@ func ExecStarter(o ExecOptions) Starter {
 		w.Close() // the child holds the only write end now
 		return &execChild{cmd: cmd, reports: r}, nil
 	}
+}
+
+type startRequest struct {
+	cmd  *exec.Cmd
+	done chan error
 }
 
 type execChild struct {
