@@ -518,6 +518,37 @@ func TestBrowserChromeComponents(t *testing.T) {
 		map[string]any{"type": "component.remove", "data": map[string]any{"id": "code"}})
 	c.poll(`document.querySelector('[data-component="progress"] progress').value === 0.75 && document.querySelector('[data-component="progress"] .c-value').textContent === "75%" && !document.querySelector('[data-component="code"]')`)
 
+	// options with multi: pick two, Choose sends the ids. form cancel.
+	// A file picked in image-drop is uploaded (source file). Esc in the
+	// side panel dismisses what it holds.
+	pngPath := filepath.Join(t.TempDir(), "picked.png")
+	raw, _ := base64.StdEncoding.DecodeString(testPNG(t))
+	if err := os.WriteFile(pngPath, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c.send(map[string]any{"type": "component.create", "data": map[string]any{"id": "multi", "type": "options", "props": map[string]any{"label": "Toppings", "multi": true, "items": []any{map[string]any{"id": "x", "label": "Basil"}, map[string]any{"id": "y", "label": "Olives"}, map[string]any{"id": "z", "label": "Chili"}}}}},
+		map[string]any{"type": "component.create", "data": map[string]any{"id": "f2", "type": "form", "props": map[string]any{"fields": []any{map[string]any{"name": "q"}}, "cancel": "Not now"}}},
+		map[string]any{"type": "component.create", "data": map[string]any{"id": "pick", "type": "image-drop", "props": map[string]any{"label": "Pick one"}, "slot": "float", "at": map[string]any{"x": 40, "y": 80}}})
+	c.poll(`document.querySelector('[data-component="multi"]') && document.querySelector('[data-component="f2"]') && document.querySelector('[data-component="pick"]')`)
+	c.run("multi", chromedp.Click(`[data-component="multi"] button[data-id="x"]`, chromedp.ByQuery), chromedp.Click(`[data-component="multi"] button[data-id="z"]`, chromedp.ByQuery), chromedp.Click(`[data-component="multi"] button.c-choose`, chromedp.ByQuery))
+	if d := action("multi", "select"); len(d["value"].([]any)) != 2 || d["value"].([]any)[0] != "x" || d["value"].([]any)[1] != "z" {
+		t.Fatalf("multi select %v", d)
+	}
+	c.run("cancel", chromedp.Click(`[data-component="f2"] [data-part="cancel"]`, chromedp.ByQuery))
+	action("f2", "cancel")
+	c.poll(`!document.querySelector('[data-component="f2"]')`)
+	c.run("pick a file", chromedp.SetUploadFiles(`[data-component="pick"] input[type=file]`, []string{pngPath}, chromedp.ByQuery))
+	if d := action("pick", "drop")["value"].(map[string]any); d["mime"] != "image/png" {
+		t.Fatalf("picked file %v", d)
+	}
+	if _, md := c.next("media.image", func(_ lip.Envelope, d map[string]any) bool { return d["componentId"] == "pick" }); md["source"] != "file" {
+		t.Fatalf("media.image for a picked file %v", md)
+	}
+	c.run("esc in panel", chromedp.Focus(`[data-component="holo"] .dismiss`, chromedp.ByQuery), chromedp.KeyEvent(kb.Escape))
+	action("holo", "dismiss")
+	c.poll(`!document.querySelector('[data-component="holo"]')`)
+	c.send(map[string]any{"type": "component.remove", "data": map[string]any{"id": "multi"}}, map[string]any{"type": "component.remove", "data": map[string]any{"id": "pick"}})
+
 	// Every control is labelled.
 	var unlabelled []string
 	c.eval(`[...document.querySelectorAll("#lets-shell button, #lets-shell input:not([type=file]), #lets-shell textarea, #lets-shell select, #lets-shell [role=switch]")].filter(e => {
@@ -528,7 +559,6 @@ func TestBrowserChromeComponents(t *testing.T) {
 	}
 
 	// Screenshots: all eight in each slot, light and dark.
-	c.send(map[string]any{"type": "component.remove", "data": map[string]any{"id": "holo"}})
 	for _, id := range []string{"opt", "slider", "toggle", "form", "drop", "progress"} {
 		c.send(map[string]any{"type": "component.remove", "data": map[string]any{"id": id}})
 	}
