@@ -221,6 +221,17 @@ func TestBrowserHomeListsOpensAndInstalls(t *testing.T) {
 			if err != nil {
 				t.Fatalf("open hello: %v", err)
 			}
+			var count, focusedKey string
+			if err := chromedp.Run(ctx,
+				chromedp.WaitVisible(`li.unique[data-unique="hello"] .windows`, chromedp.ByQuery),
+				chromedp.Text(`li.unique[data-unique="hello"] .windows`, &count, chromedp.ByQuery),
+				chromedp.Evaluate(`document.activeElement && document.activeElement.dataset.focusKey || ""`, &focusedKey),
+			); err != nil {
+				t.Fatalf("window count: %v", err)
+			}
+			if !strings.HasSuffix(count, "open") || focusedKey != "open:hello" {
+				t.Errorf("hello shows %q; focus after the redraw is on %q, want the Open button still", count, focusedKey)
+			}
 			wins := h.windows(t)
 			if len(wins) != before+1 || wins[len(wins)-1]["unique"] != "hello" {
 				t.Errorf("after Open, lets windows shows %v", wins)
@@ -416,14 +427,41 @@ func TestBrowserHomeResumesASavedSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := startHomeHost(t, host.Options{DataDir: data})
-	ctx := browsertest.New(t, browsertest.Options{})
-	var item string
+	// Claude set up (claude on PATH, `lets hook` in its settings) and a
+	// paired phone, so the page shows them as a person with both sees it.
+	fakeHome := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(fakeHome, ".claude"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(fakeHome, ".claude", "settings.json"), []byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"lets hook stop"}]}]}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := startHomeHost(t, host.Options{
+		DataDir: data,
+		Getenv: func(k string) string {
+			if k == "HOME" {
+				return fakeHome
+			}
+			return os.Getenv(k)
+		},
+		Home: host.HomeOptions{
+			LookPath: func(string) (string, error) { return "/usr/local/bin/claude", nil },
+			Devices: func() []host.PairedDevice {
+				return []host.PairedDevice{{Name: "Ada's phone", PairedAt: time.Now().Add(-3 * time.Hour), Connected: 1}}
+			},
+		},
+	})
+	ctx := browsertest.New(t, browsertest.Options{Width: 1000, Height: 900})
+	var item, claude, claudeState, devices string
 	var hasResume bool
 	err = chromedp.Run(ctx,
+		browsertest.Media("prefers-color-scheme", "light"),
 		chromedp.Navigate(h.link(t)),
 		chromedp.WaitVisible(`#sessions li button`, chromedp.ByQuery),
 		chromedp.Text(`#sessions li`, &item, chromedp.ByQuery),
+		chromedp.Text(`#claude`, &claude, chromedp.ByQuery),
+		chromedp.AttributeValue(`#claude`, "data-state", &claudeState, nil, chromedp.ByQuery),
+		chromedp.Text(`#devices`, &devices, chromedp.ByQuery),
 		chromedp.Evaluate(`!!document.querySelector('li.unique[data-unique="hello"] button.resume')`, &hasResume),
 		chromedp.Click(`#sessions li button`, chromedp.ByQuery),
 		chromedp.WaitVisible(`#sessions li .open-note[data-state="ok"]`, chromedp.ByQuery),
@@ -434,6 +472,13 @@ func TestBrowserHomeResumesASavedSession(t *testing.T) {
 	if !strings.Contains(item, "Hello") || !strings.Contains(item, "One note about milk") || !hasResume {
 		t.Errorf("session item %q, hello has Resume last session: %v", item, hasResume)
 	}
+	if claudeState != "ready" || !strings.Contains(claude, "Claude is set up") {
+		t.Errorf("claude %q (%s), want set up", claude, claudeState)
+	}
+	if !strings.Contains(devices, "Ada's phone") || !strings.Contains(devices, "paired 3 h ago, connected") {
+		t.Errorf("devices %q", devices)
+	}
+	browsertest.Screenshot(t, ctx, "home-sessions-light.png")
 	wins := h.windows(t)
 	if len(wins) != 1 || wins[0]["unique"] != "hello" || wins[0]["session"] != saved.ID {
 		t.Errorf("windows after Resume: %v, want hello with session %s", wins, saved.ID)

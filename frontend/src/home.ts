@@ -75,7 +75,8 @@ class Home {
     if (text) byId("locked-text").replaceChildren(...rich(text));
   }
 
-  async refresh(): Promise<void> {
+  /** Fetches the overview and redraws what changed; keep is a note to carry over. */
+  async refresh(keep?: HTMLElement): Promise<void> {
     let ov: Overview;
     try {
       ov = await this.api.overview();
@@ -87,12 +88,24 @@ class Home {
     const key = JSON.stringify(ov);
     if (key === this.shown) return;
     this.shown = key;
+    // A redraw replaces the buttons: give the keyboard focus back to the
+    // same one afterwards.
+    const focusKey = document.activeElement instanceof HTMLElement ? document.activeElement.dataset.focusKey : undefined;
     const problems = byId("problems");
     problems.hidden = ov.problems.length === 0;
     problems.textContent = ov.problems.join(" ");
     this.renderUniques(ov);
     this.renderSessions(ov);
+    if (keep?.id) {
+      // The redraw made a fresh note; say the same thing there.
+      const fresh = document.getElementById(keep.id);
+      if (fresh && fresh !== keep) {
+        fresh.textContent = keep.textContent;
+        Object.assign(fresh.dataset, keep.dataset);
+      }
+    }
     this.renderDevices(ov);
+    if (focusKey) document.querySelector<HTMLElement>(`[data-focus-key="${CSS.escape(focusKey)}"]`)?.focus();
     const c = claudeStatus(ov.claude);
     const claude = byId("claude");
     claude.dataset.state = c.state;
@@ -119,10 +132,12 @@ class Home {
     if (ov.uniques.length === 0) {
       list.append(el("li", { className: "empty" }, "No uniques yet. Install one below."));
     }
-    for (const u of ov.uniques) list.append(this.uniqueItem(u, latest.get(u.name)));
+    const open = new Map<string, number>();
+    for (const w of ov.windows) open.set(w.unique, (open.get(w.unique) ?? 0) + 1);
+    for (const u of ov.uniques) list.append(this.uniqueItem(u, latest.get(u.name), open.get(u.name) ?? 0));
   }
 
-  private uniqueItem(u: HomeUnique, resume: string | undefined): HTMLLIElement {
+  private uniqueItem(u: HomeUnique, resume: string | undefined, windows: number): HTMLLIElement {
     const titleId = `u-${u.name}-title`;
     const note = el("p", { className: "open-note", id: `u-${u.name}-note` });
     note.setAttribute("role", "status");
@@ -133,17 +148,20 @@ class Home {
     const open = el("button", { type: "button", className: "open" }, "Open");
     open.setAttribute("aria-describedby", titleId);
     open.dataset.unique = u.name;
+    open.dataset.focusKey = `open:${u.name}`;
     open.addEventListener("click", () => void this.open(u, undefined, note, open));
     const actions = el("div", { className: "actions" }, open);
     if (resume) {
       const r = el("button", { type: "button", className: "quiet resume" }, "Resume last session");
       r.setAttribute("aria-describedby", titleId);
+      r.dataset.focusKey = `resume:${u.name}`;
       r.addEventListener("click", () => void this.open(u, resume, note, r));
       actions.append(r);
     }
     if (!u.builtin) {
       const rm = el("button", { type: "button", className: "danger remove" }, "Remove");
       rm.setAttribute("aria-label", `Remove ${u.title}`);
+      rm.dataset.focusKey = `remove:${u.name}`;
       rm.addEventListener("click", () => void this.remove(u, note, rm));
       actions.append(rm);
     }
@@ -153,7 +171,13 @@ class Home {
       { className: "unique" },
       icon,
       el("h3", { id: titleId }, u.title),
-      el("div", {}, el("p", {}, u.description || "No description."), el("p", { className: "meta" }, meta)),
+      el(
+        "div",
+        {},
+        el("p", {}, u.description || "No description."),
+        el("p", { className: "meta" }, meta),
+        ...(windows > 0 ? [el("p", { className: "windows" }, windows === 1 ? "1 window open" : `${windows} windows open`)] : []),
+      ),
       actions,
       note,
     );
@@ -162,7 +186,9 @@ class Home {
   }
 
   private async open(u: HomeUnique, resume: string | undefined, note: HTMLElement, button: HTMLButtonElement): Promise<void> {
-    button.disabled = true;
+    // aria-disabled, not disabled: a disabled button drops the keyboard focus.
+    if (button.getAttribute("aria-disabled") === "true") return;
+    button.setAttribute("aria-disabled", "true");
     note.dataset.state = "working";
     note.textContent = resume ? `Resuming ${u.title}…` : `Opening ${u.title}…`;
     try {
@@ -179,11 +205,12 @@ class Home {
       }
       note.dataset.state = "ok";
       note.dataset.window = res.window;
+      await this.refresh(note);
     } catch (e) {
       note.dataset.state = "error";
       note.textContent = e instanceof Error ? `${u.title} could not open: ${e.message}` : `${u.title} could not open.`;
     } finally {
-      button.disabled = false;
+      button.removeAttribute("aria-disabled");
     }
   }
 
@@ -228,13 +255,14 @@ class Home {
     for (const s of ov.sessions.slice(0, 12)) {
       const u = titles.get(s.unique);
       const title = u?.title ?? s.unique;
-      const note = el("p", { className: "open-note" });
+      const note = el("p", { className: "open-note", id: `s-${s.id}-note` });
       note.setAttribute("role", "status");
       const what = el("span", { className: "what" }, el("strong", {}, title), s.summary ? ` — ${s.summary}` : "");
       const li = el("li", {}, what, el("span", { className: "when" }, formatWhen(s.ts, now)));
       if (u) {
         const b = el("button", { type: "button", className: "quiet" }, "Resume");
         b.setAttribute("aria-label", `Resume ${title}, saved ${formatWhen(s.ts, now)}`);
+        b.dataset.focusKey = `session:${s.id}`;
         b.addEventListener("click", () => void this.open(u, s.id, note, b));
         li.append(b);
       }
