@@ -6,7 +6,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -162,11 +164,18 @@ func TestBrowserEntityCommands(t *testing.T) {
 	// entity.mood: each of the eight moods draws differently.
 	shots := map[string][]byte{}
 	_ = chromedp.Run(r.ctx, emulation.SetDeviceMetricsOverride(1000, 640, 3, false))
+	// Still pictures: the pointer rests mid-page and the companion settles
+	// beside it, so following has nothing more to do.
+	if err := chromedp.Run(r.ctx, mouse(input.MouseMoved, 500, 300, input.None, 0)); err != nil {
+		t.Fatal(err)
+	}
+	r.poll(t, `(() => { const b = document.querySelector(".lets-companion-body").getBoundingClientRect(); return !document.querySelector(".lets-companion").dataset.moving && Math.hypot(b.left + 32 - 500, b.top + 32 - 300) < 200; })()`)
 	// Still poses for the pictures: mood motions paused.
 	for _, m := range lip.Moods() {
 		r.send(t, map[string]any{"type": "entity.mood", "data": map[string]any{"mood": m}})
 		r.poll(t, `document.querySelector(".lets-companion").dataset.mood === `+jsString(m))
-		r.eval(t, `new Promise(res => requestAnimationFrame(() => { document.getAnimations().forEach(a => { a.pause(); a.currentTime = 0; }); requestAnimationFrame(() => res(true)); }))`, nil)
+		// Colour transitions end; mood motions hold their first pose.
+		r.eval(t, `new Promise(res => requestAnimationFrame(() => { document.getAnimations().forEach(a => { if (a instanceof CSSTransition) a.finish(); else { a.pause(); a.currentTime = 0; } }); requestAnimationFrame(() => res(true)); }))`, nil)
 		var png []byte
 		if err := chromedp.Run(r.ctx, chromedp.Screenshot(`.lets-companion-body`, &png, chromedp.ByQuery)); err != nil {
 			t.Fatal(err)
@@ -505,4 +514,143 @@ func TestBrowserEntityHumanActs(t *testing.T) {
 	if strings.Join(names, " ") != "disco konami spin wave" {
 		t.Errorf("secrets reported %v, want each of disco konami spin wave once", names)
 	}
+}
+
+// TestBrowserEntityLooks: the speech bubble with the suggestion menu in
+// light and dark (screenshots), and prefers-reduced-motion turning the
+// companion's animations into fades (no travel, no bounce).
+func TestBrowserEntityLooks(t *testing.T) {
+	for _, scheme := range []string{"light", "dark"} {
+		t.Run(scheme, func(t *testing.T) {
+			r := newEntityRig(t, &emulation.MediaFeature{Name: "prefers-color-scheme", Value: scheme})
+			// Somewhere calm for the picture (following holds after a move).
+			r.send(t, map[string]any{"type": "entity.move", "data": map[string]any{"x": 700, "y": 380}})
+			r.poll(t, `!document.querySelector(".lets-companion").dataset.moving && document.querySelector(".lets-companion").dataset.x === "668"`)
+			r.send(t,
+				map[string]any{"type": "entity.persona", "data": map[string]any{"name": "Pip", "traits": map[string]any{}}},
+				map[string]any{"type": "entity.suggest", "data": map[string]any{"replace": true, "items": []map[string]any{
+					{"id": "sort", "label": "Sort the board by date"}, {"id": "col", "label": "Add a “Done” column", "hint": "to the right"}}}},
+			)
+			if err := chromedp.Run(r.ctx, chromedp.Click(`.lets-companion-body`, chromedp.ByQuery)); err != nil {
+				t.Fatal(err)
+			}
+			r.send(t, map[string]any{"type": "entity.say", "data": map[string]any{"text": "Want me to tidy this up? Pick one, or just keep going.", "mood": "curious", "ttl": 60000}})
+			r.poll(t, `!document.querySelector(".lets-companion-bubble").hidden && !document.getElementById("lets-companion-menu").hidden && document.querySelector('#lets-companion-menu [data-id="col"]')`)
+			// With the menu open, the speech heads it.
+			r.poll(t, `document.querySelector(".lets-companion-menu-say") && document.querySelector(".lets-companion-menu-say").textContent.startsWith("Want me to tidy")`)
+			// Every control is labelled.
+			var unlabelled []string
+			r.eval(t, `[...document.querySelectorAll(".lets-companion button, #lets-companion-menu")].filter(e => !(e.getAttribute("aria-label") || e.textContent.trim())).map(e => e.outerHTML.slice(0, 80))`, &unlabelled)
+			if len(unlabelled) > 0 {
+				t.Errorf("controls without a label: %v", unlabelled)
+			}
+			time.Sleep(400 * time.Millisecond) // the pop-in animations end
+			// The viewport as the human sees it (a full-page capture lays
+			// out fixed, transformed elements differently).
+			var png []byte
+			if err := chromedp.Run(r.ctx, chromedp.CaptureScreenshot(&png)); err != nil {
+				t.Fatal(err)
+			}
+			savePNG(t, "entity-say-suggest-"+scheme+".png", png)
+		})
+	}
+	t.Run("reduced-motion", func(t *testing.T) {
+		r := newEntityRig(t, &emulation.MediaFeature{Name: "prefers-reduced-motion", Value: "reduce"})
+		var moodAnim string
+		r.send(t, map[string]any{"type": "entity.mood", "data": map[string]any{"mood": "happy"}})
+		r.poll(t, `document.querySelector(".lets-companion").dataset.mood === "happy"`)
+		r.eval(t, `getComputedStyle(document.querySelector(".lets-c-mood")).animationName`, &moodAnim)
+		if moodAnim != "none" {
+			t.Errorf("reduced motion: the happy mood still bounces (%s)", moodAnim)
+		}
+		for _, name := range []string{"spin", "dance", "wink"} {
+			r.send(t, map[string]any{"type": "entity.react", "data": map[string]any{"name": name, "ms": 1500}})
+			r.poll(t, `document.querySelector(".lets-companion").dataset.react === `+jsString(name))
+			var anims []string
+			r.eval(t, `document.querySelector(".lets-companion").getAnimations({subtree: true}).map(a => a.animationName)`, &anims)
+			if strings.Join(anims, " ") != "lets-c-fade" {
+				t.Errorf("reduced motion: %s plays %v, want only the fade", name, anims)
+			}
+		}
+		// A move is a fade out and in at the new place, with no travel.
+		x0, y0 := r.companionBox(t)
+		r.eval(t, `window.__track = []; (function f() { const e = document.querySelector(".lets-companion"); window.__track.push([+e.dataset.x, +e.dataset.y, getComputedStyle(e).opacity]); if (window.__track.length < 60) requestAnimationFrame(f); })(), true`, nil)
+		r.send(t, map[string]any{"type": "entity.move", "data": map[string]any{"to": "center"}})
+		r.poll(t, `window.__track.length >= 60`)
+		var track [][]any
+		r.eval(t, `window.__track`, &track)
+		faded := false
+		for _, p := range track {
+			x, y := p[0].(float64), p[1].(float64)
+			atStart := math.Abs(x-x0) <= 1 && math.Abs(y-y0) <= 1
+			last := track[len(track)-1]
+			atEnd := math.Abs(x-last[0].(float64)) <= 1 && math.Abs(y-last[1].(float64)) <= 1
+			if !atStart && !atEnd {
+				t.Fatalf("reduced motion: the companion travelled through (%v, %v)", x, y)
+			}
+			if p[2].(string) != "1" {
+				faded = true
+			}
+		}
+		if !faded {
+			t.Error("reduced motion: the move did not fade")
+		}
+	})
+}
+
+// TestBrowserCompanionFirstPaint measures opening a window to the first
+// paint of the companion with the Performance API: the shell marks
+// "lets-companion-paint" after the frame that drew it, and its startTime
+// counts from navigation start. Target: 300 ms (issue #11). On a machine
+// so busy that timings say more about the queue than the page (load per
+// core over 1.5, as when many test suites share two cores) the budget is
+// relaxed, loudly.
+func TestBrowserCompanionFirstPaint(t *testing.T) {
+	th := startLIPHost(t)
+	ctx := browsertest.New(t, browsertest.Options{Width: 1000, Height: 640, Timeout: 120 * time.Second})
+	var total, own []float64
+	for range 7 {
+		win := th.openOnly(t, "board", "")
+		var ms float64
+		var dom float64
+		err := chromedp.Run(ctx,
+			chromedp.Navigate(win.URL),
+			chromedp.Poll(`(() => { const m = performance.getEntriesByName("lets-companion-paint")[0]; return m ? m.startTime : 0; })()`, &ms, chromedp.WithPollingTimeout(10*time.Second)),
+			chromedp.Evaluate(`performance.getEntriesByType("navigation")[0].domInteractive`, &dom),
+		)
+		if err != nil {
+			t.Fatalf("first paint: %v", err)
+		}
+		total = append(total, ms)
+		own = append(own, ms-dom)
+	}
+	sort.Float64s(total)
+	sort.Float64s(own)
+	median := total[len(total)/2]
+	t.Logf("window open → first companion paint: median %.0f ms (min %.0f, max %.0f; 7 loads); of it, after the page was parsed: median %.0f ms", median, total[0], total[len(total)-1], own[len(own)/2])
+	budget := 300.0
+	if perCore := loadPerCore(); perCore > 1.5 {
+		budget = 1200
+		t.Logf("the machine is busy (load %.1f per core): checking a relaxed budget of %.0f ms instead of 300 ms", perCore, budget)
+	}
+	if median > budget {
+		t.Errorf("first companion paint takes %.0f ms (median), over the %.0f ms budget", median, budget)
+	}
+}
+
+// loadPerCore is the one-minute load average per CPU (0 when unknown).
+func loadPerCore() float64 {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	fields := strings.Fields(string(data))
+	if len(fields) == 0 {
+		return 0
+	}
+	load, err := strconv.ParseFloat(fields[0], 64)
+	if err != nil {
+		return 0
+	}
+	return load / float64(goruntime.NumCPU())
 }

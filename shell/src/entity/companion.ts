@@ -153,6 +153,7 @@ export class Companion {
     this.bubble.hidden = !text;
     this.live.textContent = text ? `${this.persona.name} says: ${text}` : "";
     this.layoutPopups();
+    if (!this.menu.hidden) this.renderMenu(false);
     clearTimeout(this.bubbleTimer);
     this.bubbleTimer = window.setTimeout(() => {
       this.bubble.hidden = true;
@@ -276,6 +277,13 @@ export class Companion {
     const head = el("div", "lets-companion-menu-head");
     head.textContent = this.persona.name;
     head.setAttribute("aria-hidden", "true");
+    // With the menu open, what the companion is saying heads the menu (the
+    // floating bubble would sit under it).
+    if (!this.bubble.hidden && this.bubble.textContent) {
+      const said = el("p", "lets-companion-menu-say");
+      said.textContent = this.bubble.textContent;
+      head.append(said);
+    }
     const items = menuItems(this.claudeItems).map((s) => this.menuItem(s.label, s.hint, () => this.pick(s), s.id));
     const hide = this.menuItem("Hide for now", "Ctrl+Space brings me back", () => this.dismiss(), "");
     hide.classList.add("lets-companion-dismiss");
@@ -305,6 +313,7 @@ export class Companion {
 
   private openMenu(focusFirst: boolean): void {
     this.menu.hidden = false;
+    this.element.dataset.menu = "open";
     this.button.setAttribute("aria-expanded", "true");
     this.renderMenu(focusFirst);
   }
@@ -312,6 +321,7 @@ export class Companion {
   private closeMenu(refocus: boolean): void {
     if (this.menu.hidden) return;
     this.menu.hidden = true;
+    delete this.element.dataset.menu;
     this.button.setAttribute("aria-expanded", "false");
     if (refocus) this.button.focus();
   }

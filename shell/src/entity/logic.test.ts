@@ -84,6 +84,8 @@ test("following keeps the persona distance and never covers the cursor", () => {
     assert.equal(covers(p, box, cursor, 8), false, "the cursor stays uncovered");
   }
   assert.equal(followPoint(cursor, { x: 560, y: 400 }, 72, box, view), null, "close enough: it waits so the human can reach it");
+  assert.equal(followPoint({ x: -80, y: -60 }, { x: 900, y: 400 }, 72, box, view), null, "a pointer that left the window is not chased");
+  assert.equal(followPoint({ x: 400, y: 900 }, { x: 900, y: 400 }, 72, box, view), null);
   const edge = followPoint({ x: 995, y: 795 }, { x: 10, y: 10 }, 72, box, view);
   assert.ok(edge && edge.x >= 4 && edge.y >= 4 && edge.x <= 1000 - 68 && edge.y <= 800 - 68);
 });

@@ -120,9 +120,12 @@ export class Glide {
  * px from the cursor, on the side where it already is (so it trails
  * instead of crossing the pointer's path), never covering the cursor.
  * Returns null while it is already close enough (so the human can reach
- * it: moving toward the companion never pushes it away).
+ * it: moving toward the companion never pushes it away) and when the
+ * pointer is outside the view.
  */
 export function followPoint(cursor: Point, companionCenter: Point, distance: number, box: Size, view: Size): Point | null {
+  // A pointer outside the view has left the window: nothing to follow.
+  if (!(cursor.x >= 0 && cursor.y >= 0 && cursor.x <= view.w && cursor.y <= view.h)) return null;
   const dx = companionCenter.x - cursor.x;
   const dy = companionCenter.y - cursor.y;
   const gap = Math.hypot(dx, dy);
