@@ -382,6 +382,24 @@ func TestBrowserChromeChatAndPrompts(t *testing.T) {
 	if r := waitApprove(t, res); r.answer.Choice != "allow" || r.answer.Reason != "answered" {
 		t.Fatalf("approval %+v", r.answer)
 	}
+	// Prompts come one at a time; a unique asking eight times at once gets
+	// the extras (beyond the shown one and three waiting) refused at once.
+	c.uc.evalIn(t, ctx, c.uo, `window.runs = []; for (let i = 0; i < 8; i++) lip.run("shell", "echo " + i).then(r => window.runs.push("ran"), e => window.runs.push(e.code)); 0`, nil)
+	c.uc.pollIn(t, ctx, c.uo, `window.runs.length === 4`)
+	var dialogs int
+	c.eval(`document.querySelectorAll("dialog.prompt").length`, &dialogs)
+	if dialogs != 1 {
+		t.Fatalf("%d prompts at once", dialogs)
+	}
+	for i := 0; i < 4; i++ {
+		c.run("esc", chromedp.WaitVisible(`dialog.prompt[open]`, chromedp.ByQuery), chromedp.KeyEvent(kb.Escape))
+	}
+	c.uc.pollIn(t, ctx, c.uo, `window.runs.length === 8 && window.runs.every(r => r === "exec_denied")`)
+	c.eval(`document.querySelectorAll("dialog.prompt").length`, &dialogs)
+	if dialogs != 0 {
+		t.Fatalf("%d prompts left after answering all", dialogs)
+	}
+
 	// Nothing the unique tried reached the ring as a human act.
 	all := th.listen(t, "cursor=x-audit&max=500&wait_ms=0")
 	for _, e := range all.Events {

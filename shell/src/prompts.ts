@@ -12,6 +12,12 @@
 import { button, h } from "./dom";
 
 export const ARM_MS = 600;
+/**
+ * Prompts waiting behind the one shown. More are refused at once: a unique
+ * that asks again and again must not bury the person in dialogs until a
+ * tired click says yes.
+ */
+export const QUEUE_MAX = 3;
 
 export interface PromptRequest {
   id: string;
@@ -76,6 +82,10 @@ export class Prompts {
 
   ask(r: PromptRequest): void {
     if (!r || typeof r.id !== "string") return;
+    if (this.showing && this.queue.length >= QUEUE_MAX) {
+      this.answer(r.id, "deny");
+      return;
+    }
     this.queue.push(r);
     if (!this.showing) this.next();
   }
