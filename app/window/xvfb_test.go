@@ -604,6 +604,30 @@ func TestRealWindowUnderXvfb(t *testing.T) {
 			t.Fatalf("window %s is still listed after it ended", w.Window)
 		}
 	}
+
+	// Quitting Lets ends the windows that are still open.
+	before = g.windowPIDs()
+	g.open()
+	pid4 := onlyNew(t, before, g.windowPIDs())
+	start = time.Now()
+	if err := syscall.Kill(g.servePID(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, pid4, start, 2*time.Second)
+	t.Logf("quit → open window gone: %v", time.Since(start))
+}
+
+// servePID is the `lets serve` process under dbus-run-session.
+func (g *guiRig) servePID() int {
+	g.tb.Helper()
+	for _, p := range descendants(g.serve.Process.Pid) {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p))
+		if err == nil && strings.HasPrefix(string(b), g.bin+"\x00serve\x00") {
+			return p
+		}
+	}
+	g.tb.Fatal("lets serve is not running")
+	return 0
 }
 
 // BenchmarkWindowOpen measures, under Xvfb, how long `lets open hello`

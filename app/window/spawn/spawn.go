@@ -51,7 +51,7 @@ func (e Exit) String() string {
 	case e.Err != nil:
 		return e.Err.Error()
 	case e.Signal != "":
-		return "killed by " + e.Signal
+		return "ended by a signal (" + e.Signal + ")"
 	}
 	return fmt.Sprintf("exit status %d", e.Code)
 }
