@@ -228,6 +228,24 @@ func TestBrowserChromeChatAndPrompts(t *testing.T) {
 		t.Fatalf("the uploaded file: %v", err)
 	}
 
+	// An image dropped on the chat panel is attached the same way; one
+	// dropped anywhere else on the shell's chrome goes up as media.image.
+	c.eval(`(() => {
+	  const bytes = Uint8Array.from(atob(`+jsString(pngB64)+`), (ch) => ch.charCodeAt(0));
+	  const drop = (el) => { const dt = new DataTransfer(); dt.items.add(new File([bytes], "d.png", {type: "image/png"})); el.dispatchEvent(new DragEvent("drop", {dataTransfer: dt, bubbles: true, cancelable: true})); };
+	  drop(document.querySelector(".chat-log"));
+	  drop(document.querySelector(".bar"));
+	  return true; })()`, nil)
+	c.poll(`document.querySelectorAll('.chip[data-state="ready"]').length === 1`)
+	var drops int
+	for drops < 2 {
+		e, _ := c.next("media.image", func(_ lip.Envelope, d map[string]any) bool { return d["source"] == "drop" })
+		c.fromShell(e)
+		drops++
+	}
+	c.run("remove the attachment", chromedp.Click(`.chip button.icon`, chromedp.ByQuery))
+	c.poll(`!document.querySelector(".chip")`)
+
 	// The SDK uploads an image pasted or dropped on the unique's own page:
 	// media.image from the unique, stored in the same uploads folder.
 	for _, kind := range []string{"paste", "drop"} {
