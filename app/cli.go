@@ -82,6 +82,7 @@ func commands() []command {
 		{name: "version", summary: "print the Lets version", usage: "", run: runVersion},
 		{name: "help", summary: "show help for a command", usage: "[command]", run: runHelp},
 		{name: "window", summary: "show one window of a unique (Lets starts it itself and tells it what to show on stdin)", usage: "", run: runWindow, hidden: true},
+		{name: "desktop", summary: "start Lets with its tray (what plain `lets` runs)", usage: "[flags]", run: runDesktop, hidden: true},
 	}
 }
 
@@ -119,9 +120,9 @@ func Run(ctx context.Context, env *Env, args []string) int {
 	}
 	switch name {
 	case "":
-		// Plain `lets` is the desktop app. Until the tray lands it runs the
-		// same host as `lets serve`.
-		name = "serve"
+		// Plain `lets` is the desktop app: the host of `lets serve` plus
+		// the tray (desktop.go).
+		name = "desktop"
 	case "-h", "-help", "--help":
 		printTopUsage(env.Stdout, true)
 		return 0

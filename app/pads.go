@@ -46,6 +46,9 @@ type padSettings struct {
 	audioShows []*experience.Performance
 	midi       midiSettings
 	web        webSettings
+	// traySelect lets the tray select sessions as a pad press would
+	// (tray_select.go).
+	traySelect bool
 }
 
 // daemonSettings are the Wire daemon's values.
@@ -109,6 +112,9 @@ type padParts struct {
 	// closes it, also when it fails to start).
 	surfaceGiven bool
 	wroteState   bool
+	// selector carries the tray's session selections to the daemon; nil
+	// without traySelect.
+	selector *traySelector
 }
 
 // buildPads opens every part s asks for. On failure nothing it opened is
@@ -140,11 +146,16 @@ func buildPads(ctx context.Context, env *Env, st *setup, s padSettings) (_ *padP
 		return nil, err
 	}
 	if s.daemon != nil {
+		surf := p.surface
+		if s.traySelect {
+			p.selector = newTraySelector(surf)
+			surf = p.selector
+		}
 		opts := daemon.Options{
 			SocketPath:    s.daemon.socket,
 			IdentityStore: s.daemon.identityStore,
 			Control:       &s.daemon.control,
-			Surface:       p.surface,
+			Surface:       surf,
 			Log:           st.log,
 		}
 		if p.audio != nil {

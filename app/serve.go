@@ -66,6 +66,12 @@ func openSetup(env *Env, withFile bool) (*setup, error) {
 }
 
 func runServe(ctx context.Context, env *Env, args []string) error {
+	return serve(ctx, env, args, nil)
+}
+
+// serve runs the host and the pad daemon; desk (plain `lets`) adds the
+// tray and the single-instance hand-off, nil is `lets serve`.
+func serve(ctx context.Context, env *Env, args []string, desk *desktop) error {
 	fs := newFlags("serve")
 	port := fs.Int("port", -1, "loopback port for the host (0 picks a free one; default from config.json)")
 	noPad := fs.Bool("no-pad", false, "do not run the pad daemon (Wire Protocol 1); same as \"wire\": {\"enabled\": false} in config.json")
@@ -86,8 +92,15 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	defer st.close()
 	log := st.log
 
-	lock, err := instance.Acquire(st.paths.LockFile(), instance.Holder{PID: os.Getpid(), Command: "serve", StartedAt: time.Now()})
+	holder := "serve"
+	if desk != nil {
+		holder = desk.command()
+	}
+	lock, err := instance.Acquire(st.paths.LockFile(), instance.Holder{PID: os.Getpid(), Command: holder, StartedAt: time.Now()})
 	if err != nil {
+		if instance.IsBusy(err) && desk != nil {
+			return desk.handOff(ctx, st.paths)
+		}
 		if instance.IsBusy(err) {
 			fmt.Fprintf(env.Stderr, "%v\nUse `lets status` to see it, or stop it before starting another.\n", err)
 			return exitError{code: 1}
@@ -126,6 +139,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		if err != nil {
 			return err
 		}
+		ps.traySelect = desk != nil && !desk.headless
 		if pads, err = buildPads(ctx, env, st, ps); err != nil {
 			return err
 		}
@@ -133,6 +147,10 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	services := []service.Service{settings}
 	if pads != nil {
 		services = append(services, pads.daemon)
+	}
+	var showHome func()
+	if desk != nil && !desk.headless {
+		showHome = desk.showHome
 	}
 	// Windows open as native `lets window` processes when this build and
 	// session can show them, else in the browser (nil).
@@ -145,6 +163,8 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		Pages:   pages,
 		Log:     log,
 		Config:  settings,
+		// The tray's "show home" hook (single instance); nil headless.
+		OnShowHome: showHome,
 		Extra: func(s *host.Status) {
 			s.Services = serviceNames(services)
 			if pads != nil {
@@ -171,6 +191,17 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("tell other commands where Lets listens: %w", err)
 	}
 	defer func() { _ = config.RemoveHostInfo(st.paths, os.Getpid()) }()
+	if desk != nil && !desk.headless {
+		t, err := desk.start(env, st, info, srv.URL(), pads)
+		if err != nil {
+			_ = srv.Close()
+			if pads != nil {
+				pads.abort()
+			}
+			return err
+		}
+		services = append(services, t)
+	}
 
 	// Announce: everything runs.
 	padNote := "off (enable with \"wire\": {\"enabled\": true} in config.json)"

@@ -16,5 +16,5 @@ func (s *Server) handleShowHome(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	go s.opts.OnShowHome()
-	writeJSON(w, http.StatusAccepted, map[string]any{"showing": "home"})
+	writeJSON(w, http.StatusOK, map[string]any{"showing": "home"})
 }

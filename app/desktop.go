@@ -1,0 +1,377 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/lets-app/lets/app/tray"
+	"github.com/lets-app/lets/backend/config"
+	"github.com/lets-app/lets/backend/surface/web"
+	"github.com/lets-app/lets/backend/wireclient"
+)
+
+// runDesktop is plain `lets`: the same host and pad daemon as `lets serve`
+// plus the tray. Without a display or a session bus it says so in one line
+// and runs exactly like `lets serve`. When Lets already runs, it asks that
+// one to show its home window and exits 0.
+func runDesktop(ctx context.Context, env *Env, args []string) error {
+	d := &desktop{env: env}
+	if why := desktopMissing(env.Getenv); why != "" {
+		fmt.Fprintf(env.Stdout, "%s, so Lets runs headless, like `lets serve` (no tray).\n", why)
+		d.headless = true
+	}
+	return serve(ctx, env, args, d)
+}
+
+// desktopMissing says what the tray needs and this session lacks, or "".
+func desktopMissing(getenv func(string) string) string {
+	if runtime.GOOS != "linux" {
+		return "The tray only works on Linux in this version of Lets"
+	}
+	if getenv("DISPLAY") == "" && getenv("WAYLAND_DISPLAY") == "" {
+		return "No display here (DISPLAY and WAYLAND_DISPLAY are not set)"
+	}
+	addr := sessionBusAddress(getenv)
+	if addr == "" {
+		return "No session bus here (DBUS_SESSION_BUS_ADDRESS is not set)"
+	}
+	if err := probeBus(addr); err != nil {
+		return fmt.Sprintf("The session bus at %s does not answer (%v)", addr, err)
+	}
+	return ""
+}
+
+// sessionBusAddress is where the session bus listens: the variable, or the
+// systemd user bus socket.
+func sessionBusAddress(getenv func(string) string) string {
+	if a := getenv("DBUS_SESSION_BUS_ADDRESS"); a != "" {
+		return a
+	}
+	if dir := getenv("XDG_RUNTIME_DIR"); dir != "" {
+		p := filepath.Join(dir, "bus")
+		if fi, err := os.Stat(p); err == nil && fi.Mode()&os.ModeSocket != 0 {
+			return "unix:path=" + p
+		}
+	}
+	return ""
+}
+
+// probeBus connects to the bus and says hello, within two seconds.
+func probeBus(addr string) error {
+	done := make(chan error, 1)
+	go func() {
+		conn, err := dbus.Connect(addr)
+		if err == nil {
+			err = conn.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(2 * time.Second):
+		return errors.New("no answer within 2 s")
+	}
+}
+
+// desktop is what plain `lets` adds to `lets serve`.
+type desktop struct {
+	env      *Env
+	headless bool
+
+	mu      sync.Mutex
+	hostURL string
+	log     *slog.Logger
+}
+
+// command is how the lock names this process.
+func (d *desktop) command() string { return "lets" }
+
+// handOff asks the running Lets to show its home window (single
+// instance). It returns nil when that one was asked, so this `lets` exits
+// 0.
+func (d *desktop) handOff(ctx context.Context, paths config.Paths) error {
+	c, err := newHostClient(paths)
+	if err != nil {
+		return fmt.Errorf("Lets is already running, but its host.json cannot be read to reach it (%w); stop the other Lets or check %s", err, paths.Home)
+	}
+	err = c.do(ctx, http.MethodPost, "/app/show-home", nil, nil, 5*time.Second)
+	var ae *apiError
+	switch {
+	case err == nil:
+		fmt.Fprintln(d.env.Stdout, "Lets is already running; it is showing its home window now.")
+		return nil
+	case errors.As(err, &ae) && ae.Code == "no_home_window":
+		fmt.Fprintf(d.env.Stdout, "Lets is already running headless (no tray); its home page is %s/\n", c.baseURL())
+		return nil
+	}
+	return fmt.Errorf("Lets is already running but did not answer the request to show its home window: %w", err)
+}
+
+// showHome shows the home window: the home page of the host in the
+// desktop browser.
+func (d *desktop) showHome() {
+	d.mu.Lock()
+	u, log := d.hostURL, d.log
+	d.mu.Unlock()
+	if u == "" {
+		return
+	}
+	log.Info("showing the home window", "url", u+"/")
+	if err := d.env.openURL(u + "/"); err != nil {
+		log.Warn("could not open the home page in the browser; open it yourself", "url", u+"/", "err", err)
+	}
+}
+
+// trayParts is what the tray reads and drives.
+type trayParts struct {
+	host       *hostClient
+	wire       *wireclient.Client // nil when the pad daemon is off
+	web        *web.Server        // nil when the browser pad is off
+	auto       tray.Autostart
+	log        *slog.Logger
+	env        *Env
+	desk       *desktop
+	selectSlot func(slot int) bool
+}
+
+// newTray builds the tray service once the host and the pads run.
+func (d *desktop) newTray(p trayParts) (*tray.Tray, error) {
+	src := &traySource{parts: p}
+	return tray.New(tray.Options{
+		Source: src.snapshot,
+		Handle: src.handle,
+		Log:    p.log,
+	})
+}
+
+// traySource reads the snapshot the tray shows: agent sessions from the
+// daemon's status every poll, windows from the host every poll, uniques and
+// saved sessions every slowEvery (they change rarely and cost disk reads).
+type traySource struct {
+	parts trayParts
+
+	slowAt  time.Time
+	uniques []tray.Unique
+	saved   []tray.Saved
+	slots   map[string]int // backend+"\x00"+session → slot, for selection
+	mu      sync.Mutex
+}
+
+const slowEvery = 3 * time.Second
+
+func (s *traySource) snapshot(ctx context.Context) (tray.Snapshot, error) {
+	p := s.parts
+	_, setup := lookup("setup")
+	snap := tray.Snapshot{
+		PadOn:        p.wire != nil,
+		BrowserPad:   p.web != nil,
+		SetupClaude:  setup,
+		StartAtLogin: p.auto.Enabled(),
+	}
+	var errs []error
+	slots := map[string]int{}
+	if p.wire != nil {
+		sctx, cancel := context.WithTimeout(ctx, time.Second)
+		st, err := p.wire.Status(sctx)
+		cancel()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("ask the pad daemon for its sessions: %w", err))
+		}
+		for _, ss := range st.Sessions {
+			snap.Sessions = append(snap.Sessions, tray.Session{
+				Backend: ss.Backend, ID: ss.SessionID, Label: ss.Label, State: ss.State,
+				Accent: ss.Accent, Selected: ss.Selected,
+			})
+			slots[ss.Backend+"\x00"+ss.SessionID] = ss.Slot
+		}
+	}
+	s.mu.Lock()
+	s.slots = slots
+	s.mu.Unlock()
+
+	var ws struct {
+		Windows []windowRow `json:"windows"`
+	}
+	if err := p.host.do(ctx, http.MethodGet, "/lip/windows", nil, &ws, 2*time.Second); err != nil {
+		errs = append(errs, err)
+	}
+	for _, w := range ws.Windows {
+		snap.Windows = append(snap.Windows, tray.Window{ID: w.Window, Unique: w.Unique, Title: w.Title})
+	}
+
+	if now := time.Now(); s.slowAt.IsZero() || now.Sub(s.slowAt) >= slowEvery {
+		s.slowAt = now
+		var us struct {
+			Uniques []struct {
+				Name  string `json:"name"`
+				Title string `json:"title"`
+			} `json:"uniques"`
+		}
+		if err := p.host.do(ctx, http.MethodGet, "/lip/uniques", nil, &us, 5*time.Second); err != nil {
+			errs = append(errs, err)
+		} else {
+			s.uniques = s.uniques[:0:0]
+			for _, u := range us.Uniques {
+				s.uniques = append(s.uniques, tray.Unique{Name: u.Name, Title: u.Title})
+			}
+		}
+		var ss struct {
+			Sessions []sessionRow `json:"sessions"`
+		}
+		if err := p.host.do(ctx, http.MethodGet, "/lip/sessions", nil, &ss, 5*time.Second); err != nil {
+			errs = append(errs, err)
+		} else {
+			s.saved = s.saved[:0:0]
+			for _, r := range ss.Sessions {
+				s.saved = append(s.saved, tray.Saved{Unique: r.Unique, ID: r.ID, Summary: oneLineSummary(r.Summary, 40), SavedAt: time.UnixMilli(r.TS)})
+			}
+		}
+	}
+	snap.Uniques, snap.Saved = s.uniques, s.saved
+	return snap, errors.Join(errs...)
+}
+
+// handle runs one tray click.
+func (s *traySource) handle(ctx context.Context, a tray.Action) {
+	p := s.parts
+	log := p.log.With("action", a.String())
+	var err error
+	switch a.Kind {
+	case tray.ActionSelectSession:
+		s.mu.Lock()
+		slot, ok := s.slots[a.Backend+"\x00"+a.Session]
+		s.mu.Unlock()
+		switch {
+		case !ok:
+			err = errors.New("that agent session has ended")
+		case slot < 0:
+			err = errors.New("that agent has no place on the pads right now (more agents than pads); end another one first")
+		case p.selectSlot == nil || !p.selectSlot(slot):
+			err = errors.New("the pads cannot take a selection right now")
+		}
+	case tray.ActionFocusWindow:
+		// Lets cannot raise another process's window yet, so the click
+		// shows the unique again: a new window that resumes the latest
+		// save of the same unique.
+		err = s.open(ctx, a.Unique, "last")
+	case tray.ActionOpenUnique:
+		err = s.open(ctx, a.Unique, "")
+	case tray.ActionResume:
+		err = s.open(ctx, a.Unique, a.Session)
+	case tray.ActionPairPhone:
+		if p.web == nil {
+			err = errors.New("the browser pad is off")
+			break
+		}
+		if _, perr := p.web.CreatePairing(); perr != nil {
+			log.Info("no pairing code yet; the pad page explains how to allow phones", "err", perr)
+		}
+		err = s.openAdmin()
+	case tray.ActionVirtualPad:
+		if p.web == nil {
+			err = errors.New("the browser pad is off")
+			break
+		}
+		err = s.openAdmin()
+	case tray.ActionSetupClaude:
+		err = s.setupClaude(ctx)
+	case tray.ActionToggleStartAtLogin:
+		err = p.auto.Set(!p.auto.Enabled())
+	}
+	if err != nil {
+		log.Warn("the tray could not do that", "err", err)
+		return
+	}
+	log.Info("tray action done")
+}
+
+func (s *traySource) openAdmin() error {
+	link, err := s.parts.web.AdminOpenURL()
+	if err != nil {
+		return fmt.Errorf("make a link to the pad page: %w", err)
+	}
+	return s.parts.env.openURL(link)
+}
+
+// open asks the host for a window; the host starts the native window, or
+// hands back a one-time URL for the browser.
+func (s *traySource) open(ctx context.Context, unique, resume string) error {
+	body := map[string]string{"unique": unique}
+	if resume != "" {
+		body["resume"] = resume
+	}
+	var a openAnswer
+	err := s.parts.host.do(ctx, http.MethodPost, "/lip/open", body, &a, 10*time.Second)
+	var ae *apiError
+	if resume == "last" && errors.As(err, &ae) && ae.Code == "unknown_session" {
+		delete(body, "resume")
+		err = s.parts.host.do(ctx, http.MethodPost, "/lip/open", body, &a, 10*time.Second)
+	}
+	if err != nil {
+		return fmt.Errorf("open %s: %w", unique, err)
+	}
+	if a.URL != "" {
+		return s.parts.env.openURL(a.URL)
+	}
+	return nil
+}
+
+// setupClaude runs `lets setup claude` and logs what it said.
+func (s *traySource) setupClaude(ctx context.Context) error {
+	if _, ok := lookup("setup"); !ok {
+		return errors.New("this version of Lets cannot set up Claude yet")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find the lets program to run `lets setup claude`: %w", err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(cctx, exe, "setup", "claude").CombinedOutput()
+	s.parts.log.Info("lets setup claude", "output", strings.TrimSpace(string(out)))
+	if err != nil {
+		return fmt.Errorf("`lets setup claude` failed (run it in a terminal to see why): %w", err)
+	}
+	return nil
+}
+
+// start builds the tray once the host runs and host.json is written.
+func (d *desktop) start(env *Env, st *setup, info config.HostInfo, hostURL string, pads *padParts) (*tray.Tray, error) {
+	d.mu.Lock()
+	d.hostURL, d.log = hostURL, st.log
+	d.mu.Unlock()
+	exe, err := os.Executable()
+	if err != nil {
+		exe = "lets"
+	}
+	auto, err := tray.NewAutostart(env.Getenv, exe)
+	if err != nil {
+		return nil, err
+	}
+	p := trayParts{
+		host: &hostClient{info: info, http: &http.Client{Timeout: 3 * time.Second}},
+		auto: auto,
+		log:  st.log.With("part", "tray"),
+		env:  env,
+		desk: d,
+	}
+	if pads != nil {
+		p.wire = wireclient.New(pads.daemon.SocketPath())
+		p.web = pads.web
+		p.selectSlot = pads.selectSlot
+	}
+	return d.newTray(p)
+}

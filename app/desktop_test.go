@@ -1,0 +1,560 @@
+package app
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/lets-app/lets/backend/config"
+	"github.com/lets-app/lets/backend/testutil"
+	"github.com/lets-app/lets/backend/wire"
+	"github.com/lets-app/lets/backend/wireclient"
+)
+
+// desktopSession is an Xvfb display and a private session bus, both
+// started by the test and stopped with it.
+type desktopSession struct {
+	display string
+	busAddr string
+}
+
+func startDesktopSession(t *testing.T) desktopSession {
+	t.Helper()
+	xvfb := testutil.Command(t, "Xvfb")
+	dbusDaemon := testutil.Command(t, "dbus-daemon")
+
+	// Xvfb picks a free display and writes its number on the pipe.
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := exec.Command(xvfb, "-displayfd", "3", "-screen", "0", "1024x768x24", "-nolisten", "tcp")
+	x.ExtraFiles = []*os.File{w}
+	if err := x.Start(); err != nil {
+		t.Fatalf("start Xvfb: %v", err)
+	}
+	_ = w.Close()
+	t.Cleanup(func() { _ = x.Process.Kill(); _ = x.Wait() })
+	display := readLineWithin(t, r, 15*time.Second, "Xvfb's display number")
+	_ = r.Close()
+
+	// A session bus like the one dbus-run-session starts.
+	d := exec.Command(dbusDaemon, "--session", "--nofork", "--print-address=1")
+	out, err := d.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Start(); err != nil {
+		t.Fatalf("start dbus-daemon: %v", err)
+	}
+	t.Cleanup(func() { _ = d.Process.Kill(); _ = d.Wait() })
+	addr := readLineWithin(t, out, 15*time.Second, "the session bus address")
+	return desktopSession{display: ":" + display, busAddr: addr}
+}
+
+func readLineWithin(t *testing.T, r io.Reader, d time.Duration, what string) string {
+	t.Helper()
+	got := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(r).ReadString('\n')
+		got <- strings.TrimSpace(line)
+	}()
+	select {
+	case s := <-got:
+		if s == "" {
+			t.Fatalf("no %s", what)
+		}
+		return s
+	case <-time.After(d):
+		t.Fatalf("no %s within %v", what, d)
+	}
+	return ""
+}
+
+// fakeWatcher owns org.kde.StatusNotifierWatcher and records every
+// RegisterStatusNotifierItem, as a desktop panel's watcher would.
+type fakeWatcher struct {
+	mu    sync.Mutex
+	items []registration
+}
+
+type registration struct{ sender, path string }
+
+func (w *fakeWatcher) RegisterStatusNotifierItem(sender dbus.Sender, path string) *dbus.Error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.items = append(w.items, registration{string(sender), path})
+	return nil
+}
+
+func (w *fakeWatcher) RegisterStatusNotifierHost(sender dbus.Sender, service string) *dbus.Error {
+	return nil
+}
+
+func (w *fakeWatcher) registered() []registration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]registration(nil), w.items...)
+}
+
+func startWatcher(t *testing.T, busAddr string) (*dbus.Conn, *fakeWatcher) {
+	t.Helper()
+	conn, err := dbus.Connect(busAddr)
+	if err != nil {
+		t.Fatalf("connect to the test session bus: %v", err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	w := &fakeWatcher{}
+	if err := conn.Export(w, "/StatusNotifierWatcher", "org.kde.StatusNotifierWatcher"); err != nil {
+		t.Fatal(err)
+	}
+	reply, err := conn.RequestName("org.kde.StatusNotifierWatcher", dbus.NameFlagDoNotQueue)
+	if err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
+		t.Fatalf("own org.kde.StatusNotifierWatcher: %v %v", reply, err)
+	}
+	return conn, w
+}
+
+// menuNode is one entry of a com.canonical.dbusmenu layout.
+type menuNode struct {
+	ID       int32
+	Label    string
+	Type     string
+	Enabled  bool
+	Children []menuNode
+}
+
+func parseLayout(v any) (menuNode, error) {
+	fields, ok := v.([]any)
+	if !ok || len(fields) != 3 {
+		return menuNode{}, fmt.Errorf("layout node is %T %v, want (ia{sv}av)", v, v)
+	}
+	n := menuNode{Enabled: true}
+	n.ID, _ = fields[0].(int32)
+	props, _ := fields[1].(map[string]dbus.Variant)
+	if l, ok := props["label"]; ok {
+		n.Label, _ = l.Value().(string)
+	}
+	if ty, ok := props["type"]; ok {
+		n.Type, _ = ty.Value().(string)
+	}
+	if e, ok := props["enabled"]; ok {
+		n.Enabled, _ = e.Value().(bool)
+	}
+	children, _ := fields[2].([]dbus.Variant)
+	for _, c := range children {
+		child, err := parseLayout(c.Value())
+		if err != nil {
+			return n, err
+		}
+		n.Children = append(n.Children, child)
+	}
+	return n, nil
+}
+
+func getLayout(conn *dbus.Conn, item registration) (menuNode, error) {
+	obj := conn.Object(item.sender, dbus.ObjectPath(item.path+"/menu"))
+	call := obj.Call("com.canonical.dbusmenu.GetLayout", 0, int32(0), int32(-1), []string{})
+	if call.Err != nil {
+		return menuNode{}, call.Err
+	}
+	if len(call.Body) != 2 {
+		return menuNode{}, fmt.Errorf("GetLayout answered %v", call.Body)
+	}
+	return parseLayout(call.Body[1])
+}
+
+func (n menuNode) find(prefix string) (menuNode, bool) {
+	for _, c := range n.Children {
+		if strings.HasPrefix(c.Label, prefix) {
+			return c, true
+		}
+		if f, ok := c.find(prefix); ok {
+			return f, true
+		}
+	}
+	return menuNode{}, false
+}
+
+func (n menuNode) labels(indent string) []string {
+	var out []string
+	for _, c := range n.Children {
+		l := c.Label
+		if c.Type == "separator" {
+			l = "---"
+		}
+		out = append(out, indent+l)
+		out = append(out, c.labels(indent+"  ")...)
+	}
+	return out
+}
+
+// desktopLets starts the real `lets` (this test binary as the CLI) in the
+// desktop session, with its own data folder, socket and config folder.
+type desktopLets struct {
+	cmd    *exec.Cmd
+	home   string
+	sock   string
+	xdg    string
+	out    *testutil.SyncBuffer
+	mark   string
+	// exited is closed when the process has ended; err is its Wait error.
+	exited chan struct{}
+	err    error
+}
+
+func letsDesktopEnv(t *testing.T, ds desktopSession) (home, sock, xdg string) {
+	t.Helper()
+	home = filepath.Join(t.TempDir(), "home")
+	sockDir, err := os.MkdirTemp("", "lt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(sockDir) })
+	sock = filepath.Join(sockDir, "pad.sock")
+	xdg = t.TempDir()
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// No Launchpad here; the browser pad on a free port.
+	cfg := `{"version": 1, "handoff": "close", "host_port": 0, "wire": {"enabled": true, "midi": false}, "web": {"enabled": true, "port": 0, "lan": false}}`
+	if err := os.WriteFile(filepath.Join(home, "config.json"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return home, sock, xdg
+}
+
+func startDesktopLets(t *testing.T, ds desktopSession, home, sock, xdg string, args ...string) *desktopLets {
+	t.Helper()
+	l := &desktopLets{home: home, sock: sock, xdg: xdg, out: &testutil.SyncBuffer{}, exited: make(chan struct{})}
+	l.mark = fmt.Sprintf("lets-desktop-test-%d-%d", os.Getpid(), time.Now().UnixNano())
+	l.cmd = exec.Command(os.Args[0], args...)
+	l.cmd.Env = append(os.Environ(), "LETS_RUN_AS_CLI=1", "LETS_HOME="+home, "PAD_LATTICE_SOCKET="+sock,
+		"DISPLAY="+ds.display, "WAYLAND_DISPLAY=", "DBUS_SESSION_BUS_ADDRESS="+ds.busAddr,
+		"XDG_CONFIG_HOME="+xdg, "LETS_TEST_MARK="+l.mark, "BROWSER=true")
+	l.cmd.Stdout, l.cmd.Stderr = l.out, l.out
+	if err := l.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { l.err = l.cmd.Wait(); close(l.exited) }()
+	t.Cleanup(func() {
+		select {
+		case <-l.exited:
+		default:
+			_ = l.cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-l.exited:
+			case <-time.After(5 * time.Second):
+				_ = l.cmd.Process.Kill()
+				select {
+				case <-l.exited:
+				case <-time.After(5 * time.Second):
+					t.Errorf("lets (pid %d) did not end after SIGKILL", l.cmd.Process.Pid)
+				}
+			}
+		}
+		if t.Failed() {
+			t.Logf("lets output:\n%s", l.out.String())
+		}
+	})
+	return l
+}
+
+// waitFor polls cond every 50 ms until it holds or d passes.
+func waitFor(d time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(d)
+	for {
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// markedProcesses lists the pids whose environment carries mark: the
+// process and every child it started.
+func markedProcesses(mark string) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil {
+			continue
+		}
+		if strings.Contains(string(data), "LETS_TEST_MARK="+mark+"\x00") {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// TestDesktopTrayOverDBus is the tray's acceptance test: `lets` under Xvfb
+// with a session bus registers its tray with a (fake) StatusNotifierWatcher;
+// com.canonical.dbusmenu GetLayout shows the menu; two sessions reported by
+// a Wire client appear with their states after the debounce; the icon
+// follows the most urgent one; "Event clicked" on Quit ends the process
+// and every child.
+func TestDesktopTrayOverDBus(t *testing.T) {
+	testutil.ProcFS(t)
+	ds := startDesktopSession(t)
+	conn, watcher := startWatcher(t, ds.busAddr)
+	home, sock, xdg := letsDesktopEnv(t, ds)
+	l := startDesktopLets(t, ds, home, sock, xdg)
+
+	// 1. The tray registers.
+	if !waitFor(20*time.Second, func() bool { return len(watcher.registered()) > 0 }) {
+		t.Fatalf("no RegisterStatusNotifierItem within 20 s; lets said:\n%s", l.out.String())
+	}
+	item := watcher.registered()[0]
+	if item.path != "/StatusNotifierItem" {
+		t.Fatalf("registered %+v, want the /StatusNotifierItem path", item)
+	}
+
+	// 2. GetLayout shows the menu.
+	var layout menuNode
+	if !waitFor(10*time.Second, func() bool {
+		var err error
+		layout, err = getLayout(conn, item)
+		_, ok := layout.find("Quit Lets")
+		return err == nil && ok
+	}) {
+		t.Fatalf("the menu never showed Quit; layout:\n%s", strings.Join(layout.labels(""), "\n"))
+	}
+	for _, want := range []string{"No agents are working right now", "Open", "Resume", "Pair a phone…", "Virtual pad", "Set up Claude…", "Start at login"} {
+		if _, ok := layout.find(want); !ok {
+			t.Errorf("the menu lacks %q:\n%s", want, strings.Join(layout.labels(""), "\n"))
+		}
+	}
+	var open menuNode
+	if !waitFor(10*time.Second, func() bool {
+		layout, _ = getLayout(conn, item)
+		open, _ = layout.find("Open")
+		return len(open.Children) > 0 && open.Children[0].Enabled
+	}) {
+		t.Errorf("Open does not list the built-in uniques:\n%s", strings.Join(layout.labels(""), "\n"))
+	}
+	if status := trayProp(t, conn, item, "Status"); status != "Active" {
+		t.Errorf("tray Status = %q", status)
+	}
+	idleIcon := iconPixels(t, conn, item)
+
+	// 3. A Wire client reports two sessions; both show with their states.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	wc := wireclient.New(sock)
+	for _, s := range []wire.StateCommand{
+		{State: wire.StateRunning, Agent: wire.Identity{Backend: "codex", SessionID: "s-run"}, Metadata: wire.MetadataOf("label", "tidy docs")},
+		{State: wire.StateWaitingForApproval, Agent: wire.Identity{Backend: "claude", SessionID: "s-ask"}, Metadata: wire.MetadataOf("label", "fix tests")},
+	} {
+		if err := wc.ReportState(ctx, s); err != nil {
+			t.Fatalf("report %v: %v", s.State, err)
+		}
+	}
+	reported := time.Now()
+	var ask, run menuNode
+	if !waitFor(10*time.Second, func() bool {
+		layout, _ = getLayout(conn, item)
+		var ok1, ok2 bool
+		ask, ok1 = layout.find("✋ fix tests · claude — needs your approval")
+		run, ok2 = layout.find("⏳ tidy docs · codex — working")
+		return ok1 && ok2
+	}) {
+		t.Fatalf("the menu does not show both sessions:\n%s", strings.Join(layout.labels(""), "\n"))
+	}
+	t.Logf("both sessions in the menu %v after they were reported (debounce %v)", time.Since(reported).Round(time.Millisecond), 200*time.Millisecond)
+	if !ask.Enabled || !run.Enabled {
+		t.Errorf("session items are disabled: %+v %+v", ask, run)
+	}
+	if first := layout.Children[1]; !strings.HasPrefix(first.Label, "✋") {
+		t.Errorf("the session that needs approval is not first: %q", first.Label)
+	}
+	if !waitFor(5*time.Second, func() bool { return string(iconPixels(t, conn, item)) != string(idleIcon) }) {
+		t.Error("the icon did not change when an agent asked for approval")
+	}
+	if tip := trayTooltip(t, conn, item); tip != "Lets — an agent needs your approval" {
+		t.Errorf("tooltip = %q", tip)
+	}
+
+	// 4. Clicking a session selects it on the pads.
+	clickMenu(t, conn, item, ask.ID)
+	if !waitFor(5*time.Second, func() bool {
+		st, err := wc.Status(ctx)
+		return err == nil && st.Selected != nil && st.Selected.SessionID == "s-ask"
+	}) {
+		t.Error("clicking the session in the tray did not select it on the pads")
+	}
+
+	// 5. Start at login writes the XDG autostart entry.
+	start, _ := layout.find("Start at login")
+	clickMenu(t, conn, item, start.ID)
+	entry := filepath.Join(xdg, "autostart", "lets.desktop")
+	if !waitFor(5*time.Second, func() bool { _, err := os.Stat(entry); return err == nil }) {
+		t.Errorf("no %s after clicking Start at login", entry)
+	}
+
+	// 6. Quit ends the process and every child.
+	if pids := markedProcesses(l.mark); len(pids) == 0 {
+		t.Fatal("cannot see the lets process in /proc")
+	}
+	quit, _ := layout.find("Quit Lets")
+	clickMenu(t, conn, item, quit.ID)
+	select {
+	case <-l.exited:
+		if l.err != nil {
+			t.Fatalf("lets exited with %v after Quit", l.err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("lets still runs 10 s after Quit")
+	}
+	if !waitFor(3*time.Second, func() bool { return len(markedProcesses(l.mark)) == 0 }) {
+		t.Errorf("processes of lets still run after Quit: %v", markedProcesses(l.mark))
+	}
+	if _, err := config.ReadHostInfo(config.Paths{Home: home}); err == nil {
+		t.Error("host.json left behind after Quit")
+	}
+}
+
+func clickMenu(t *testing.T, conn *dbus.Conn, item registration, id int32) {
+	t.Helper()
+	obj := conn.Object(item.sender, dbus.ObjectPath(item.path+"/menu"))
+	call := obj.Call("com.canonical.dbusmenu.Event", 0, id, "clicked", dbus.MakeVariant(""), uint32(time.Now().Unix()))
+	if call.Err != nil {
+		t.Fatalf("Event clicked on %d: %v", id, call.Err)
+	}
+}
+
+func trayProp(t *testing.T, conn *dbus.Conn, item registration, name string) string {
+	t.Helper()
+	v, err := conn.Object(item.sender, dbus.ObjectPath(item.path)).GetProperty("org.kde.StatusNotifierItem." + name)
+	if err != nil {
+		t.Fatalf("read %s: %v", name, err)
+	}
+	s, _ := v.Value().(string)
+	return s
+}
+
+func trayTooltip(t *testing.T, conn *dbus.Conn, item registration) string {
+	t.Helper()
+	v, err := conn.Object(item.sender, dbus.ObjectPath(item.path)).GetProperty("org.kde.StatusNotifierItem.ToolTip")
+	if err != nil {
+		t.Fatalf("read ToolTip: %v", err)
+	}
+	// (sa(iiay)ss): icon name, icon pixmaps, title, text.
+	fields, _ := v.Value().([]any)
+	if len(fields) < 3 {
+		return fmt.Sprint(v.Value())
+	}
+	s, _ := fields[2].(string)
+	if s == "" && len(fields) > 3 {
+		s, _ = fields[3].(string)
+	}
+	return s
+}
+
+func iconPixels(t *testing.T, conn *dbus.Conn, item registration) []byte {
+	t.Helper()
+	v, err := conn.Object(item.sender, dbus.ObjectPath(item.path)).GetProperty("org.kde.StatusNotifierItem.IconPixmap")
+	if err != nil {
+		t.Fatalf("read IconPixmap: %v", err)
+	}
+	data, _ := json.Marshal(v.Value())
+	return data
+}
+
+// TestSecondLetsAsksTheFirstToShowHome: a second `lets` on the same data
+// folder asks the running one (over the host API, with the token from
+// host.json) to show its home window, and exits 0.
+func TestSecondLetsAsksTheFirstToShowHome(t *testing.T) {
+	testutil.ProcFS(t)
+	ds := startDesktopSession(t)
+	_, watcher := startWatcher(t, ds.busAddr)
+	home, sock, xdg := letsDesktopEnv(t, ds)
+	first := startDesktopLets(t, ds, home, sock, xdg)
+	if !waitFor(20*time.Second, func() bool { return len(watcher.registered()) > 0 }) {
+		t.Fatalf("the first lets did not start its tray; it said:\n%s", first.out.String())
+	}
+	second := startDesktopLets(t, ds, home, sock, xdg)
+	select {
+	case <-second.exited:
+		if second.err != nil {
+			t.Fatalf("the second lets exited with %v; it said:\n%s", second.err, second.out.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the second lets did not exit within 15 s")
+	}
+	if !strings.Contains(second.out.String(), "Lets is already running; it is showing its home window now.") {
+		t.Errorf("the second lets said:\n%s", second.out.String())
+	}
+	if !waitFor(5*time.Second, func() bool { return strings.Contains(first.out.String(), "showing the home window") }) {
+		t.Errorf("the first lets was not asked to show home; it said:\n%s", first.out.String())
+	}
+	select {
+	case <-first.exited:
+		t.Fatalf("the first lets ended (%v) when the second started", first.err)
+	default:
+	}
+}
+
+// TestPlainLetsWithoutADisplayRunsHeadless: no display (or no session bus)
+// → one line saying so, then the same host as `lets serve`.
+func TestPlainLetsWithoutADisplayRunsHeadless(t *testing.T) {
+	for name, env := range map[string]map[string]string{
+		"no display": {"DISPLAY": "", "WAYLAND_DISPLAY": "", "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent"},
+		"no bus":     {"DISPLAY": ":99", "DBUS_SESSION_BUS_ADDRESS": "", "XDG_RUNTIME_DIR": ""},
+		"dead bus":   {"DISPLAY": ":99", "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/bus"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := newTestEnv(t)
+			base := e.Getenv
+			e.Getenv = func(k string) string {
+				if v, ok := env[k]; ok {
+					return v
+				}
+				return base(k)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan int, 1)
+			go func() { done <- Run(ctx, e.Env, nil) }()
+			if !waitFor(10*time.Second, func() bool { return strings.Contains(e.out.String(), "Press Ctrl+C") }) {
+				cancel()
+				t.Fatalf("plain lets did not start headless: %s%s", e.out.String(), e.err.String())
+			}
+			cancel()
+			select {
+			case code := <-done:
+				if code != 0 {
+					t.Errorf("exit %d", code)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("did not stop")
+			}
+			lines := strings.Split(e.out.String(), "\n")
+			if !strings.Contains(lines[0], "so Lets runs headless, like `lets serve` (no tray).") {
+				t.Errorf("first line %q does not say it runs headless", lines[0])
+			}
+			if !strings.HasPrefix(lines[1], "Lets ") || !strings.Contains(lines[1], "is running.") {
+				t.Errorf("second line %q is not the serve banner", lines[1])
+			}
+		})
+	}
+}
