@@ -205,12 +205,12 @@ func (n menuNode) labels(indent string) []string {
 // desktopLets starts the real `lets` (this test binary as the CLI) in the
 // desktop session, with its own data folder, socket and config folder.
 type desktopLets struct {
-	cmd    *exec.Cmd
-	home   string
-	sock   string
-	xdg    string
-	out    *testutil.SyncBuffer
-	mark   string
+	cmd  *exec.Cmd
+	home string
+	sock string
+	xdg  string
+	out  *testutil.SyncBuffer
+	mark string
 	// exited is closed when the process has ended; err is its Wait error.
 	exited chan struct{}
 	err    error
