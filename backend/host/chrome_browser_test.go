@@ -306,6 +306,19 @@ func TestBrowserChromeChatAndPrompts(t *testing.T) {
 	if anim != "fade" {
 		t.Fatalf("with reduced motion the chat panel animates with %q", anim)
 	}
+	// Focus order in the panel: close, the log and what it holds, attach,
+	// the input, Send.
+	var order []string
+	c.run("focus close", chromedp.Focus(`#lets-chat .chat-head button`, chromedp.ByQuery))
+	for i := 0; i < 6; i++ {
+		var label string
+		c.eval(`document.activeElement.getAttribute("aria-label") || document.activeElement.id`, &label)
+		order = append(order, label)
+		c.run("tab", chromedp.KeyEvent("\t"))
+	}
+	if strings.Join(order, " | ") != "Close the chat | lets-chat-log | Copy the sh code | Attach an image | Message to Claude | Send the message" {
+		t.Fatalf("focus order in the chat panel: %q", order)
+	}
 	// Esc closes the panel and gives focus back to the toggle.
 	var focus string
 	c.run("esc", chromedp.Focus(`#lets-chat-input`, chromedp.ByQuery), chromedp.KeyEvent("\u001b"))
