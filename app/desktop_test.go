@@ -31,7 +31,7 @@ type desktopSession struct {
 	busAddr string
 }
 
-func startDesktopSession(t *testing.T) desktopSession {
+func startDesktopSession(t testing.TB) desktopSession {
 	t.Helper()
 	xvfb := testutil.Command(t, "Xvfb")
 	dbusDaemon := testutil.Command(t, "dbus-daemon")
@@ -65,7 +65,7 @@ func startDesktopSession(t *testing.T) desktopSession {
 	return desktopSession{display: ":" + display, busAddr: addr}
 }
 
-func readLineWithin(t *testing.T, r io.Reader, d time.Duration, what string) string {
+func readLineWithin(t testing.TB, r io.Reader, d time.Duration, what string) string {
 	t.Helper()
 	got := make(chan string, 1)
 	go func() {
@@ -110,7 +110,7 @@ func (w *fakeWatcher) registered() []registration {
 	return append([]registration(nil), w.items...)
 }
 
-func startWatcher(t *testing.T, busAddr string) (*dbus.Conn, *fakeWatcher) {
+func startWatcher(t testing.TB, busAddr string) (*dbus.Conn, *fakeWatcher) {
 	t.Helper()
 	conn, err := dbus.Connect(busAddr)
 	if err != nil {
@@ -216,7 +216,7 @@ type desktopLets struct {
 	err    error
 }
 
-func letsDesktopEnv(t *testing.T, ds desktopSession) (home, sock, xdg string) {
+func letsDesktopEnv(t testing.TB, ds desktopSession) (home, sock, xdg string) {
 	t.Helper()
 	home = filepath.Join(t.TempDir(), "home")
 	sockDir, err := os.MkdirTemp("", "lt")
@@ -237,7 +237,7 @@ func letsDesktopEnv(t *testing.T, ds desktopSession) (home, sock, xdg string) {
 	return home, sock, xdg
 }
 
-func startDesktopLets(t *testing.T, ds desktopSession, home, sock, xdg string, args ...string) *desktopLets {
+func startDesktopLets(t testing.TB, ds desktopSession, home, sock, xdg string, args ...string) *desktopLets {
 	t.Helper()
 	l := &desktopLets{home: home, sock: sock, xdg: xdg, out: &testutil.SyncBuffer{}, exited: make(chan struct{})}
 	l.mark = fmt.Sprintf("lets-desktop-test-%d-%d", os.Getpid(), time.Now().UnixNano())

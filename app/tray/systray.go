@@ -32,7 +32,7 @@ type Options struct {
 }
 
 // DefaultPoll is how often the tray asks Lets for news.
-const DefaultPoll = 250 * time.Millisecond
+const DefaultPoll = 500 * time.Millisecond
 
 // Tray is the tray icon and menu over DBus (StatusNotifierItem and
 // com.canonical.dbusmenu through fyne.io/systray). fyne.io/systray keeps
