@@ -360,6 +360,14 @@ func TestBrowserChromeChatAndPrompts(t *testing.T) {
 	}
 	c.run("open chat", chromedp.Click(`#lets-chat-toggle`, chromedp.ByQuery))
 	browsertest.Screenshot(t, ctx, "chat-done-dark.png")
+	// "system" follows the system's scheme, also when it changes later,
+	// in the shell and in the unique.
+	c.send(map[string]any{"type": "ui.theme", "data": map[string]any{"name": "system"}})
+	c.poll(`document.getElementById("lets-shell").dataset.theme === undefined`)
+	c.uc.pollIn(t, ctx, c.uo, `document.documentElement.dataset.letsTheme === "light"`)
+	c.run("system goes dark", browsertest.Media("prefers-color-scheme", "dark"))
+	c.uc.pollIn(t, ctx, c.uo, `document.documentElement.dataset.letsTheme === "dark" && getComputedStyle(document.body).backgroundColor === "rgb(18, 19, 22)"`)
+	c.run("system goes light", browsertest.Media("prefers-color-scheme", "light"))
 	c.send(map[string]any{"type": "ui.theme", "data": map[string]any{"name": "light"}})
 	c.poll(`document.getElementById("lets-shell").dataset.theme === "light"`)
 	c.uc.pollIn(t, ctx, c.uo, `document.documentElement.dataset.letsTheme === "light"`)
