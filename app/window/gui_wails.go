@@ -1,6 +1,42 @@
-//go:build desktop
+//go:build desktop && production && webkit2_41
 
 package window
+
+/*
+#cgo linux pkg-config: gtk+-3.0 webkit2gtk-4.1
+#include <gtk/gtk.h>
+#include <webkit2/webkit2.h>
+
+static WebKitWebView *letsFindWebView(GtkWidget *w) {
+	if (WEBKIT_IS_WEB_VIEW(w)) return WEBKIT_WEB_VIEW(w);
+	if (!GTK_IS_CONTAINER(w)) return NULL;
+	WebKitWebView *found = NULL;
+	GList *children = gtk_container_get_children(GTK_CONTAINER(w));
+	for (GList *l = children; l != NULL && found == NULL; l = l->next) {
+		found = letsFindWebView(GTK_WIDGET(l->data));
+	}
+	g_list_free(children);
+	return found;
+}
+
+// letsCutBridge removes Wails' script message handler from every web view,
+// on the GTK main loop.
+static gboolean letsCutBridge(gpointer unused) {
+	GList *tops = gtk_window_list_toplevels();
+	for (GList *l = tops; l != NULL; l = l->next) {
+		WebKitWebView *v = letsFindWebView(GTK_WIDGET(l->data));
+		if (v != NULL) {
+			WebKitUserContentManager *m = webkit_web_view_get_user_content_manager(v);
+			webkit_user_content_manager_unregister_script_message_handler(m, "external");
+		}
+	}
+	g_list_free(tops);
+	return G_SOURCE_REMOVE;
+}
+
+static void letsScheduleCutBridge(void) { g_idle_add(letsCutBridge, NULL); }
+*/
+import "C"
 
 import (
 	"context"
@@ -65,6 +101,12 @@ func run(ctx context.Context, c *controller) error {
 		// context menu, no reload shortcuts of its own.
 		LogLevelProduction: logger.WARNING,
 		OnStartup: func(wctx context.Context) {
+			// The window shows the host's pages and, inside them, the
+			// uniques' untrusted frames; none of them may talk to Wails
+			// (open URLs with xdg-open, write the clipboard, quit).
+			// Lets never needs that bridge: the window's only messages
+			// come from GTK itself (load finished, close button).
+			C.letsScheduleCutBridge()
 			c.started(wailsRuntime{ctx: wctx})
 		},
 		OnDomReady:    func(context.Context) { c.loaded() },

@@ -1,4 +1,4 @@
-//go:build !desktop
+//go:build !(desktop && production && webkit2_41)
 
 package window
 
