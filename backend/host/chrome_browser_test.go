@@ -567,6 +567,17 @@ func TestBrowserChromeComponents(t *testing.T) {
 	// code: copy. note: dismiss removes it.
 	c.run("copy", chromedp.Click(`[data-component="code"] button.copy`, chromedp.ByQuery))
 	action("code", "copy")
+	// The copy says so on its button and leaves the focus where it was.
+	c.poll(`document.querySelector('[data-component="code"] button.copy').dataset.copied !== undefined`)
+	var copied struct {
+		Copied, Label string
+		Focused       bool
+	}
+	c.eval(`(() => { const b = document.querySelector('[data-component="code"] button.copy'); return {Copied: b.dataset.copied, Label: b.textContent, Focused: document.activeElement === b}; })()`, &copied)
+	t.Logf("copy: %+v", copied)
+	if !copied.Focused || (copied.Copied == "true") != (copied.Label == "Copied") {
+		t.Fatalf("after copy: %+v", copied)
+	}
 	c.run("dismiss", chromedp.Click(`[data-component="note"] .dismiss`, chromedp.ByQuery))
 	action("note", "dismiss")
 	c.poll(`!document.querySelector('[data-component="note"]')`)

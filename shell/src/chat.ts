@@ -278,7 +278,9 @@ export async function copyText(text: string, btn?: HTMLButtonElement): Promise<b
     await navigator.clipboard.writeText(text);
     ok = true;
   } catch {
-    // Older engines or a denied permission: the selection route.
+    // Older engines or a denied permission: the selection route, which
+    // borrows the focus for a moment and gives it back.
+    const had = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     const ta = h("textarea", { class: "visually-hidden", "aria-hidden": "true" });
     ta.value = text;
     document.body.append(ta);
@@ -289,6 +291,7 @@ export async function copyText(text: string, btn?: HTMLButtonElement): Promise<b
       ok = false;
     }
     ta.remove();
+    had?.focus({ preventScroll: true });
   }
   if (btn) {
     const was = btn.dataset.label ?? btn.textContent ?? "Copy";
