@@ -153,5 +153,7 @@ test("approval card: tool and one-line summary, deny first, long text cut", () =
   const ex = promptView({ id: "e1", title: "Board", language: "python" });
   assert.equal(ex.heading, "Allow Board to run python on this computer?");
   assert.deepEqual(ex.choices.map((c) => c.choice), ["deny", "once", "always"]);
+  assert.equal(ex.tool, "python");
+  assert.match(ex.detail, /lasts until Board is updated/);
   assert.equal(oneLine("  a \n\t b  ", 10), "a b");
 });

@@ -55,7 +55,8 @@ export function promptView(r: PromptRequest): { heading: string; detail: string;
   return {
     kind: "exec",
     heading: r.question || `Allow ${title} to run ${lang} on this computer?`,
-    detail: `${title} wants to run ${lang} code with your user's rights. Allow it only if you trust this unique.`,
+    detail: `${title} wants to run ${lang} code with your user's rights. Allow it only if you trust this unique. “Always allow” lasts until ${title} is updated.`,
+    tool: lang,
     choices: [
       { choice: "deny", label: "Deny", allows: false },
       { choice: "once", label: "Allow once", allows: true },
