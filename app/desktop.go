@@ -209,7 +209,7 @@ func (s *traySource) snapshot(ctx context.Context) (tray.Snapshot, error) {
 		errs = append(errs, err)
 	}
 	for _, w := range ws.Windows {
-		snap.Windows = append(snap.Windows, tray.Window{ID: w.Window, Unique: w.Unique, Title: w.Title})
+		snap.Windows = append(snap.Windows, tray.Window{ID: w.Window, Unique: w.Unique, Title: w.Title, Session: w.Session})
 	}
 
 	if now := time.Now(); s.slowAt.IsZero() || now.Sub(s.slowAt) >= slowEvery {
@@ -264,9 +264,13 @@ func (s *traySource) handle(ctx context.Context, a tray.Action) {
 		}
 	case tray.ActionFocusWindow:
 		// Lets cannot raise another process's window yet, so the click
-		// shows the unique again: a new window that resumes the latest
-		// save of the same unique.
-		err = s.open(ctx, a.Unique, "last")
+		// opens the window again: a new window that resumes the window's
+		// own last save (or the unique's latest one when it has none).
+		resume := a.Session
+		if resume == "" {
+			resume = "last"
+		}
+		err = s.open(ctx, a.Unique, resume)
 	case tray.ActionOpenUnique:
 		err = s.open(ctx, a.Unique, "")
 	case tray.ActionResume:

@@ -211,6 +211,8 @@ type desktopLets struct {
 	xdg  string
 	out  *testutil.SyncBuffer
 	mark string
+	// opened is the file the fake xdg-open appends each URL to.
+	opened string
 	// exited is closed when the process has ended; err is its Wait error.
 	exited chan struct{}
 	err    error
@@ -241,10 +243,18 @@ func startDesktopLets(t testing.TB, ds desktopSession, home, sock, xdg string, a
 	t.Helper()
 	l := &desktopLets{home: home, sock: sock, xdg: xdg, out: &testutil.SyncBuffer{}, exited: make(chan struct{})}
 	l.mark = fmt.Sprintf("lets-desktop-test-%d-%d", os.Getpid(), time.Now().UnixNano())
+	// The desktop browser is a fake xdg-open that writes down the URL, so
+	// the test neither starts a real browser nor waits for one.
+	bin := t.TempDir()
+	l.opened = filepath.Join(bin, "opened")
+	script := "#!/bin/sh\nprintf '%s\\n' \"$1\" >> '" + l.opened + "'\n"
+	if err := os.WriteFile(filepath.Join(bin, "xdg-open"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	l.cmd = exec.Command(os.Args[0], args...)
-	l.cmd.Env = append(os.Environ(), "LETS_RUN_AS_CLI=1", "LETS_HOME="+home, "PAD_LATTICE_SOCKET="+sock,
+	l.cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "LETS_RUN_AS_CLI=1", "LETS_HOME="+home, "PAD_LATTICE_SOCKET="+sock,
 		"DISPLAY="+ds.display, "WAYLAND_DISPLAY=", "DBUS_SESSION_BUS_ADDRESS="+ds.busAddr,
-		"XDG_CONFIG_HOME="+xdg, "LETS_TEST_MARK="+l.mark, "BROWSER=true")
+		"XDG_CONFIG_HOME="+xdg, "LETS_TEST_MARK="+l.mark)
 	l.cmd.Stdout, l.cmd.Stderr = l.out, l.out
 	if err := l.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -396,7 +406,7 @@ func TestDesktopTrayOverDBus(t *testing.T) {
 	}
 
 	// 4. Clicking a session selects it on the pads.
-	clickMenu(t, conn, item, ask.ID)
+	clickLabel(t, conn, item, ask.Label)
 	if !waitFor(5*time.Second, func() bool {
 		st, err := wc.Status(ctx)
 		return err == nil && st.Selected != nil && st.Selected.SessionID == "s-ask"
@@ -405,19 +415,41 @@ func TestDesktopTrayOverDBus(t *testing.T) {
 	}
 
 	// 5. Start at login writes the XDG autostart entry.
-	start, _ := layout.find("Start at login")
-	clickMenu(t, conn, item, start.ID)
+	clickLabel(t, conn, item, "Start at login")
 	entry := filepath.Join(xdg, "autostart", "lets.desktop")
 	if !waitFor(5*time.Second, func() bool { _, err := os.Stat(entry); return err == nil }) {
 		t.Errorf("no %s after clicking Start at login", entry)
 	}
 
-	// 6. Quit ends the process and every child.
+	// 6. Open → the first unique asks the host for a window (this test
+	// binary has no native windows, so the host hands the URL to the
+	// browser); the window then shows in the menu, live.
+	if len(open.Children) > 0 {
+		clickLabel(t, conn, item, open.Children[0].Label)
+		if !waitFor(10*time.Second, func() bool {
+			layout, _ = getLayout(conn, item)
+			if _, ok := layout.find("Windows"); !ok {
+				return false
+			}
+			for _, c := range layout.Children {
+				if strings.HasSuffix(c.Label, " — open again") && c.Enabled {
+					return true
+				}
+			}
+			return false
+		}) {
+			t.Errorf("the opened window is not in the menu:\n%s", strings.Join(layout.labels(""), "\n"))
+		}
+		if !waitFor(5*time.Second, func() bool { data, _ := os.ReadFile(l.opened); return strings.Contains(string(data), "/w/w1/?t=") }) {
+			t.Error("the window's one-time URL did not go to the browser")
+		}
+	}
+
+	// 7. Quit ends the process and every child.
 	if pids := markedProcesses(l.mark); len(pids) == 0 {
 		t.Fatal("cannot see the lets process in /proc")
 	}
-	quit, _ := layout.find("Quit Lets")
-	clickMenu(t, conn, item, quit.ID)
+	clickLabel(t, conn, item, "Quit Lets")
 	select {
 	case <-l.exited:
 		if l.err != nil {
@@ -427,11 +459,29 @@ func TestDesktopTrayOverDBus(t *testing.T) {
 		t.Fatal("lets still runs 10 s after Quit")
 	}
 	if !waitFor(3*time.Second, func() bool { return len(markedProcesses(l.mark)) == 0 }) {
-		t.Errorf("processes of lets still run after Quit: %v", markedProcesses(l.mark))
+		for _, pid := range markedProcesses(l.mark) {
+			cmdline, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+			t.Errorf("a process of lets still runs after Quit: pid %d: %s", pid, strings.ReplaceAll(string(cmdline), "\x00", " "))
+		}
 	}
 	if _, err := config.ReadHostInfo(config.Paths{Home: home}); err == nil {
 		t.Error("host.json left behind after Quit")
 	}
+}
+
+// clickLabel clicks the item whose label starts with prefix in the current
+// layout (the menu is rebuilt on every change, which renumbers it).
+func clickLabel(t *testing.T, conn *dbus.Conn, item registration, prefix string) {
+	t.Helper()
+	layout, err := getLayout(conn, item)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, ok := layout.find(prefix)
+	if !ok {
+		t.Fatalf("no %q in the menu:\n%s", prefix, strings.Join(layout.labels(""), "\n"))
+	}
+	clickMenu(t, conn, item, n.ID)
 }
 
 func clickMenu(t *testing.T, conn *dbus.Conn, item registration, id int32) {
@@ -505,8 +555,17 @@ func TestSecondLetsAsksTheFirstToShowHome(t *testing.T) {
 	if !strings.Contains(second.out.String(), "Lets is already running; it is showing its home window now.") {
 		t.Errorf("the second lets said:\n%s", second.out.String())
 	}
-	if !waitFor(5*time.Second, func() bool { return strings.Contains(first.out.String(), "showing the home window") }) {
-		t.Errorf("the first lets was not asked to show home; it said:\n%s", first.out.String())
+	info, err := config.ReadHostInfo(config.Paths{Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	homePage := fmt.Sprintf("http://127.0.0.1:%d/", info.Port)
+	if !waitFor(5*time.Second, func() bool {
+		data, _ := os.ReadFile(first.opened)
+		return strings.Contains(string(data), homePage+"\n")
+	}) {
+		data, _ := os.ReadFile(first.opened)
+		t.Errorf("the first lets did not show its home page %s (opened: %q); it said:\n%s", homePage, data, first.out.String())
 	}
 	select {
 	case <-first.exited:

@@ -33,6 +33,9 @@ type Window struct {
 	ID     string
 	Unique string
 	Title  string
+	// Session is the saved session the window last saved to ("" when it
+	// has not saved yet).
+	Session string
 }
 
 // Unique is one installed (or built-in) unique.
@@ -118,7 +121,7 @@ const (
 type Action struct {
 	Kind    ActionKind
 	Backend string // ActionSelectSession
-	Session string // ActionSelectSession: the agent session; ActionResume: the saved session
+	Session string // ActionSelectSession: the agent session; ActionResume, ActionFocusWindow: the saved session
 	Window  string // ActionFocusWindow
 	Unique  string // ActionFocusWindow, ActionOpenUnique, ActionResume
 }
@@ -176,10 +179,13 @@ func Menu(s Snapshot) []Item {
 			if title == "" {
 				title = w.Unique
 			}
+			// Lets cannot raise another process's window, so the item
+			// says what it does: it opens the window again, resuming
+			// the window's last save.
 			items = append(items, Item{
-				Label:   clip(title),
-				Tooltip: "Bring this window to the front",
-				Action:  Action{Kind: ActionFocusWindow, Window: w.ID, Unique: w.Unique},
+				Label:   clip(title) + " — open again",
+				Tooltip: "Lets cannot bring a window to the front yet; this opens it again from its last save",
+				Action:  Action{Kind: ActionFocusWindow, Window: w.ID, Unique: w.Unique, Session: w.Session},
 			})
 		}
 	}

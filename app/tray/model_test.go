@@ -53,7 +53,7 @@ func TestMenuShowsSessionsWindowsUniquesAndActions(t *testing.T) {
 			{Backend: "codex", ID: "c1", Label: "tidy docs", State: wire.StateRunning, Accent: "magenta"},
 			{Backend: "claude", ID: "a1", Label: "fix tests", State: wire.StateWaitingForApproval, Accent: "cyan", Selected: true},
 		},
-		Windows: []Window{{ID: "w1", Unique: "graph", Title: "Graph"}},
+		Windows: []Window{{ID: "w1", Unique: "graph", Title: "Graph", Session: "g-new"}},
 		Uniques: []Unique{{Name: "chat", Title: "Chat"}, {Name: "graph", Title: "Graph"}},
 		Saved: []Saved{
 			{Unique: "graph", ID: "g-old", Summary: "old", SavedAt: t0},
@@ -68,7 +68,7 @@ func TestMenuShowsSessionsWindowsUniquesAndActions(t *testing.T) {
 		"⏳ tidy docs · codex — working (magenta)",
 		"---",
 		"Windows",
-		"Graph",
+		"Graph — open again",
 		"---",
 		"Open",
 		"  Chat (chat)",
@@ -93,7 +93,7 @@ func TestMenuShowsSessionsWindowsUniquesAndActions(t *testing.T) {
 	if sel.Action != (Action{Kind: ActionSelectSession, Backend: "claude", Session: "a1"}) || !sel.Checked {
 		t.Errorf("session item = %+v, want a checked select of claude/a1", sel)
 	}
-	if w := find(t, items, "Graph"); w.Action.Kind != ActionFocusWindow || w.Action.Window != "w1" {
+	if w := find(t, items, "Graph — open again"); w.Action != (Action{Kind: ActionFocusWindow, Window: "w1", Unique: "graph", Session: "g-new"}) {
 		t.Errorf("window item = %+v", w)
 	}
 	if r := find(t, items, "graph — new"); r.Action != (Action{Kind: ActionResume, Unique: "graph", Session: "g-new"}) {
