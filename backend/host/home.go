@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path"
@@ -65,6 +66,8 @@ type homeState struct {
 	mu     sync.Mutex
 	keys   map[string]time.Time // key → minted at
 	tokens map[string]time.Time // token → issued at
+	// peerUID replaces the socket-owner lookup (home_peer.go) in tests.
+	peerUID func(client, server netip.AddrPort) (int, error)
 }
 
 func oldest(m map[string]time.Time) string {
@@ -198,6 +201,10 @@ func (s *Server) handleHomeClaim(w http.ResponseWriter, r *http.Request) {
 		Key string `json:"key"`
 	}
 	if !decodeBody(w, r, &req) {
+		return
+	}
+	if !s.claimFromOwner(r) {
+		writeError(w, http.StatusForbidden, "forbidden", "this home link was opened by another user of this computer, so Lets refused it; open Home from the Lets tray menu in your own session")
 		return
 	}
 	tok, ok, err := s.home.claim(req.Key, s.opts.Now())
