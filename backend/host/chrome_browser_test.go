@@ -256,7 +256,9 @@ func TestBrowserChromeChatAndPrompts(t *testing.T) {
 		  const ev = "`+kind+`" === "paste" ? new ClipboardEvent("paste", {clipboardData: dt, bubbles: true, cancelable: true}) : new DragEvent("drop", {dataTransfer: dt, bubbles: true, cancelable: true});
 		  document.body.dispatchEvent(ev);
 		  return true; })()`, nil)
-		ue, ud := c.next("media.image", func(e lip.Envelope, d map[string]any) bool { return strings.HasPrefix(e.From, "unique:") && d["source"] == kind })
+		ue, ud := c.next("media.image", func(e lip.Envelope, d map[string]any) bool {
+			return strings.HasPrefix(e.From, "unique:") && d["source"] == kind
+		})
 		if ue.From != "unique:hostile#"+win.Window || filepath.Dir(ud["path"].(string)) != uploads {
 			t.Fatalf("SDK %s upload: %s %v", kind, ue.From, ud)
 		}
@@ -375,9 +377,23 @@ func TestBrowserChromeChatAndPrompts(t *testing.T) {
 	// The runner's allow dialog: the unique asks, tries to press Allow
 	// itself and fails; a pointer click on Allow during the arming delay
 	// does nothing; Deny by pointer after it refuses the run.
+	// The early click is a pointer click (detail 1) on Allow once in the
+	// same moment the dialog appears; a CDP click could come late on a
+	// busy machine, after the delay.
+	c.eval(`(() => { window.earlyClick = null; new MutationObserver((_, mo) => {
+	  const b = document.querySelector('dialog.prompt [data-choice="once"]');
+	  if (!b) return;
+	  mo.disconnect();
+	  window.earlyClick = b.closest("dialog").dataset.armed;
+	  b.dispatchEvent(new MouseEvent("click", {bubbles: true, cancelable: true, detail: 1}));
+	}).observe(document.getElementById("lets-shell"), {childList: true, subtree: true}); return true; })()`, nil)
 	c.uc.evalIn(t, ctx, c.uo, `window.runResult = null; lip.run("shell", "echo hi").then(r => window.runResult = r, e => window.runResult = {error: e.code}); 0`, nil)
 	c.run("prompt", chromedp.WaitVisible(`dialog.prompt[open]`, chromedp.ByQuery))
-	c.run("click Allow at once", chromedp.Click(`dialog.prompt [data-choice="once"]`, chromedp.ByQuery))
+	var armedAtClick string
+	c.eval(`window.earlyClick`, &armedAtClick)
+	if armedAtClick != "false" {
+		t.Fatalf("the early click came when the dialog was armed=%q", armedAtClick)
+	}
 	c.uc.evalIn(t, ctx, c.uo, `window.probe()`, &probe)
 	if !strings.HasPrefix(probe["clickAllow"], "blocked") || !strings.HasPrefix(probe["emitAnswer"], "blocked") {
 		t.Fatalf("hostile unique reached the prompt: %v", probe)
