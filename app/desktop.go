@@ -18,6 +18,7 @@ import (
 
 	"github.com/lets-app/lets/app/tray"
 	"github.com/lets-app/lets/backend/config"
+	"github.com/lets-app/lets/backend/host"
 	"github.com/lets-app/lets/backend/surface/web"
 	"github.com/lets-app/lets/backend/wireclient"
 )
@@ -93,7 +94,9 @@ type desktop struct {
 
 	mu      sync.Mutex
 	hostURL string
-	log     *slog.Logger
+	// homeLink makes a one-time link to the home page (host.HomeLink).
+	homeLink func() (string, error)
+	log      *slog.Logger
 }
 
 // command is how the lock names this process.
@@ -120,18 +123,25 @@ func (d *desktop) handOff(ctx context.Context, paths config.Paths) error {
 	return fmt.Errorf("Lets is already running but did not answer the request to show its home window: %w", err)
 }
 
-// showHome shows the home window: the home page of the host in the
-// desktop browser.
+// showHome shows the home window: the host's home page, through a
+// one-time home link (the page trades it for its own token), in the
+// desktop browser. The tray's "Home…" item and a second `lets` both come
+// here.
 func (d *desktop) showHome() {
 	d.mu.Lock()
-	u, log := d.hostURL, d.log
+	u, homeLink, log := d.hostURL, d.homeLink, d.log
 	d.mu.Unlock()
 	if u == "" {
 		return
 	}
+	link, err := homeLink()
+	if err != nil {
+		log.Warn("could not make a link to the home page; run `lets` again to get a fresh one", "err", err)
+		return
+	}
 	log.Info("showing the home window", "url", u+"/")
-	if err := d.env.openURL(u + "/"); err != nil {
-		log.Warn("could not open the home page in the browser; open it yourself", "url", u+"/", "err", err)
+	if err := d.env.openURL(link); err != nil {
+		log.Warn("could not open the home page in the browser; run `lets` again, or open Home from the tray", "err", err)
 	}
 }
 
@@ -290,6 +300,8 @@ func (s *traySource) handle(ctx context.Context, a tray.Action) {
 			break
 		}
 		err = s.openAdmin()
+	case tray.ActionShowHome:
+		p.desk.showHome()
 	case tray.ActionSetupClaude:
 		err = s.setupClaude(ctx)
 	case tray.ActionToggleStartAtLogin:
@@ -353,9 +365,9 @@ func (s *traySource) setupClaude(ctx context.Context) error {
 }
 
 // start builds the tray once the host runs and host.json is written.
-func (d *desktop) start(env *Env, st *setup, info config.HostInfo, hostURL string, pads *padParts) (*tray.Tray, error) {
+func (d *desktop) start(env *Env, st *setup, info config.HostInfo, srv *host.Server, pads *padParts) (*tray.Tray, error) {
 	d.mu.Lock()
-	d.hostURL, d.log = hostURL, st.log
+	d.hostURL, d.homeLink, d.log = srv.URL(), srv.HomeLink, st.log
 	d.mu.Unlock()
 	exe, err := os.Executable()
 	if err != nil {

@@ -350,7 +350,7 @@ func TestDesktopTrayOverDBus(t *testing.T) {
 	}) {
 		t.Fatalf("the menu never showed Quit; layout:\n%s", strings.Join(layout.labels(""), "\n"))
 	}
-	for _, want := range []string{"No agents are working right now", "Open", "Resume", "Pair a phone…", "Virtual pad", "Set up Claude…", "Start at login"} {
+	for _, want := range []string{"Home…", "No agents are working right now", "Open", "Resume", "Pair a phone…", "Virtual pad", "Set up Claude…", "Start at login"} {
 		if _, ok := layout.find(want); !ok {
 			t.Errorf("the menu lacks %q:\n%s", want, strings.Join(layout.labels(""), "\n"))
 		}
@@ -395,7 +395,7 @@ func TestDesktopTrayOverDBus(t *testing.T) {
 	if !ask.Enabled || !run.Enabled {
 		t.Errorf("session items are disabled: %+v %+v", ask, run)
 	}
-	if first := layout.Children[1]; !strings.HasPrefix(first.Label, "✋") {
+	if first := layout.Children[3]; !strings.HasPrefix(first.Label, "✋") {
 		t.Errorf("the session that needs approval is not first: %q", first.Label)
 	}
 	if !waitFor(5*time.Second, func() bool { return string(iconPixels(t, conn, item)) != string(idleIcon) }) {
@@ -421,7 +421,13 @@ func TestDesktopTrayOverDBus(t *testing.T) {
 		t.Errorf("no %s after clicking Start at login", entry)
 	}
 
-	// 6. Open → the first unique asks the host for a window (this test
+	// 6. Home… shows the home page through a one-time home link.
+	clickLabel(t, conn, item, "Home…")
+	if !waitFor(5*time.Second, func() bool { data, _ := os.ReadFile(l.opened); return strings.Contains(string(data), "/#k=") }) {
+		t.Error("Home… in the tray did not open the home page with a home link")
+	}
+
+	// 7. Open → the first unique asks the host for a window (this test
 	// binary has no native windows, so the host hands the URL to the
 	// browser); the window then shows in the menu, live.
 	if len(open.Children) > 0 {
@@ -445,7 +451,7 @@ func TestDesktopTrayOverDBus(t *testing.T) {
 		}
 	}
 
-	// 7. Quit ends the process and every child.
+	// 8. Quit ends the process and every child.
 	if pids := markedProcesses(l.mark); len(pids) == 0 {
 		t.Fatal("cannot see the lets process in /proc")
 	}
@@ -559,10 +565,10 @@ func TestSecondLetsAsksTheFirstToShowHome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	homePage := fmt.Sprintf("http://127.0.0.1:%d/", info.Port)
+	homePage := fmt.Sprintf("http://127.0.0.1:%d/#k=", info.Port)
 	if !waitFor(5*time.Second, func() bool {
 		data, _ := os.ReadFile(first.opened)
-		return strings.Contains(string(data), homePage+"\n")
+		return strings.Contains(string(data), homePage)
 	}) {
 		data, _ := os.ReadFile(first.opened)
 		t.Errorf("the first lets did not show its home page %s (opened: %q); it said:\n%s", homePage, data, first.out.String())

@@ -115,6 +115,7 @@ const (
 	ActionSetupClaude
 	ActionToggleStartAtLogin
 	ActionQuit
+	ActionShowHome
 )
 
 // Action is a click, with the thing it is about.
@@ -147,7 +148,10 @@ const maxLabel = 60
 
 // Menu builds the menu tree for s.
 func Menu(s Snapshot) []Item {
-	var items []Item
+	items := []Item{
+		{Label: "Home…", Tooltip: "Your uniques, saved sessions, paired phones and Claude set-up", Action: Action{Kind: ActionShowHome}},
+		{Separator: true},
+	}
 
 	// Agent sessions: most urgent first, so the one that needs a person
 	// is at the top of the menu.

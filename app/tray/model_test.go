@@ -63,6 +63,8 @@ func TestMenuShowsSessionsWindowsUniquesAndActions(t *testing.T) {
 	}
 	got := strings.Join(labels(Menu(s), ""), "\n")
 	want := strings.Join([]string{
+		"Home…",
+		"---",
 		"Agents",
 		"✋ fix tests · claude — needs your approval (cyan)",
 		"⏳ tidy docs · codex — working (magenta)",

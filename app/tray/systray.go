@@ -231,7 +231,7 @@ func (a Action) String() string {
 		ActionNone: "none", ActionSelectSession: "select-session", ActionFocusWindow: "focus-window",
 		ActionOpenUnique: "open", ActionResume: "resume", ActionPairPhone: "pair-phone",
 		ActionVirtualPad: "virtual-pad", ActionSetupClaude: "setup-claude",
-		ActionToggleStartAtLogin: "start-at-login", ActionQuit: "quit",
+		ActionToggleStartAtLogin: "start-at-login", ActionQuit: "quit", ActionShowHome: "home",
 	}
 	return fmt.Sprintf("%s %s%s%s%s", names[a.Kind], a.Backend, a.Session, a.Window, a.Unique)
 }
