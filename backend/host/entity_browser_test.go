@@ -181,6 +181,9 @@ func TestBrowserEntityCommands(t *testing.T) {
 			t.Fatal(err)
 		}
 		shots[m] = png
+		if len(png) < 2000 {
+			t.Errorf("the picture of mood %s is empty (%d bytes): the companion was not where it was captured", m, len(png))
+		}
 		savePNG(t, "entity-mood-"+m+".png", png)
 	}
 	for a, pa := range shots {
@@ -411,7 +414,7 @@ func TestBrowserEntityHumanActs(t *testing.T) {
 	// Dragging moves it (no click, no menu), and a full circle while
 	// dragging is the "spin" secret.
 	r.send(t, map[string]any{"type": "entity.move", "data": map[string]any{"to": "center"}})
-	r.poll(t, `!document.querySelector(".lets-companion").dataset.moving`)
+	r.poll(t, `!document.querySelector(".lets-companion").dataset.moving && (() => { const b = document.querySelector(".lets-companion-body").getBoundingClientRect(); return Math.abs(b.left + 32 - innerWidth / 2) <= 2 && Math.abs(b.top + 32 - innerHeight / 2) <= 2; })()`)
 	bx, by = r.companionBox(t)
 	px, py := bx+32, by+32
 	drag := []chromedp.Action{mouse(input.MousePressed, px, py, input.Left, 1)}

@@ -38,6 +38,8 @@ export class Companion {
   private readonly live: HTMLDivElement;
   private readonly figure = makeFigure();
   private pos: Point;
+  /** Where it means to be; a resize clamps from here, so a view that shrinks for a moment does not lose its place. */
+  private home: Point;
   private glide: Glide | null = null;
   private frame = 0;
   private persona: Persona = DEFAULT_PERSONA;
@@ -73,6 +75,7 @@ export class Companion {
     this.applyPersona();
     const view = this.view();
     this.pos = clampToViewport({ x: view.w - SIZE.w - 28, y: view.h - SIZE.h - 28 }, SIZE, view);
+    this.home = { ...this.pos };
     this.place();
     this.wire();
     this.timer = window.setInterval(() => this.tick(), 1000);
@@ -197,6 +200,7 @@ export class Companion {
   /** Eases the companion's top-left to p (clamped); never jumps. */
   private goTo(p: Point): void {
     const to = clampToViewport(p, SIZE, this.view());
+    this.home = { ...to };
     if (this.reduced.matches) {
       // Reduced motion: a fade out and in at the new place, no travel.
       this.element.dataset.fading = "true";
@@ -387,6 +391,7 @@ export class Companion {
       this.gestures.dragEnd();
       delete this.element.dataset.dragging;
       if (moved) {
+        this.home = { ...this.pos };
         this.holdUntil = this.now() + HOLD_AFTER_MOVE_MS;
         this.layoutPopups();
         // A drag is not a click.
@@ -448,7 +453,11 @@ export class Companion {
     });
     window.addEventListener("pointermove", (ev) => this.pointerSample(ev.clientX, ev.clientY, this.element.contains(ev.target as Node)));
     window.addEventListener("resize", () => {
-      this.pos = clampToViewport(this.pos, SIZE, this.view());
+      const v = this.view();
+      if (v.w < SIZE.w || v.h < SIZE.h) return;
+      this.glide = null;
+      delete this.element.dataset.moving;
+      this.pos = clampToViewport(this.home, SIZE, v);
       this.place();
       this.layoutPopups();
     });
