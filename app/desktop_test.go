@@ -254,7 +254,7 @@ func startDesktopLets(t testing.TB, ds desktopSession, home, sock, xdg string, a
 	l.cmd = exec.Command(os.Args[0], args...)
 	l.cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "LETS_RUN_AS_CLI=1", "LETS_HOME="+home, "PAD_LATTICE_SOCKET="+sock,
 		"DISPLAY="+ds.display, "WAYLAND_DISPLAY=", "DBUS_SESSION_BUS_ADDRESS="+ds.busAddr,
-		"XDG_CONFIG_HOME="+xdg, "LETS_TEST_MARK="+l.mark)
+		"XDG_CONFIG_HOME="+xdg, "LETS_TEST_MARK="+l.mark, "LETS_LOG=debug")
 	l.cmd.Stdout, l.cmd.Stderr = l.out, l.out
 	if err := l.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -403,6 +403,29 @@ func TestDesktopTrayOverDBus(t *testing.T) {
 	}
 	if tip := trayTooltip(t, conn, item); tip != "Lets — an agent needs your approval" {
 		t.Errorf("tooltip = %q", tip)
+	}
+
+	// A burst of ten changes within 100 ms rebuilds the menu at most twice
+	// (one poll may split the burst), not ten times: the 500 ms poll and
+	// the 200 ms debounce coalesce it. (The debounce alone is shown by
+	// TestDebounceRebuildsOnceAfterTheLastChange in app/tray.)
+	time.Sleep(time.Second) // let the rebuild for the two sessions pass
+	before := strings.Count(l.out.String(), "tray menu rebuilt")
+	for i := range 10 {
+		st := wire.StateRunning
+		if i%2 == 1 {
+			st = wire.StateWaitingForReply
+		}
+		if err := wc.ReportState(ctx, wire.StateCommand{State: st, Agent: wire.Identity{Backend: "codex", SessionID: "s-run"}, Metadata: wire.MetadataOf("label", "tidy docs")}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	if n := strings.Count(l.out.String(), "tray menu rebuilt") - before; n > 2 {
+		t.Errorf("a burst of 10 changes rebuilt the menu %d times, want at most 2", n)
+	} else {
+		t.Logf("a burst of 10 changes in ~100 ms: %d rebuild(s)", n)
 	}
 
 	// 4. Clicking a session selects it on the pads.

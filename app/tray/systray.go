@@ -107,6 +107,7 @@ func (t *Tray) Run(ctx context.Context) error {
 		}
 		systray.SetTooltip(Tooltip(s.Sessions))
 		t.draw(Menu(s), clicks, menuDone)
+		t.opts.Log.Debug("tray menu rebuilt", "sessions", len(s.Sessions), "windows", len(s.Windows), "level", level.String())
 	}
 	defer func() {
 		if menuDone != nil {
