@@ -657,3 +657,63 @@ func loadPerCore() float64 {
 	}
 	return load / float64(goruntime.NumCPU())
 }
+
+// TestBrowserEntityFromTheUnique: Ctrl+Space inside the unique summons the
+// companion with the unique's context (through its SDK, from: unique), and
+// the pointer relay the SDK uses cannot be abused: a unique that grabs the
+// port and fakes a shake over the companion gets no entity.secret, while
+// its fake positions only move the companion as a real pointer would.
+func TestBrowserEntityFromTheUnique(t *testing.T) {
+	r := newEntityRig(t)
+	const cur = "fromunique"
+	r.uc.pollIn(t, r.ctx, r.uo, `window.lip && document.readyState === "complete"`)
+	r.uc.evalIn(t, r.ctx, r.uo, `lip.context(function (el) { return {tag: el ? el.tagName.toLowerCase() : "", id: el ? el.id : ""}; }), true`, nil)
+	var frame []float64
+	r.eval(t, `(() => { const b = document.getElementById("lets-unique").getBoundingClientRect(); return [b.left, b.top]; })()`, &frame)
+	// Focus the unique's button, then the hotkey.
+	r.uc.evalIn(t, r.ctx, r.uo, `document.getElementById("probe").focus(), true`, nil)
+	if err := chromedp.Run(r.ctx, mouse(input.MouseMoved, frame[0]+40, frame[1]+90, input.None, 0), chromedp.KeyEvent(" ", chromedp.KeyModifiers(input.ModifierCtrl))); err != nil {
+		t.Fatal(err)
+	}
+	ev := r.th.waitEvent(t, cur, "entity.summon", 10*time.Second)
+	d := dataOf(t, ev)
+	ctxData, _ := d["context"].(map[string]any)
+	if !strings.HasPrefix(ev.From, "unique:board#") || ctxData["id"] != "probe" {
+		t.Errorf("Ctrl+Space in the unique: from %q, data %v", ev.From, d)
+	}
+	r.poll(t, `!document.getElementById("lets-companion-menu").hidden`)
+
+	// A hostile unique takes the SDK's port and fakes a left-right shake
+	// right over the companion.
+	if err := chromedp.Run(r.ctx, chromedp.KeyEvent(kb.Escape)); err != nil {
+		t.Fatal(err)
+	}
+	bx, by := r.companionBox(t)
+	r.uc.evalIn(t, r.ctx, r.uo, `(() => {
+		const orig = MessagePort.prototype.postMessage;
+		window.__port = null;
+		MessagePort.prototype.postMessage = function (m, tr) { window.__port = this; return orig.call(this, m, tr); };
+		document.body.dispatchEvent(new PointerEvent("pointerdown", {bubbles: true}));
+		return true;
+	})()`, nil)
+	r.uc.pollIn(t, r.ctx, r.uo, `window.__port`)
+	fx, fy := bx+32-frame[0], by+32-frame[1]
+	r.uc.evalIn(t, r.ctx, r.uo, `(async () => {
+		for (let round = 0; round < 3; round++) {
+			for (const dx of [0, 18, 0, -18, 0, 18, 0, -18, 0, 18, 0, -18, 0]) {
+				window.__port.postMessage({op: "pointer", kind: "move", x: `+jsNum(fx)+` + dx, y: `+jsNum(fy)+`});
+				await new Promise(res => setTimeout(res, 20));
+			}
+		}
+		for (let i = 0; i < 50; i++) window.__port.postMessage({op: "pointer", kind: "key"});
+		return true;
+	})()`, nil)
+	time.Sleep(500 * time.Millisecond)
+	if res := r.th.listen(t, "cursor="+cur+"&types=entity.secret&wait_ms=300"); len(res.Events) > 0 {
+		t.Errorf("a unique faked a secret move: %+v", res.Events)
+	}
+}
+
+func jsNum(f float64) string {
+	return strconv.FormatFloat(f, 'f', 1, 64)
+}
