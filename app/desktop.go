@@ -117,10 +117,29 @@ func (d *desktop) handOff(ctx context.Context, paths config.Paths) error {
 		fmt.Fprintln(d.env.Stdout, "Lets is already running; it is showing its home window now.")
 		return nil
 	case errors.As(err, &ae) && ae.Code == "no_home_window":
-		fmt.Fprintf(d.env.Stdout, "Lets is already running headless (no tray); its home page is %s/\n", c.baseURL())
-		return nil
+		return d.openHeadlessHome(ctx, c)
 	}
 	return fmt.Errorf("Lets is already running but did not answer the request to show its home window: %w", err)
+}
+
+// openHeadlessHome shows the home page of a Lets that runs headless
+// (`lets serve`): this process asks it for a one-time home link and opens
+// it in the browser, or prints it when there is no display.
+func (d *desktop) openHeadlessHome(ctx context.Context, c *hostClient) error {
+	var link struct {
+		URL string `json:"url"`
+	}
+	if err := c.do(ctx, http.MethodPost, "/lip/home-link", nil, &link, 5*time.Second); err != nil {
+		return fmt.Errorf("Lets is already running headless, but it did not give a link to its home page: %w", err)
+	}
+	if !d.headless {
+		if err := d.env.openURL(link.URL); err == nil {
+			fmt.Fprintln(d.env.Stdout, "Lets is already running headless (no tray); its home page is opening in your browser.")
+			return nil
+		}
+	}
+	fmt.Fprintf(d.env.Stdout, "Lets is already running headless (no tray). Open its home page in a browser on this computer:\n  %s\nThe link works once, within two minutes.\n", link.URL)
+	return nil
 }
 
 // showHome shows the home window: the host's home page, through a

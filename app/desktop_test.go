@@ -646,3 +646,40 @@ func TestPlainLetsWithoutADisplayRunsHeadless(t *testing.T) {
 		})
 	}
 }
+
+// TestSecondLetsBesideAHeadlessLets: when the running Lets is `lets serve`
+// (no home window), a second `lets` gets a one-time home link from it and
+// hands it to the browser, or prints it without a display; it exits 0.
+func TestSecondLetsBesideAHeadlessLets(t *testing.T) {
+	e := newTestEnv(t)
+	startServe(t, e, "--port", "0")
+	for _, withDisplay := range []bool{false, true} {
+		var opened []string
+		out := &syncBuffer{}
+		second := &Env{Stdout: out, Stderr: out, Getenv: e.Getenv, OpenURL: func(u string) error { opened = append(opened, u); return nil }}
+		d := &desktop{env: second, headless: !withDisplay}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		err := serve(ctx, second, nil, d)
+		cancel()
+		if err != nil {
+			t.Fatalf("display %v: %v (%s)", withDisplay, err, out.String())
+		}
+		info, err := config.ReadHostInfo(config.Paths{Home: e.home})
+		if err != nil {
+			t.Fatal(err)
+		}
+		link := fmt.Sprintf("http://127.0.0.1:%d/#k=", info.Port)
+		if withDisplay {
+			if len(opened) != 1 || !strings.HasPrefix(opened[0], link) {
+				t.Errorf("with a display the browser got %q, want a home link %s…", opened, link)
+			}
+			if !strings.Contains(out.String(), "home page is opening in your browser") {
+				t.Errorf("said %q", out.String())
+			}
+			continue
+		}
+		if len(opened) != 0 || !strings.Contains(out.String(), link) || !strings.Contains(out.String(), "works once") {
+			t.Errorf("without a display: opened %q, said %q", opened, out.String())
+		}
+	}
+}
