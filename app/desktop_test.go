@@ -410,7 +410,12 @@ func TestDesktopTrayOverDBus(t *testing.T) {
 	// the 200 ms debounce coalesce it. (The debounce alone is shown by
 	// TestDebounceRebuildsOnceAfterTheLastChange in app/tray.)
 	time.Sleep(time.Second) // let the rebuild for the two sessions pass
-	before := strings.Count(l.out.String(), "tray menu rebuilt")
+	redraws := func() int {
+		return strings.Count(l.out.String(), "tray menu rebuilt") + strings.Count(l.out.String(), "tray menu updated")
+	}
+	before := redraws()
+	layout, _ = getLayout(conn, item)
+	run, _ = layout.find("⏳ tidy docs · codex")
 	for i := range 10 {
 		st := wire.StateRunning
 		if i%2 == 1 {
@@ -422,10 +427,15 @@ func TestDesktopTrayOverDBus(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	time.Sleep(1500 * time.Millisecond)
-	if n := strings.Count(l.out.String(), "tray menu rebuilt") - before; n > 2 {
-		t.Errorf("a burst of 10 changes rebuilt the menu %d times, want at most 2", n)
+	if n := redraws() - before; n > 2 {
+		t.Errorf("a burst of 10 changes redrew the menu %d times, want at most 2", n)
 	} else {
-		t.Logf("a burst of 10 changes in ~100 ms: %d rebuild(s)", n)
+		t.Logf("a burst of 10 changes in ~100 ms: %d redraw(s)", n)
+	}
+	// A state change updates the entry in place: same id, new words.
+	layout, _ = getLayout(conn, item)
+	if now, ok := layout.find("💬 tidy docs · codex — waiting for you"); !ok || now.ID != run.ID {
+		t.Errorf("after the state change the entry is %+v (ok %v), want id %d updated in place:\n%s", now, ok, run.ID, strings.Join(layout.labels(""), "\n"))
 	}
 
 	// 4. Clicking a session selects it on the pads.

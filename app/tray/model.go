@@ -230,6 +230,26 @@ func Menu(s Snapshot) []Item {
 	return items
 }
 
+// SameShape reports whether b can be shown by updating the entries drawn
+// for a in place: the same entries in the same places (separators,
+// toggles, submenus, items with or without an action); only words,
+// checks, enabled states and the things actions are about may differ.
+func SameShape(a, b []Item) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if x.Separator != y.Separator || x.Checkable != y.Checkable ||
+			(x.Action.Kind == ActionNone) != (y.Action.Kind == ActionNone) ||
+			(len(x.Children) == 0) != (len(y.Children) == 0) ||
+			!SameShape(x.Children, y.Children) {
+			return false
+		}
+	}
+	return true
+}
+
 // resumeMenu lists the newest ResumePerUnique saved sessions per unique,
 // uniques ordered by their newest save.
 func resumeMenu(s Snapshot) Item {

@@ -280,3 +280,37 @@ func TestAutostartHonoursXDGConfigHome(t *testing.T) {
 		t.Fatalf("turning it off twice: %v", err)
 	}
 }
+
+// Point: a state change keeps the menu's shape (it is updated in place,
+// ids stay); a new session, window or unique changes it (rebuilt).
+func TestSameShape(t *testing.T) {
+	base := Snapshot{PadOn: true, BrowserPad: true,
+		Sessions: []Session{{Backend: "claude", ID: "1", Label: "a", State: wire.StateRunning}},
+		Uniques:  []Unique{{Name: "graph"}}}
+	changed := base
+	changed.Sessions = []Session{{Backend: "claude", ID: "1", Label: "a", State: wire.StateWaitingForApproval, Selected: true}}
+	changed.StartAtLogin = true
+	if !SameShape(Menu(base), Menu(changed)) {
+		t.Error("a state, selection or toggle change changed the shape")
+	}
+	more := base
+	more.Sessions = append(append([]Session(nil), base.Sessions...), Session{Backend: "codex", ID: "2", State: wire.StateRunning})
+	if SameShape(Menu(base), Menu(more)) {
+		t.Error("a new session kept the shape")
+	}
+	win := base
+	win.Windows = []Window{{ID: "w1", Unique: "graph"}}
+	if SameShape(Menu(base), Menu(win)) {
+		t.Error("a new window kept the shape")
+	}
+	noPad := base
+	noPad.BrowserPad = false
+	if !SameShape(Menu(base), Menu(noPad)) {
+		t.Error("disabling the pad items changed the shape")
+	}
+	none := base
+	none.Uniques = nil
+	if SameShape(Menu(base), Menu(none)) {
+		t.Error("the Open submenu's placeholder (no action) has the shape of a unique (an action)")
+	}
+}

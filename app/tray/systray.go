@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"fyne.io/systray"
@@ -95,18 +96,31 @@ func (t *Tray) Run(ctx context.Context) error {
 	var latest Snapshot
 	var shownLevel Level = -1
 	var menuDone chan struct{}
+	var shown []Item
+	var drawn []*drawnItem
 	show := func(s Snapshot) {
-		if menuDone != nil {
-			close(menuDone)
-		}
-		menuDone = make(chan struct{})
 		level := MostUrgent(s.Sessions)
 		if level != shownLevel {
 			systray.SetIcon(t.icons[level])
 			shownLevel = level
 		}
 		systray.SetTooltip(Tooltip(s.Sessions))
-		t.draw(Menu(s), clicks, menuDone)
+		items := Menu(s)
+		if drawn != nil && SameShape(shown, items) {
+			// Same entries, new words: update them in place, so the ids
+			// stay and an open menu does not jump under the pointer.
+			for i := range items {
+				drawn[i].update(items[i])
+			}
+			shown = items
+			t.opts.Log.Debug("tray menu updated", "sessions", len(s.Sessions), "windows", len(s.Windows), "level", level.String())
+			return
+		}
+		if menuDone != nil {
+			close(menuDone)
+		}
+		menuDone = make(chan struct{})
+		shown, drawn = items, t.draw(items, clicks, menuDone)
 		t.opts.Log.Debug("tray menu rebuilt", "sessions", len(s.Sessions), "windows", len(s.Windows), "level", level.String())
 	}
 	defer func() {
@@ -167,23 +181,67 @@ func (t *Tray) Run(ctx context.Context) error {
 	}
 }
 
-// draw replaces the menu with items; clicks on them go to clicks until done
-// is closed (the next draw).
-func (t *Tray) draw(items []Item, clicks chan<- Action, done <-chan struct{}) {
-	systray.ResetMenu()
-	for _, it := range items {
-		add(nil, it, clicks, done)
+// drawnItem is one entry as drawn: the systray item and the Item it shows
+// now (read by the click waiter, written by update).
+type drawnItem struct {
+	mi       *systray.MenuItem // nil for a separator
+	current  atomic.Pointer[Item]
+	children []*drawnItem
+}
+
+// update shows it on an entry of the same shape, changing only what
+// changed.
+func (d *drawnItem) update(it Item) {
+	old := d.current.Load()
+	d.current.Store(&it)
+	if d.mi != nil {
+		if old.Label != it.Label {
+			d.mi.SetTitle(it.Label)
+		}
+		if old.Tooltip != it.Tooltip {
+			d.mi.SetTooltip(it.Tooltip)
+		}
+		if old.Disabled != it.Disabled {
+			if it.Disabled {
+				d.mi.Disable()
+			} else {
+				d.mi.Enable()
+			}
+		}
+		if old.Checked != it.Checked {
+			if it.Checked {
+				d.mi.Check()
+			} else {
+				d.mi.Uncheck()
+			}
+		}
+	}
+	for i := range it.Children {
+		d.children[i].update(it.Children[i])
 	}
 }
 
-func add(parent *systray.MenuItem, it Item, clicks chan<- Action, done <-chan struct{}) {
+// draw replaces the menu with items; clicks on them go to clicks until done
+// is closed (the next draw).
+func (t *Tray) draw(items []Item, clicks chan<- Action, done <-chan struct{}) []*drawnItem {
+	systray.ResetMenu()
+	out := make([]*drawnItem, len(items))
+	for i, it := range items {
+		out[i] = add(nil, it, clicks, done)
+	}
+	return out
+}
+
+func add(parent *systray.MenuItem, it Item, clicks chan<- Action, done <-chan struct{}) *drawnItem {
+	d := &drawnItem{}
+	d.current.Store(&it)
 	if it.Separator {
 		if parent == nil {
 			systray.AddSeparator()
 		} else {
 			parent.AddSeparator()
 		}
-		return
+		return d
 	}
 	var mi *systray.MenuItem
 	switch {
@@ -196,26 +254,32 @@ func add(parent *systray.MenuItem, it Item, clicks chan<- Action, done <-chan st
 	default:
 		mi = parent.AddSubMenuItem(it.Label, it.Tooltip)
 	}
+	d.mi = mi
 	if it.Disabled {
 		mi.Disable()
 	}
 	for _, child := range it.Children {
-		add(mi, child, clicks, done)
+		d.children = append(d.children, add(mi, child, clicks, done))
 	}
-	if it.Action.Kind == ActionNone || it.Disabled {
-		return
+	if it.Action.Kind == ActionNone {
+		return d
 	}
 	// systray drops a click when nobody waits on ClickedCh, so every
-	// clickable item has a waiter; ResetMenu closes the channel.
-	go func(a Action, ch <-chan struct{}) {
+	// item with an action has a waiter; ResetMenu closes the channel. The
+	// waiter reads the entry's current Item, which update may change.
+	go func(ch <-chan struct{}) {
 		for {
 			select {
 			case _, ok := <-ch:
 				if !ok {
 					return
 				}
+				cur := d.current.Load()
+				if cur.Disabled {
+					continue
+				}
 				select {
-				case clicks <- a:
+				case clicks <- cur.Action:
 				case <-done:
 					return
 				}
@@ -223,7 +287,8 @@ func add(parent *systray.MenuItem, it Item, clicks chan<- Action, done <-chan st
 				return
 			}
 		}
-	}(it.Action, mi.ClickedCh)
+	}(mi.ClickedCh)
+	return d
 }
 
 // String names an action for logs.
