@@ -35,7 +35,11 @@ func (c *scriptedWindow) end(e spawn.Exit) {
 	c.once.Do(func() { _ = c.w.Close(); c.exit <- e })
 }
 func (c *scriptedWindow) Terminate() error {
-	close(c.termed)
+	select {
+	case <-c.termed:
+	default:
+		close(c.termed)
+	}
 	c.end(spawn.Exit{Code: 0})
 	return nil
 }

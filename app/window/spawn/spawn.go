@@ -110,6 +110,9 @@ type tracked struct {
 	ended   bool
 	exit    Exit
 	started time.Time
+	// stopping makes Close, Closing and StopAll signal a process once,
+	// whichever comes first.
+	stopping sync.Once
 }
 
 // ErrStopping means Lets is quitting and opens no more windows.
@@ -254,6 +257,12 @@ func (s *Spawner) Closing(windowID string) {
 // end terminates t and waits until it is reaped, killing it after the
 // grace.
 func (s *Spawner) end(t *tracked) {
+	t.stopping.Do(func() { s.stop(t) })
+	<-t.done
+}
+
+// stop is end's first and only signalling of t.
+func (s *Spawner) stop(t *tracked) {
 	if err := t.child.Terminate(); err != nil {
 		s.o.Log.Debug("window process did not take SIGTERM", "window", t.launch.Window, "err", err)
 	}
@@ -268,7 +277,6 @@ func (s *Spawner) end(t *tracked) {
 	if err := t.child.Kill(); err != nil {
 		s.o.Log.Debug("window process could not be killed", "window", t.launch.Window, "err", err)
 	}
-	<-t.done
 }
 
 // Windows lists the windows that have a running process.

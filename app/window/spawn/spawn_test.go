@@ -26,6 +26,7 @@ type fakeChild struct {
 	exited     chan struct{}
 	exit       Exit
 	terminated bool
+	terms      int
 	killed     bool
 }
 
@@ -62,6 +63,7 @@ func (c *fakeChild) report(line string) {
 func (c *fakeChild) Terminate() error {
 	c.mu.Lock()
 	c.terminated = true
+	c.terms++
 	ignore := c.ignoreTerm
 	c.mu.Unlock()
 	if !ignore {
@@ -342,4 +344,27 @@ func TestSpawnerClosingEndsHungWindow(t *testing.T) {
 	case <-time.After(100 * time.Millisecond):
 	}
 	s.Closing("w1") // gone already: nothing happens
+}
+
+// TestSpawnerSignalsOnce: Close, Closing and quit racing for the same
+// window signal its process once.
+func TestSpawnerSignalsOnce(t *testing.T) {
+	f := &fakeStarter{}
+	s := New(Options{Start: f.start, CloseWait: time.Millisecond})
+	if err := s.Open(launch("w1", "hello")); err != nil {
+		t.Fatal(err)
+	}
+	c := f.child(0)
+	c.mu.Lock()
+	c.ignoreTerm = true // stays up, so every path finds it running
+	c.mu.Unlock()
+	s.Closing("w1")
+	s.Close("w1")
+	s.Close("w1")
+	s.StopAll()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.terms != 1 {
+		t.Fatalf("SIGTERM sent %d times, want once", c.terms)
+	}
 }
