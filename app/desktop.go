@@ -199,7 +199,7 @@ type traySource struct {
 	mu      sync.Mutex
 }
 
-const slowEvery = 3 * time.Second
+const slowEvery = 10 * time.Second
 
 func (s *traySource) snapshot(ctx context.Context) (tray.Snapshot, error) {
 	p := s.parts
