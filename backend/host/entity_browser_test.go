@@ -352,6 +352,18 @@ func TestBrowserEntityHumanActs(t *testing.T) {
 	if err := chromedp.Run(r.ctx, chromedp.KeyEvent(kb.Escape)); err != nil {
 		t.Fatal(err)
 	}
+	// Not in a text field: there the browser's own menu (paste) stays.
+	r.send(t, map[string]any{"type": "chat.open", "data": map[string]any{}})
+	r.poll(t, `document.getElementById("lets-chat-input") && document.getElementById("lets-chat-input").getClientRects().length > 0`)
+	var prevented bool
+	r.eval(t, `(() => { const ev = new MouseEvent("contextmenu", {bubbles: true, cancelable: true, clientX: 5, clientY: 5}); document.getElementById("lets-chat-input").dispatchEvent(ev); return ev.defaultPrevented; })()`, &prevented)
+	if prevented {
+		t.Error("a right-click in the chat input was taken for a summon")
+	}
+	if res := r.th.listen(t, "cursor="+cur+"&types=entity.summon&wait_ms=300"); len(res.Events) > 0 {
+		t.Errorf("a right-click in the chat input summoned the companion: %+v", res.Events)
+	}
+	r.send(t, map[string]any{"type": "chat.close", "data": map[string]any{}})
 	// Ctrl+Space summons from the keyboard.
 	if err := chromedp.Run(r.ctx, chromedp.KeyEvent(" ", chromedp.KeyModifiers(input.ModifierCtrl))); err != nil {
 		t.Fatal(err)

@@ -444,6 +444,9 @@ export class Companion {
       // Right-click on the shell chrome summons; the unique's own
       // right-clicks arrive through its SDK with its context.
       if (this.menu.contains(ev.target as Node)) return;
+      // Where text is written or a prompt waits, the browser's own menu
+      // (copy, paste) matters more.
+      if (ev.target instanceof Element && ev.target.closest("input, textarea, select, [contenteditable], dialog")) return;
       ev.preventDefault();
       this.summonAt({ x: ev.clientX, y: ev.clientY }, true);
     });
