@@ -242,7 +242,7 @@ func (s *traySource) snapshot(ctx context.Context) (tray.Snapshot, error) {
 	}
 
 	if now := time.Now(); s.slowAt.IsZero() || now.Sub(s.slowAt) >= slowEvery {
-		s.slowAt = now
+		before := len(errs)
 		var us struct {
 			Uniques []struct {
 				Name  string `json:"name"`
@@ -267,6 +267,10 @@ func (s *traySource) snapshot(ctx context.Context) (tray.Snapshot, error) {
 			for _, r := range ss.Sessions {
 				s.saved = append(s.saved, tray.Saved{Unique: r.Unique, ID: r.ID, Summary: oneLineSummary(r.Summary, 40), SavedAt: time.UnixMilli(r.TS)})
 			}
+		}
+		// A failed read is tried again at the next poll, not in 10 s.
+		if len(errs) == before {
+			s.slowAt = now
 		}
 	}
 	snap.Uniques, snap.Saved = s.uniques, s.saved
