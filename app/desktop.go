@@ -32,6 +32,9 @@ func runDesktop(ctx context.Context, env *Env, args []string) error {
 	if why := desktopMissing(env.Getenv); why != "" {
 		fmt.Fprintf(env.Stdout, "%s, so Lets runs headless, like `lets serve` (no tray).\n", why)
 		d.headless = true
+	} else if !trayHostRunning(sessionBusAddress(env.Getenv)) {
+		// The tray registers by itself when a tray host starts later.
+		fmt.Fprintln(env.Stdout, "No tray host runs on this desktop yet (on GNOME, turn on the AppIndicator extension); the Lets icon appears when one starts. Until then, run `lets` again to open Home.")
 	}
 	return serve(ctx, env, args, d)
 }
@@ -85,6 +88,22 @@ func probeBus(addr string) error {
 	case <-time.After(2 * time.Second):
 		return errors.New("no answer within 2 s")
 	}
+}
+
+// trayHostRunning reports whether a StatusNotifierWatcher (the part of a
+// desktop panel that shows tray icons) owns its name on the bus at addr.
+func trayHostRunning(addr string) bool {
+	conn, err := dbus.Connect(addr)
+	if err != nil {
+		return false
+	}
+	defer conn.Close()
+	var has bool
+	call := conn.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, "org.kde.StatusNotifierWatcher")
+	if call.Err != nil || call.Store(&has) != nil {
+		return false
+	}
+	return has
 }
 
 // desktop is what plain `lets` adds to `lets serve`.

@@ -693,3 +693,25 @@ func TestSecondLetsBesideAHeadlessLets(t *testing.T) {
 		}
 	}
 }
+
+// TestLetsWithoutATrayHostSaysSo: on a desktop whose panel shows no tray
+// icons (no StatusNotifierWatcher, e.g. GNOME without AppIndicator), plain
+// `lets` still runs with its tray exported, and says how to reach Home.
+func TestLetsWithoutATrayHostSaysSo(t *testing.T) {
+	testutil.ProcFS(t)
+	ds := startDesktopSession(t)
+	home, sock, xdg := letsDesktopEnv(t, ds)
+	l := startDesktopLets(t, ds, home, sock, xdg)
+	if !waitFor(20*time.Second, func() bool { return strings.Contains(l.out.String(), "Press Ctrl+C") }) {
+		t.Fatalf("lets did not start:\n%s", l.out.String())
+	}
+	out := l.out.String()
+	if !strings.Contains(out, "No tray host runs on this desktop yet") || strings.Contains(out, "runs headless") {
+		t.Errorf("lets said:\n%s", out)
+	}
+	// The tray registers as soon as a tray host starts.
+	_, watcher := startWatcher(t, ds.busAddr)
+	if !waitFor(10*time.Second, func() bool { return len(watcher.registered()) > 0 }) {
+		t.Errorf("the tray did not register with a tray host that started later")
+	}
+}
