@@ -460,6 +460,19 @@ func TestDesktopTrayOverDBus(t *testing.T) {
 		t.Error("Home… in the tray did not open the home page with a home link")
 	}
 
+	// Virtual pad and Pair a phone… open the browser pad's page through its
+	// one-time admin link.
+	for _, label := range []string{"Virtual pad", "Pair a phone…"} {
+		before, _ := os.ReadFile(l.opened)
+		clickLabel(t, conn, item, label)
+		if !waitFor(5*time.Second, func() bool {
+			data, _ := os.ReadFile(l.opened)
+			return strings.Count(string(data), "/admin/open/") > strings.Count(string(before), "/admin/open/")
+		}) {
+			t.Errorf("%s did not open the pad page through a one-time admin link", label)
+		}
+	}
+
 	// 7. Open → the first unique asks the host for a window (this test
 	// binary has no native windows, so the host hands the URL to the
 	// browser); the window then shows in the menu, live.
