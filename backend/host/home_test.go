@@ -2,12 +2,9 @@ package host
 
 import (
 	"bufio"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/netip"
 	"os"
@@ -17,8 +14,6 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
-
-	"github.com/lets-app/lets/backend/testutil"
 )
 
 // homeLink mints a link the way the app does and returns its key.
@@ -321,88 +316,5 @@ func TestHomeLinkRefusedForAnotherUsersSocket(t *testing.T) {
 	th.Server.home.mu.Unlock()
 	if code, tok := claimHome(t, th, key); code != 200 || tok == "" {
 		t.Fatalf("the owner's claim after a refusal: %d", code)
-	}
-}
-
-// Point: the real lookup finds this process's own loopback connection in
-// /proc/net/tcp with this user's uid.
-func TestProcSocketUIDFindsOurConnection(t *testing.T) {
-	testutil.ProcFS(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	accepted := make(chan net.Conn, 1)
-	go func() {
-		c, err := ln.Accept()
-		if err == nil {
-			accepted <- c
-		}
-		close(accepted)
-	}()
-	c, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if sc, ok := <-accepted; ok {
-		defer sc.Close()
-	}
-	client := netip.MustParseAddrPort(c.LocalAddr().String())
-	server := netip.MustParseAddrPort(c.RemoteAddr().String())
-	uid, err := procSocketUID(client, server)
-	if err != nil || uid != os.Getuid() {
-		t.Fatalf("uid %d, %v; want %d", uid, err, os.Getuid())
-	}
-	if _, err := procSocketUID(server, netip.MustParseAddrPort("127.0.0.1:1")); !errors.Is(err, errNoSocketRow) {
-		t.Errorf("a socket that does not exist: %v", err)
-	}
-}
-
-// kernelAddr writes an address the way /proc/net/tcp does (32-bit words in
-// the machine's byte order), so the parser test holds on any machine.
-func kernelAddr(ap netip.AddrPort, six bool) string {
-	var raw []byte
-	if six {
-		a := ap.Addr().As16()
-		raw = a[:]
-	} else {
-		a := ap.Addr().As4()
-		raw = a[:]
-	}
-	var b strings.Builder
-	for i := 0; i < len(raw); i += 4 {
-		fmt.Fprintf(&b, "%08X", binary.NativeEndian.Uint32(raw[i:]))
-	}
-	fmt.Fprintf(&b, ":%04X", ap.Port())
-	return b.String()
-}
-
-// Point: the socket table parser matches local → remote exactly (not the
-// reverse row of the other end), for IPv4 and IPv4-mapped IPv6 rows.
-func TestSocketRowUID(t *testing.T) {
-	browser := netip.MustParseAddrPort("127.0.0.1:40000")
-	host := netip.MustParseAddrPort("127.0.0.1:8080")
-	mapped := netip.AddrPortFrom(netip.MustParseAddr("::ffff:127.0.0.1"), 40001)
-	table := "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n" +
-		"   0: " + kernelAddr(host, false) + " " + kernelAddr(browser, false) + " 01 00000000:00000000 00:00000000 00000000  1000        0 1\n" +
-		"   1: " + kernelAddr(browser, false) + " " + kernelAddr(host, false) + " 01 00000000:00000000 00:00000000 00000000  1001        0 2\n" +
-		"   2: " + kernelAddr(mapped, true) + " " + kernelAddr(netip.AddrPortFrom(netip.MustParseAddr("::ffff:127.0.0.1"), 8080), true) + " 01 00000000:00000000 00:00000000 00000000  1002        0 3\n" +
-		"   3: garbage\n"
-	for _, c := range []struct {
-		local netip.AddrPort
-		want  int
-		found bool
-	}{{browser, 1001, true}, {netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), 40001), 1002, true}, {netip.MustParseAddrPort("127.0.0.1:1"), -1, false}} {
-		uid, found, err := socketRowUID(strings.NewReader(table), c.local, host)
-		if err != nil || found != c.found || uid != c.want {
-			t.Errorf("%v → %v: uid %d found %v err %v; want %d %v", c.local, host, uid, found, err, c.want, c.found)
-		}
-	}
-	if binary.NativeEndian.Uint16([]byte{1, 0}) == 1 { // little-endian: the kernel's text on x86 and arm64
-		if ap, err := procAddr("0100007F:1F90"); err != nil || ap != netip.MustParseAddrPort("127.0.0.1:8080") {
-			t.Errorf("procAddr of a real x86 row: %v %v", ap, err)
-		}
 	}
 }

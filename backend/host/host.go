@@ -22,6 +22,7 @@ import (
 
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/lip"
+	"github.com/lets-app/lets/backend/netguard"
 	"github.com/lets-app/lets/backend/registry"
 	"github.com/lets-app/lets/backend/ring"
 	"github.com/lets-app/lets/backend/ring/cursorfile"
@@ -238,7 +239,7 @@ func Listen(opts Options) (*Server, error) {
 		// The hint (a flag or a config.json key) is the command's to add.
 		return nil, fmt.Errorf("listen on %s: %w", opts.Addr, err)
 	}
-	s.ln = newLimitListener(ln, opts.MaxConns, "host", opts.Log)
+	s.ln = netguard.Limit(ln, opts.MaxConns, "host", opts.Log)
 	s.port.Store(int64(ln.Addr().(*net.TCPAddr).Port))
 	s.srv = &http.Server{
 		Handler:           s.Handler(),

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/lets-app/lets/backend/netguard"
 )
 
 // keepAlive is one raw HTTP/1.1 connection that stays open between
@@ -53,14 +55,14 @@ func (k *keepAlive) closedWithin(d time.Duration) bool {
 	return err != nil && !(errors.As(err, &ne) && ne.Timeout())
 }
 
-func waitOpen(t *testing.T, l *limitListener, want int) {
+func waitOpen(t *testing.T, l *netguard.LimitListener, want int) {
 	t.Helper()
 	deadline := time.Now().Add(3 * time.Second)
-	for l.open() != want && time.Now().Before(deadline) {
+	for l.Open() != want && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if got := l.open(); got != want {
-		t.Fatalf("%s holds %d connections, want %d", l.name, got, want)
+	if got := l.Open(); got != want {
+		t.Fatalf("%s holds %d connections, want %d", l.Addr(), got, want)
 	}
 }
 
@@ -75,16 +77,16 @@ func TestListenersCapConnections(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		port int
-		ln   *limitListener
+		ln   *netguard.LimitListener
 		path string
 		want int
 	}{
-		{"origin A", th.Port(), th.ln.(*limitListener), "/lip/health", 200},
-		{"unique origin", o.port, o.ln.(*limitListener), "/index.html", 401},
+		{"origin A", th.Port(), th.ln.(*netguard.LimitListener), "/lip/health", 200},
+		{"unique origin", o.port, o.ln.(*netguard.LimitListener), "/index.html", 401},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			waitOpen(t, tc.ln, 0)
-			max := cap(tc.ln.slots)
+			max := tc.ln.Cap()
 			held := make([]*keepAlive, max)
 			for i := range held {
 				held[i] = dialKeepAlive(t, tc.port)
@@ -135,11 +137,11 @@ func TestListenersCloseIdleConnections(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		port int
-		ln   *limitListener
+		ln   *netguard.LimitListener
 		path string
 	}{
-		{"origin A", th.Port(), th.ln.(*limitListener), "/lip/health"},
-		{"unique origin", o.port, o.ln.(*limitListener), "/index.html"},
+		{"origin A", th.Port(), th.ln.(*netguard.LimitListener), "/lip/health"},
+		{"unique origin", o.port, o.ln.(*netguard.LimitListener), "/index.html"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			idle := dialKeepAlive(t, tc.port)

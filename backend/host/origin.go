@@ -24,6 +24,7 @@ import (
 
 	"github.com/lets-app/lets/backend/atomicfile"
 	"github.com/lets-app/lets/backend/manifest"
+	"github.com/lets-app/lets/backend/netguard"
 	"github.com/lets-app/lets/backend/token"
 )
 
@@ -137,7 +138,7 @@ func (s *originSet) ensure(u *manifest.Unique) (*uniqueOrigin, error) {
 		return nil, err
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
-	ln = newLimitListener(ln, s.maxConns, "unique "+u.Name(), s.log)
+	ln = netguard.Limit(ln, s.maxConns, "unique "+u.Name(), s.log)
 	o := &uniqueOrigin{set: s, unique: u, port: port, ln: ln, secret: secret, cookie: "lets_u_" + strconv.Itoa(port), windows: map[string]*window{}}
 	o.srv = &http.Server{
 		Handler:           o,

@@ -2,8 +2,6 @@ package web
 
 import (
 	"bufio"
-	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"go/ast"
 	"go/parser"
@@ -21,6 +19,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/lets-app/lets/backend/netguard"
 )
 
 // Issue #10: "/config.json#frag must be served like /config.json" (§3.1:
@@ -435,9 +435,9 @@ func TestAdminOpenURLRefusesOtherOSUsers(t *testing.T) {
 	var otherUser, broken atomic.Bool
 	e := newEnv(t, envOptions{peerUID: func(client, server netip.AddrPort) (int, error) {
 		if broken.Load() {
-			return -1, errSocketOwnerUnknown
+			return -1, netguard.ErrSocketOwnerUnknown
 		}
-		uid, err := socketOwnerUID(client, server)
+		uid, err := netguard.SocketOwnerUID(client, server)
 		if otherUser.Load() {
 			uid++
 		}
@@ -466,64 +466,6 @@ func TestAdminOpenURLRefusesOtherOSUsers(t *testing.T) {
 	}
 }
 
-// The real lookup finds the owner of a live loopback connection: this
-// process's user.
-func TestSocketOwnerOfALoopbackConnection(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("socket owners are read from /proc/net/tcp on Linux only")
-	}
-	e := newEnv(t, envOptions{})
-	c := dialRaw(t, "127.0.0.1", e.port)
-	client := netip.MustParseAddrPort(c.nc.LocalAddr().String())
-	server := netip.MustParseAddrPort(c.nc.RemoteAddr().String())
-	uid, err := socketOwnerUID(client, server)
-	if err != nil || uid != os.Getuid() {
-		t.Fatalf("owner of %v → %v: %d %v, want %d", client, server, uid, err, os.Getuid())
-	}
-	if _, err := socketOwnerUID(netip.MustParseAddrPort("127.0.0.1:1"), server); !errors.Is(err, errSocketOwnerUnknown) {
-		t.Fatalf("a connection that does not exist: %v", err)
-	}
-}
-
-// The socket table format: IPv4 rows and IPv4-mapped IPv6 rows, the uid in
-// the eighth column; the server's own end of the connection (same
-// addresses, swapped) must not match.
-func TestFindSocketUIDInATable(t *testing.T) {
-	word := func(a [4]byte) string {
-		return strings.ToUpper(hex.EncodeToString(binary.BigEndian.AppendUint32(nil, binary.NativeEndian.Uint32(a[:]))))
-	}
-	lo := word([4]byte{127, 0, 0, 1})
-	mapped := "0000000000000000" + word([4]byte{0, 0, 0xff, 0xff}) + lo
-	tcp := "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n" +
-		"   0: " + lo + ":1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1 1 0 100 0 0 10 0\n" +
-		"   1: " + lo + ":1F90 " + lo + ":D431 01 00000000:00000000 00:00000000 00000000  1000        0 2 1 0 20 4 30 10 -1\n" +
-		"   2: " + lo + ":D431 " + lo + ":1F90 01 00000000:00000000 00:00000000 00000000  1001        0 3 1 0 20 4 30 10 -1\n"
-	tcp6 := "  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n" +
-		"   0: " + mapped + ":D432 " + mapped + ":1F90 01 00000000:00000000 00:00000000 00000000  1002        0 4 1 0 20 4 30 10 -1\n"
-	server := netip.MustParseAddrPort("127.0.0.1:8080")
-	for _, c := range []struct {
-		table  string
-		client string
-		uid    int
-		found  bool
-	}{
-		{tcp, "127.0.0.1:54321", 1001, true},
-		{tcp, "127.0.0.1:54322", -1, false},
-		{tcp6, "127.0.0.1:54322", 1002, true},
-		{tcp6, "[::ffff:127.0.0.1]:54322", 1002, true},
-	} {
-		uid, found, err := findSocketUID(strings.NewReader(c.table), netip.MustParseAddrPort(c.client), server)
-		if err != nil || found != c.found || uid != c.uid {
-			t.Errorf("%s: uid %d found %v err %v, want %d %v", c.client, uid, found, err, c.uid, c.found)
-		}
-	}
-	for _, bad := range []string{"0100007F", "0100007F:zz", "XX00007F:1F90", "0100:1F90"} {
-		if _, err := parseSocketAddr(bad); err == nil {
-			t.Errorf("parseSocketAddr(%q) accepted", bad)
-		}
-	}
-}
-
 // A flood of connections from one local process (the issue's 20 000
 // keep-alive connections, scaled down) never makes the listener hold more
 // than its cap, so the process keeps descriptors for its other sockets;
@@ -534,7 +476,7 @@ func TestConnectionFloodStaysUnderTheCap(t *testing.T) {
 	host := "127.0.0.1:" + strconv.Itoa(e.port)
 	first := dialRaw(t, "127.0.0.1", e.port)
 	first.mustGet("/index.html", host)
-	ln := e.s.lnLoop.(*cappedListener)
+	ln := e.s.lnLoop.(*netguard.LimitListener)
 	var conns []net.Conn
 	defer func() {
 		for _, c := range conns {
@@ -548,17 +490,17 @@ func TestConnectionFloodStaysUnderTheCap(t *testing.T) {
 			t.Fatal(err)
 		}
 		conns = append(conns, c)
-		most = max(most, len(ln.slots))
+		most = max(most, ln.Open())
 	}
 	if most > capN {
 		t.Fatalf("the listener held %d connections, over its cap of %d", most, capN)
 	}
 	first.mustGet("/config.json", host)
 	deadline := time.Now().Add(5 * time.Second)
-	for ln.refused.Load() < flood-capN+1 && time.Now().Before(deadline) {
+	for ln.Refused() < flood-capN+1 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
-	if got := ln.refused.Load(); got < flood-capN+1 {
+	if got := ln.Refused(); got < flood-capN+1 {
 		t.Fatalf("%d connections refused, want at least %d", got, flood-capN+1)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/lets-app/lets/backend/control"
+	"github.com/lets-app/lets/backend/netguard"
 	"github.com/lets-app/lets/backend/surface"
 	"github.com/lets-app/lets/backend/token"
 	"github.com/lets-app/lets/backend/visual"
@@ -148,7 +149,7 @@ type Server struct {
 	clock      func() float64
 	isLoopback func(netip.Addr) bool
 	// peerUID finds the user owning a loopback peer's socket, for
-	// one-time admin links (peer_uid.go); nil where the system cannot
+	// one-time admin links (netguard.SocketOwnerUID); nil where the system cannot
 	// tell (not Linux).
 	peerUID  func(client, server netip.AddrPort) (int, error)
 	qr       func(string) (string, error)
@@ -243,7 +244,7 @@ func New(opts Options) (*Server, error) {
 		isLoopback:   func(a netip.Addr) bool { return a.Unmap().IsLoopback() },
 	}
 	if runtime.GOOS == "linux" {
-		s.peerUID = socketOwnerUID
+		s.peerUID = netguard.SocketOwnerUID
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -326,9 +327,9 @@ func (s *Server) Open(ctx context.Context) error {
 	}
 	// Each listener has its own cap: filling one (say the loopback one)
 	// leaves the other working.
-	loop = limitListener(loop, s.opts.MaxListenerConnections, s.log)
+	loop = netguard.Limit(loop, s.opts.MaxListenerConnections, "browser pad (this computer)", s.log)
 	if lan != nil {
-		lan = limitListener(lan, s.opts.MaxListenerConnections, s.log)
+		lan = netguard.Limit(lan, s.opts.MaxListenerConnections, "browser pad (LAN)", s.log)
 	}
 	s.port, s.lnLoop, s.lnLAN = port, loop, lan
 	if s.opts.LAN != nil {

@@ -1,4 +1,4 @@
-package web
+package netguard
 
 import (
 	"bufio"
@@ -13,24 +13,20 @@ import (
 	"strings"
 )
 
-// Who is on the other end of a loopback connection. A one-time admin link
-// shows up in the opener's command line for a moment, which every local
-// user can read, so on Linux the link is only honoured for a connection
-// whose socket belongs to the user who runs Lets. The kernel lists every
-// TCP socket of the network namespace, with its owner, in /proc/net/tcp
-// and /proc/net/tcp6; the browser's end of the connection is the row
-// whose local address is the peer and whose remote address is ours.
-
-// errSocketOwnerUnknown means no socket table row matched the connection.
-var errSocketOwnerUnknown = errors.New("no socket table entry for the connection")
+// ErrSocketOwnerUnknown means no socket table row matched the connection.
+var ErrSocketOwnerUnknown = errors.New("no socket table entry for the connection")
 
 // socketTables are the kernel's TCP socket tables (IPv4, then IPv6 for
 // dual-stack clients that reach 127.0.0.1 as ::ffff:127.0.0.1).
 var socketTables = [...]string{"/proc/net/tcp", "/proc/net/tcp6"}
 
-// socketOwnerUID returns the uid owning the TCP socket whose local end is
-// client and whose remote end is server.
-func socketOwnerUID(client, server netip.AddrPort) (int, error) {
+// SocketOwnerUID returns the uid owning the TCP socket whose local end is
+// client and whose remote end is server: for a connection a server
+// accepted, client is the request's remote address and server its local
+// one. The kernel lists every TCP socket of the network namespace, with
+// its owner, in /proc/net/tcp and /proc/net/tcp6 (Linux only; elsewhere
+// the tables are missing and the answer is ErrSocketOwnerUnknown).
+func SocketOwnerUID(client, server netip.AddrPort) (int, error) {
 	for _, name := range socketTables {
 		f, err := os.Open(name)
 		if err != nil {
@@ -39,7 +35,7 @@ func socketOwnerUID(client, server netip.AddrPort) (int, error) {
 			}
 			return -1, fmt.Errorf("read the socket table: %w", err)
 		}
-		uid, found, err := findSocketUID(f, client, server)
+		uid, found, err := FindSocketUID(f, client, server)
 		f.Close()
 		if err != nil {
 			return -1, fmt.Errorf("read %s: %w", name, err)
@@ -48,12 +44,13 @@ func socketOwnerUID(client, server netip.AddrPort) (int, error) {
 			return uid, nil
 		}
 	}
-	return -1, errSocketOwnerUnknown
+	return -1, ErrSocketOwnerUnknown
 }
 
-// findSocketUID scans one socket table (the format of /proc/net/tcp) for
-// the socket local → remote and returns its uid.
-func findSocketUID(r io.Reader, local, remote netip.AddrPort) (uid int, found bool, err error) {
+// FindSocketUID scans one socket table (the format of /proc/net/tcp) for
+// the socket local → remote and returns its uid. The reverse row (the
+// other end of the same connection) does not match.
+func FindSocketUID(r io.Reader, local, remote netip.AddrPort) (uid int, found bool, err error) {
 	local = netip.AddrPortFrom(local.Addr().Unmap(), local.Port())
 	remote = netip.AddrPortFrom(remote.Addr().Unmap(), remote.Port())
 	sc := bufio.NewScanner(r)
@@ -69,8 +66,8 @@ func findSocketUID(r io.Reader, local, remote netip.AddrPort) (uid int, found bo
 		if len(f) < 8 {
 			continue
 		}
-		l, errL := parseSocketAddr(f[1])
-		rm, errR := parseSocketAddr(f[2])
+		l, errL := ParseSocketAddr(f[1])
+		rm, errR := ParseSocketAddr(f[2])
 		if errL != nil || errR != nil || l != local || rm != remote {
 			continue
 		}
@@ -83,11 +80,11 @@ func findSocketUID(r io.Reader, local, remote netip.AddrPort) (uid int, found bo
 	return -1, false, sc.Err()
 }
 
-// parseSocketAddr reads "0100007F:1F90" (IPv4) or a 32-digit IPv6 address
+// ParseSocketAddr reads "0100007F:1F90" (IPv4) or a 32-digit IPv6 address
 // and port. The kernel prints each 32-bit word of the address as a number
-// in the machine's byte order, the port as a plain number. IPv4-mapped
+// in the machine's byte order, the port as a plain hex number. IPv4-mapped
 // IPv6 addresses come back as IPv4.
-func parseSocketAddr(s string) (netip.AddrPort, error) {
+func ParseSocketAddr(s string) (netip.AddrPort, error) {
 	hexAddr, hexPort, ok := strings.Cut(s, ":")
 	if !ok || (len(hexAddr) != 8 && len(hexAddr) != 32) {
 		return netip.AddrPort{}, fmt.Errorf("bad socket address %q", s)
