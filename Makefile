@@ -36,7 +36,7 @@ TSC := $(TOOLS)/node_modules/.bin/tsc
 TSCONFIGS := shell/tsconfig.json shell/tsconfig.test.json frontend/tsconfig.json frontend/tsconfig.test.json
 
 # A test that cannot run (no ../shared, no chromium, no 127.0.0.2, …) fails
-# with the reason under these, instead of skipping: see backend/testutil.
+# with the reason under these, instead of skipping: see backend/testenv/testutil.
 TEST_ENV := LETS_REQUIRE_TOOLS=1 LETS_REQUIRE_SHARED=1
 
 # The packages with goroutines of their own, run again under the race

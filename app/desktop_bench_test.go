@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lets-app/lets/backend/testutil"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 // maxTrayRSS is issue #12's budget for the idle tray process.

@@ -19,7 +19,7 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"github.com/lets-app/lets/backend/config"
-	"github.com/lets-app/lets/backend/testutil"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 	"github.com/lets-app/lets/backend/wire"
 	"github.com/lets-app/lets/backend/wireclient"
 )

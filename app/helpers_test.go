@@ -1,6 +1,6 @@
 package app
 
-import "github.com/lets-app/lets/backend/testutil"
+import "github.com/lets-app/lets/backend/testenv/testutil"
 
 // syncBuffer is a goroutine-safe output buffer.
 type syncBuffer = testutil.SyncBuffer

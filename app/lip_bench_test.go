@@ -17,7 +17,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/lets-app/lets/backend/config"
-	"github.com/lets-app/lets/backend/testutil"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 // BenchmarkServeRSS50Windows runs `lets serve` as its own process, opens 50

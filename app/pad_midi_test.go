@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lets-app/lets/backend/conformance"
 	"github.com/lets-app/lets/backend/surface/midi/miditest"
+	"github.com/lets-app/lets/backend/testenv/conformance"
 )
 
 const lpPort = "Launchpad Pro:Launchpad Pro Standalone Port 20:1"

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lets-app/lets/backend/testutil"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 	"github.com/lets-app/lets/build/internal/iconart"
 )
 

@@ -16,11 +16,11 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
-	"github.com/lets-app/lets/backend/browsertest"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/host"
 	"github.com/lets-app/lets/backend/sessions"
-	"github.com/lets-app/lets/backend/testutil"
+	"github.com/lets-app/lets/backend/testenv/browsertest"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 	"github.com/lets-app/lets/frontend"
 )
 

@@ -6,8 +6,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/lets-app/lets/backend/browsertest"
 	"github.com/lets-app/lets/backend/surface/web"
+	"github.com/lets-app/lets/backend/testenv/browsertest"
 )
 
 // Issue #10: `lets pad daemon --web` hands the desktop browser a one-time

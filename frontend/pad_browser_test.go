@@ -19,10 +19,10 @@ import (
 	"github.com/chromedp/chromedp/kb"
 	"github.com/gorilla/websocket"
 
-	"github.com/lets-app/lets/backend/browsertest"
 	"github.com/lets-app/lets/backend/daemon"
 	"github.com/lets-app/lets/backend/surface/web"
-	"github.com/lets-app/lets/backend/testutil"
+	"github.com/lets-app/lets/backend/testenv/browsertest"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 	"github.com/lets-app/lets/backend/visual"
 	"github.com/lets-app/lets/backend/wire"
 	"github.com/lets-app/lets/backend/wireclient"

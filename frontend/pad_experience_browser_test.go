@@ -15,8 +15,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"github.com/lets-app/lets/backend/browsertest"
 	"github.com/lets-app/lets/backend/surface/web"
+	"github.com/lets-app/lets/backend/testenv/browsertest"
 	"github.com/lets-app/lets/backend/wire"
 )
 

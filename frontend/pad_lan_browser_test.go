@@ -17,9 +17,9 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/gorilla/websocket"
 
-	"github.com/lets-app/lets/backend/browsertest"
 	"github.com/lets-app/lets/backend/surface/web"
-	"github.com/lets-app/lets/backend/testutil"
+	"github.com/lets-app/lets/backend/testenv/browsertest"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 	"github.com/lets-app/lets/backend/wire"
 )
 

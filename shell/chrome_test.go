@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/lets-app/lets/backend/browsertest"
+	"github.com/lets-app/lets/backend/testenv/browsertest"
 )
 
 // TestChromeLogic runs src/chrome.test.ts (issue #11): Markdown-lite for

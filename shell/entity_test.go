@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/lets-app/lets/backend/browsertest"
+	"github.com/lets-app/lets/backend/testenv/browsertest"
 )
 
 // TestEntityLogic runs src/entity/logic.test.ts (issue #11, companion):

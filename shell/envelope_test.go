@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/lets-app/lets/backend/browsertest"
+	"github.com/lets-app/lets/backend/testenv/browsertest"
 )
 
 // TestEnvelopeHelpers runs src/envelope.test.ts with Node's test runner.

@@ -11,8 +11,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/lets-app/lets/backend/browsertest"
 	"github.com/lets-app/lets/backend/registry"
+	"github.com/lets-app/lets/backend/testenv/browsertest"
 	"github.com/lets-app/lets/uniques"
 )
 

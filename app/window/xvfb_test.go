@@ -17,9 +17,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lets-app/lets/backend/browsertest"
 	"github.com/lets-app/lets/backend/config"
-	"github.com/lets-app/lets/backend/testutil"
+	"github.com/lets-app/lets/backend/testenv/browsertest"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 // The real window under Xvfb: a Lets binary built with the desktop tags,

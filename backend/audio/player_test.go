@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lets-app/lets/backend/testutil"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 // fakePlayer writes a shell script that records each call ("<args>" per

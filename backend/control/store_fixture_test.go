@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/lets-app/lets/backend/conformance"
 	"github.com/lets-app/lets/backend/identitystore"
+	"github.com/lets-app/lets/backend/testenv/conformance"
 	"github.com/lets-app/lets/backend/wire"
 )
 

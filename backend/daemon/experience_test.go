@@ -10,12 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lets-app/lets/backend/conformance"
 	"github.com/lets-app/lets/backend/control"
 	"github.com/lets-app/lets/backend/daemon"
 	"github.com/lets-app/lets/backend/daemon/daemontest"
 	"github.com/lets-app/lets/backend/experience"
 	"github.com/lets-app/lets/backend/surface"
+	"github.com/lets-app/lets/backend/testenv/conformance"
 	"github.com/lets-app/lets/backend/visual"
 	"github.com/lets-app/lets/backend/wire"
 	"github.com/lets-app/lets/backend/wireclient"

@@ -15,10 +15,10 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/lets-app/lets/backend/conformance"
 	"github.com/lets-app/lets/backend/daemon"
 	"github.com/lets-app/lets/backend/surface/web"
-	"github.com/lets-app/lets/backend/testutil"
+	"github.com/lets-app/lets/backend/testenv/conformance"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 	"github.com/lets-app/lets/schemas"
 )
 

@@ -17,10 +17,10 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/lets-app/lets/backend/conformance"
 	"github.com/lets-app/lets/backend/control"
 	"github.com/lets-app/lets/backend/daemon"
 	"github.com/lets-app/lets/backend/daemon/daemontest"
+	"github.com/lets-app/lets/backend/testenv/conformance"
 	"github.com/lets-app/lets/backend/wire"
 	"github.com/lets-app/lets/schemas"
 )

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/lets-app/lets/backend/daemon"
-	"github.com/lets-app/lets/backend/testutil"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 // benchDaemonEnv makes the test binary run only a daemon on the given

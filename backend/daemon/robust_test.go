@@ -2,7 +2,7 @@ package daemon_test
 
 import (
 	"errors"
-	"github.com/lets-app/lets/backend/testutil"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 	"log/slog"
 	"net"
 	"os"

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lets-app/lets/backend/conformance"
 	"github.com/lets-app/lets/backend/experience"
+	"github.com/lets-app/lets/backend/testenv/conformance"
 	"github.com/lets-app/lets/schemas"
 )
 

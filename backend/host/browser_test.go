@@ -14,7 +14,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
-	"github.com/lets-app/lets/backend/browsertest"
+	"github.com/lets-app/lets/backend/testenv/browsertest"
 )
 
 // uniqueContexts tracks the main-world JavaScript contexts of frames by

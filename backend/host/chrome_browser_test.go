@@ -19,8 +19,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"github.com/lets-app/lets/backend/browsertest"
 	"github.com/lets-app/lets/backend/lip"
+	"github.com/lets-app/lets/backend/testenv/browsertest"
 )
 
 // hostileFiles is a test unique that tries to reach the shell's chrome: it

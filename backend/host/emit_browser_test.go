@@ -9,7 +9,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/lets-app/lets/backend/browsertest"
+	"github.com/lets-app/lets/backend/testenv/browsertest"
 )
 
 // TestSDKKnowsWhatTheUniqueDeclared: the SDK served on the unique's origin

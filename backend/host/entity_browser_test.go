@@ -19,8 +19,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"github.com/lets-app/lets/backend/browsertest"
 	"github.com/lets-app/lets/backend/lip"
+	"github.com/lets-app/lets/backend/testenv/browsertest"
 )
 
 // Issue #11, the companion (entity): every entity.* message of seed §3.2

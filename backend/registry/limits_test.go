@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/lets-app/lets/backend/manifest"
-	"github.com/lets-app/lets/backend/testutil"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 // zeros reads as an endless stream of zero bytes.

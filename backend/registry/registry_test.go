@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/lets-app/lets/backend/manifest"
-	"github.com/lets-app/lets/backend/testutil"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 var fixedNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)

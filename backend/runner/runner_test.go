@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lets-app/lets/backend/testutil"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 func newRunner(t *testing.T) *Runner {

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/lets-app/lets/backend/conformance"
+	"github.com/lets-app/lets/backend/testenv/conformance"
 	"github.com/lets-app/lets/backend/wire"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lets-app/lets/backend/conformance"
+	"github.com/lets-app/lets/backend/testenv/conformance"
 	"github.com/lets-app/lets/schemas"
 )
 

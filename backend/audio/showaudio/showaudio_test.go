@@ -9,7 +9,7 @@ import (
 	"github.com/lets-app/lets/backend/audio"
 	"github.com/lets-app/lets/backend/audio/showaudio"
 	"github.com/lets-app/lets/backend/experience"
-	"github.com/lets-app/lets/backend/testutil"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 var (

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/lets-app/lets/backend/conformance"
+	"github.com/lets-app/lets/backend/testenv/conformance"
 )
 
 var profileIDs = []string{"novation/launchpad/mini-mk3", "novation/launchpad/pro-mk1", "novation/launchpad/pro-mk3"}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/lets-app/lets/backend/conformance"
+	"github.com/lets-app/lets/backend/testenv/conformance"
 )
 
 func TestCaseM17_SchemaOnlyOnRequest(t *testing.T) {

@@ -15,10 +15,10 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/lets-app/lets/backend/conformance"
 	"github.com/lets-app/lets/backend/control"
 	"github.com/lets-app/lets/backend/surface"
 	"github.com/lets-app/lets/backend/surface/midi/miditest"
+	"github.com/lets-app/lets/backend/testenv/conformance"
 	"github.com/lets-app/lets/backend/wire"
 )
 

@@ -21,8 +21,8 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/lets-app/lets/backend/conformance"
 	"github.com/lets-app/lets/backend/surface"
+	"github.com/lets-app/lets/backend/testenv/conformance"
 	"github.com/lets-app/lets/backend/wire"
 	"github.com/lets-app/lets/schemas"
 )

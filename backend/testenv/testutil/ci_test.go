@@ -10,7 +10,7 @@ import (
 
 func readRepoFile(t *testing.T, rel string) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(rel)))
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", filepath.FromSlash(rel)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/evanw/esbuild/pkg/api"
 
-	"github.com/lets-app/lets/backend/testutil"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 // RunNodeTests bundles a TypeScript test file (which uses node:test) with

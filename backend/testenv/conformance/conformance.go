@@ -15,7 +15,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/lets-app/lets/backend/testutil"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 	"github.com/lets-app/lets/schemas"
 )
 
@@ -25,7 +25,7 @@ const EnvDir = "LETS_SHARED_DIR"
 // repoRoot is the repository root, found from this source file's location.
 func repoRoot() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", "..", ".."))
 }
 
 // SharedDir returns the shared folder (../shared beside the repository) or

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/lets-app/lets/backend/testutil"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 	"github.com/lets-app/lets/schemas"
 )
 
@@ -55,7 +55,7 @@ func TestSchemaChecksTheReferenceToo(t *testing.T) {
 
 // Point: without ../shared, schema checks go on against our own schemas
 // (outside make test); LETS_REQUIRE_SHARED=1 turns that into a failure,
-// which backend/testutil's tests show.
+// which backend/testenv/testutil's tests show.
 func TestSchemaWithoutSharedChecksOursAlone(t *testing.T) {
 	t.Setenv(EnvDir, filepath.Join(t.TempDir(), "absent"))
 	t.Setenv(testutil.RequireSharedEnv, "")
