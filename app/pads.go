@@ -11,6 +11,7 @@ import (
 	"github.com/lets-app/lets/backend/control"
 	"github.com/lets-app/lets/backend/daemon"
 	"github.com/lets-app/lets/backend/experience"
+	"github.com/lets-app/lets/backend/host"
 	"github.com/lets-app/lets/backend/identitystore"
 	"github.com/lets-app/lets/backend/surface"
 	"github.com/lets-app/lets/backend/surface/midi"
@@ -307,4 +308,22 @@ func (p *padParts) abort() {
 // identityStorePath is where the daemon keeps accent preferences.
 func identityStorePath(paths config.Paths) string {
 	return identitystore.DefaultPath(paths.StateDir())
+}
+
+// pairedDevices lists the phones paired with the browser pad for the home
+// page; nil when the browser pad does not run in this process (the page
+// then says how to pair one).
+func (p *padParts) pairedDevices() func() []host.PairedDevice {
+	if p == nil || p.web == nil {
+		return nil
+	}
+	w := p.web
+	return func() []host.PairedDevice {
+		devs := w.Devices()
+		out := make([]host.PairedDevice, 0, len(devs))
+		for _, d := range devs {
+			out = append(out, host.PairedDevice{Name: d.Name, PairedAt: d.PairedAt, Connected: d.Connected})
+		}
+		return out
+	}
 }

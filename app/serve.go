@@ -165,6 +165,7 @@ func serve(ctx context.Context, env *Env, args []string, desk *desktop) error {
 		Config:  settings,
 		// The tray's "show home" hook (single instance); nil headless.
 		OnShowHome: showHome,
+		Home:       host.HomeOptions{Devices: pads.pairedDevices()},
 		Extra: func(s *host.Status) {
 			s.Services = serviceNames(services)
 			if pads != nil {
