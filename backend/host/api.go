@@ -99,6 +99,9 @@ func (s *Server) handleRemove(w http.ResponseWriter, r *http.Request) {
 	if err := s.perms.Revoke(name); err != nil {
 		s.opts.Log.Warn("could not forget the removed unique's permissions", "unique", name, "err", err)
 	}
+	if s.origins != nil {
+		s.origins.forget(name)
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"removed": name})
 }
 

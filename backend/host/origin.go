@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lets-app/lets/backend/atomicfile"
@@ -59,18 +60,27 @@ type uniqueOrigin struct {
 	// token: it says "a window of this unique was opened in this browser".
 	secret string
 	cookie string
+	// fresh is true until the first browser is let in on a port this unique
+	// did not have before: that browser is told to clear whatever storage
+	// the port's origin may hold from another unique.
+	fresh atomic.Bool
 
 	mu      sync.Mutex
 	windows map[string]*window
 }
 
-// portsState is state/ports.json.
+// portsState is state/ports.json: each unique's port, and where the
+// unique was installed from when the port was given. A port belongs to a
+// unique from one source: another unique installed later under the same
+// name (after an uninstall, or from another source) gets a new port, so it
+// never inherits the first one's browser storage (issue #10).
 type portsState struct {
-	Uniques map[string]int `json:"uniques"`
+	Uniques map[string]int    `json:"uniques"`
+	Sources map[string]string `json:"sources,omitempty"`
 }
 
 func (s *originSet) readPorts() portsState {
-	st := portsState{Uniques: map[string]int{}}
+	st := portsState{Uniques: map[string]int{}, Sources: map[string]string{}}
 	if s.portsFile == "" {
 		return st
 	}
@@ -83,27 +93,71 @@ func (s *originSet) readPorts() portsState {
 	}
 	if err := json.Unmarshal(data, &st); err != nil || st.Uniques == nil {
 		s.log.Warn("ports.json is damaged; uniques get new ports", "err", err)
-		return portsState{Uniques: map[string]int{}}
+		return portsState{Uniques: map[string]int{}, Sources: map[string]string{}}
+	}
+	if st.Sources == nil {
+		st.Sources = map[string]string{}
 	}
 	return st
 }
 
-func (s *originSet) rememberPort(name string, port int) {
+// portFor is the remembered port of u, or 0 when there is none for this
+// unique from this source. A file written before sources were recorded
+// names no source; its ports are kept.
+func (st portsState) portFor(u *manifest.Unique) int {
+	src, known := st.Sources[u.Name()]
+	if known && src != u.Source() {
+		return 0
+	}
+	return st.Uniques[u.Name()]
+}
+
+func (s *originSet) writePorts(st portsState) {
+	data, _ := json.MarshalIndent(st, "", "  ")
+	if err := os.MkdirAll(filepath.Dir(s.portsFile), 0o700); err != nil {
+		s.log.Warn("could not save the uniques' ports", "err", err)
+		return
+	}
+	if err := atomicfile.Write(s.portsFile, append(data, '\n'), 0o600); err != nil {
+		s.log.Warn("could not save the uniques' ports", "err", err)
+	}
+}
+
+func (s *originSet) rememberPort(u *manifest.Unique, port int) {
 	if s.portsFile == "" {
 		return
 	}
 	st := s.readPorts()
-	if st.Uniques[name] == port {
+	if st.Uniques[u.Name()] == port && st.Sources[u.Name()] == u.Source() {
 		return
 	}
-	st.Uniques[name] = port
-	data, _ := json.MarshalIndent(st, "", "  ")
-	if err := os.MkdirAll(filepath.Dir(s.portsFile), 0o700); err != nil {
-		s.log.Warn("could not remember the unique's port", "unique", name, "err", err)
-		return
+	st.Uniques[u.Name()] = port
+	st.Sources[u.Name()] = u.Source()
+	s.writePorts(st)
+}
+
+// forget stops the origin of an uninstalled unique and forgets its port,
+// so a unique installed later under the same name starts with empty
+// browser storage on a port of its own.
+func (s *originSet) forget(name string) {
+	s.mu.Lock()
+	o, running := s.origins[name]
+	delete(s.origins, name)
+	if s.portsFile != "" {
+		st := s.readPorts()
+		if _, ok := st.Uniques[name]; ok {
+			delete(st.Uniques, name)
+			delete(st.Sources, name)
+			s.writePorts(st)
+		}
 	}
-	if err := atomicfile.Write(s.portsFile, append(data, '\n'), 0o600); err != nil {
-		s.log.Warn("could not remember the unique's port", "unique", name, "err", err)
+	s.mu.Unlock()
+	if running {
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		defer cancel()
+		if err := o.srv.Shutdown(ctx); err != nil {
+			_ = o.srv.Close()
+		}
 	}
 }
 
@@ -120,10 +174,13 @@ func (s *originSet) ensure(u *manifest.Unique) (*uniqueOrigin, error) {
 	}
 	var ln net.Listener
 	var err error
-	if p := s.readPorts().Uniques[u.Name()]; p > 0 && p != s.hostPort() {
+	fresh := true
+	if p := s.readPorts().portFor(u); p > 0 && p != s.hostPort() {
 		ln, err = net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
 		if err != nil {
 			s.log.Info("the unique's usual port is taken; using another (its browser storage starts empty)", "unique", u.Name(), "port", p)
+		} else {
+			fresh = false
 		}
 	}
 	if ln == nil {
@@ -140,6 +197,7 @@ func (s *originSet) ensure(u *manifest.Unique) (*uniqueOrigin, error) {
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln = netguard.Limit(ln, s.maxConns, "unique "+u.Name(), s.log)
 	o := &uniqueOrigin{set: s, unique: u, port: port, ln: ln, secret: secret, cookie: "lets_u_" + strconv.Itoa(port), windows: map[string]*window{}}
+	o.fresh.Store(fresh)
 	o.srv = &http.Server{
 		Handler:           o,
 		ReadHeaderTimeout: s.readHeaderTimeout,
@@ -152,7 +210,7 @@ func (s *originSet) ensure(u *manifest.Unique) (*uniqueOrigin, error) {
 			s.log.Warn("a unique's origin stopped", "unique", u.Name(), "err", err)
 		}
 	}()
-	s.rememberPort(u.Name(), port)
+	s.rememberPort(u, port)
 	s.log.Info("unique origin listening", "unique", u.Name(), "url", o.url())
 	return o, nil
 }
@@ -275,6 +333,9 @@ func (o *uniqueOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !o.validFrameToken(t) {
 			o.plain(w, http.StatusUnauthorized, "this link has expired; open the unique again")
 			return
+		}
+		if o.fresh.Swap(false) {
+			w.Header().Set("Clear-Site-Data", `"cache", "storage"`)
 		}
 		http.SetCookie(w, &http.Cookie{Name: o.cookie, Value: o.secret, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 		w.Header().Set("Location", sameOriginTarget(r.URL, "/"+o.unique.Manifest.Entry))
