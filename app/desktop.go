@@ -115,7 +115,21 @@ type desktop struct {
 	hostURL string
 	// homeLink makes a one-time link to the home page (host.HomeLink).
 	homeLink func() (string, error)
-	log      *slog.Logger
+	// nativeHome opens the home page in a native window; nil when
+	// windows open in the browser (no GUI support or no display).
+	nativeHome func(link string) error
+	log        *slog.Logger
+}
+
+// useWindows makes the home window a native window when wins can open
+// them (wins is nil otherwise, and home opens in the browser).
+func (d *desktop) useWindows(wins *nativeWindows) {
+	if d == nil || wins == nil {
+		return
+	}
+	d.mu.Lock()
+	d.nativeHome = wins.openHome
+	d.mu.Unlock()
 }
 
 // command is how the lock names this process.
@@ -164,10 +178,10 @@ func (d *desktop) openHeadlessHome(ctx context.Context, c *hostClient) error {
 // showHome shows the home window: the host's home page, through a
 // one-time home link (the page trades it for its own token), in the
 // desktop browser. The tray's "Home…" item and a second `lets` both come
-// here.
+// here. With native windows it opens in a `lets window` process instead.
 func (d *desktop) showHome() {
 	d.mu.Lock()
-	u, homeLink, log := d.hostURL, d.homeLink, d.log
+	u, homeLink, nativeHome, log := d.hostURL, d.homeLink, d.nativeHome, d.log
 	d.mu.Unlock()
 	if u == "" {
 		return
@@ -176,6 +190,19 @@ func (d *desktop) showHome() {
 	if err != nil {
 		log.Warn("could not make a link to the home page; run `lets` again to get a fresh one", "err", err)
 		return
+	}
+	if nativeHome != nil {
+		err := nativeHome(link)
+		switch {
+		case err == nil:
+			log.Info("showing the home window", "url", u+"/", "window", "native")
+			return
+		case errors.Is(err, errHomeOpen):
+			log.Info("the home window is already open")
+			return
+		}
+		// No process took the link, so the browser can still use it.
+		log.Warn("the home window could not open; showing home in the browser instead", "err", err)
 	}
 	log.Info("showing the home window", "url", u+"/")
 	if err := d.env.openURL(link); err != nil {

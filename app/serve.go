@@ -155,6 +155,7 @@ func serve(ctx context.Context, env *Env, args []string, desk *desktop) error {
 	// Windows open as native `lets window` processes when this build and
 	// session can show them, else in the browser (nil).
 	wins := newNativeWindows(env, st)
+	desk.useWindows(wins) // the home window too
 	srv, err := host.Listen(wins.hostOptions(host.Options{
 		Addr:    "127.0.0.1:" + strconv.Itoa(cfg.HostPort),
 		Token:   tok,

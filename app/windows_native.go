@@ -2,8 +2,11 @@ package app
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"sync"
 
 	"github.com/lets-app/lets/app/window"
@@ -103,8 +106,39 @@ func (n *nativeWindows) open(l host.WindowLaunch) error {
 	return n.spawner.Open(window.Launch{Window: l.Window, Unique: l.Unique, Title: l.Title, URL: l.URL})
 }
 
+// errHomeOpen means the home window already runs; Lets leaves it be.
+var errHomeOpen = errors.New("the home window is already open")
+
+// openHome shows the home page in a `lets window` process (title "Lets",
+// its own remembered place) for a one-time home link of this host; the
+// link goes to the process on stdin. An error other than errHomeOpen
+// means no window opened, so the caller shows the link in the browser.
+func (n *nativeWindows) openHome(link string) error {
+	n.mu.Lock()
+	srv := n.srv
+	n.mu.Unlock()
+	if srv == nil {
+		return errors.New("open the home window: the host is not running yet")
+	}
+	l, err := window.HomeLaunch(link, srv.URL())
+	if err != nil {
+		return fmt.Errorf("open the home window: %w", err)
+	}
+	if slices.Contains(n.spawner.Windows(), window.HomeWindow) {
+		return errHomeOpen
+	}
+	if err := n.spawner.Open(l); err != nil {
+		return fmt.Errorf("open the home window: %w", err)
+	}
+	return nil
+}
+
 // gone tells the host a window's process ended by itself.
 func (n *nativeWindows) gone(id, reason string) {
+	if id == window.HomeWindow {
+		// The home window is no host window: nothing to report.
+		return
+	}
 	n.mu.Lock()
 	srv := n.srv
 	n.mu.Unlock()

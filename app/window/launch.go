@@ -34,6 +34,43 @@ type Launch struct {
 	// Geometry is where the unique's window was last time; nil opens it
 	// at the default size, centred.
 	Geometry *geometry.Rect `json:"geometry,omitempty"`
+	// Home says the URL is the host's home page with a one-time key
+	// (http://127.0.0.1:<port>/#k=…) instead of a window's shell page.
+	Home bool `json:"home,omitempty"`
+}
+
+// HomeWindow is the window id and the geometry key of the home window; it
+// cannot clash with a unique's name or a host window id (neither starts
+// with "_").
+const HomeWindow = "_home"
+
+// Home window size without a remembered place.
+const (
+	HomeWidth  = 960
+	HomeHeight = 720
+)
+
+// HomeLaunch is the launch of the home window for a one-time home link
+// the host made (host.Server.HomeLink). The link must be exactly the
+// host's own origin (hostURL, http://127.0.0.1:<port>) and root path with
+// the key in the fragment; anything else is refused.
+func HomeLaunch(link, hostURL string) (Launch, error) {
+	u, err := url.Parse(link)
+	if err != nil {
+		return Launch{}, fmt.Errorf("%w: the home link does not parse: %v", ErrBadLaunch, err)
+	}
+	h, err := url.Parse(hostURL)
+	if err != nil || h.Scheme == "" || h.Host == "" {
+		return Launch{}, fmt.Errorf("%w: the host address %q is not a URL", ErrBadLaunch, hostURL)
+	}
+	if u.Scheme != h.Scheme || u.Host != h.Host {
+		return Launch{}, fmt.Errorf("%w: the home link must be on the Lets host (%s://%s), not %s://%s", ErrBadLaunch, h.Scheme, h.Host, u.Scheme, u.Host)
+	}
+	l := Launch{Window: HomeWindow, Unique: HomeWindow, Title: "Lets", URL: link, Home: true}
+	if err := l.check(); err != nil {
+		return Launch{}, err
+	}
+	return l, nil
 }
 
 // DefaultWidth and DefaultHeight size a window that has no remembered
@@ -86,7 +123,16 @@ func (l Launch) check() error {
 	if u.Scheme != "http" || ip == nil || !ip.IsLoopback() || u.Port() == "" {
 		return fmt.Errorf("%w: the URL must be the Lets host on this machine (http://127.0.0.1:<port>/w/…), not %s://%s", ErrBadLaunch, u.Scheme, u.Host)
 	}
-	if !strings.HasPrefix(u.Path, "/w/") {
+	if u.User != nil {
+		return fmt.Errorf("%w: the URL must not carry a user name or password", ErrBadLaunch)
+	}
+	if l.Home {
+		// The home page: the root path, no query, the one-time key in
+		// the fragment.
+		if u.Path != "/" || u.RawQuery != "" || u.Opaque != "" || !strings.HasPrefix(u.Fragment, "k=") || len(u.Fragment) <= len("k=") {
+			return fmt.Errorf("%w: the home window shows only the host's home page (http://127.0.0.1:<port>/#k=<key>)", ErrBadLaunch)
+		}
+	} else if !strings.HasPrefix(u.Path, "/w/") {
 		return fmt.Errorf("%w: the URL must be a window's shell page (/w/<window>/), not %s", ErrBadLaunch, u.Path)
 	}
 	if l.Geometry != nil && !l.Geometry.Valid() {
@@ -99,6 +145,9 @@ func (l Launch) check() error {
 func (l Launch) size() (int, int) {
 	if l.Geometry != nil && l.Geometry.Valid() {
 		return l.Geometry.Width, l.Geometry.Height
+	}
+	if l.Home {
+		return HomeWidth, HomeHeight
 	}
 	return DefaultWidth, DefaultHeight
 }
