@@ -192,9 +192,23 @@ export class Companion {
   }
 
   private place(): void {
-    this.element.style.transform = `translate(${Math.round(this.pos.x)}px, ${Math.round(this.pos.y)}px)`;
+    const shown = this.clearOfChatInput(this.pos);
+    this.element.style.transform = `translate(${Math.round(shown.x)}px, ${Math.round(shown.y)}px)`;
     this.element.dataset.x = String(Math.round(this.pos.x));
     this.element.dataset.y = String(Math.round(this.pos.y));
+  }
+
+  /**
+   * Where the companion is drawn: where it means to be, unless that covers
+   * the open chat's input row (Send sits in the corner the companion calls
+   * home, and zoomed in the row spans the window); then just above the row.
+   */
+  private clearOfChatInput(p: Point): Point {
+    const row = document.querySelector(".chat-panel:not([hidden]) .chat-form");
+    if (!row) return p;
+    const r = row.getBoundingClientRect();
+    const overlaps = p.x < r.right && p.x + SIZE.w > r.left && p.y < r.bottom && p.y + SIZE.h > r.top;
+    return overlaps ? { x: p.x, y: Math.max(4, r.top - SIZE.h - 4) } : p;
   }
 
   /** Eases the companion's top-left to p (clamped); never jumps. */
@@ -465,6 +479,9 @@ export class Companion {
       this.layoutPopups();
     });
     window.addEventListener("pagehide", () => this.flushProfile());
+    // The chat opening or closing moves the input row the companion keeps
+    // clear of.
+    new MutationObserver(() => this.place()).observe(document.body, { attributes: true, attributeFilter: ["hidden"], subtree: true });
   }
 
   /**
