@@ -241,6 +241,13 @@ func letsDesktopEnv(t testing.TB, ds desktopSession) (home, sock, xdg string) {
 
 func startDesktopLets(t testing.TB, ds desktopSession, home, sock, xdg string, args ...string) *desktopLets {
 	t.Helper()
+	return startDesktopLetsBin(t, os.Args[0], ds, home, sock, xdg, args...)
+}
+
+// startDesktopLetsBin is startDesktopLets with another Lets binary (the
+// GUI build, for real windows).
+func startDesktopLetsBin(t testing.TB, binary string, ds desktopSession, home, sock, xdg string, args ...string) *desktopLets {
+	t.Helper()
 	l := &desktopLets{home: home, sock: sock, xdg: xdg, out: &testutil.SyncBuffer{}, exited: make(chan struct{})}
 	l.mark = fmt.Sprintf("lets-desktop-test-%d-%d", os.Getpid(), time.Now().UnixNano())
 	// The desktop browser is a fake xdg-open that writes down the URL, so
@@ -251,7 +258,7 @@ func startDesktopLets(t testing.TB, ds desktopSession, home, sock, xdg string, a
 	if err := os.WriteFile(filepath.Join(bin, "xdg-open"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	l.cmd = exec.Command(os.Args[0], args...)
+	l.cmd = exec.Command(binary, args...)
 	l.cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "LETS_RUN_AS_CLI=1", "LETS_HOME="+home, "PAD_LATTICE_SOCKET="+sock,
 		"DISPLAY="+ds.display, "WAYLAND_DISPLAY=", "DBUS_SESSION_BUS_ADDRESS="+ds.busAddr,
 		"XDG_CONFIG_HOME="+xdg, "LETS_TEST_MARK="+l.mark, "LETS_LOG=debug")

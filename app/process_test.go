@@ -20,7 +20,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("LETS_RUN_AS_CLI") == "1" {
 		os.Exit(Main(append([]string{"lets"}, os.Args[1:]...)))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	guiBuild.Cleanup() // desktop_window_test.go's GUI binary
+	os.Exit(code)
 }
 
 func letsCommand(t *testing.T, home, sock string, args ...string) *exec.Cmd {

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lets-app/lets/app/window/guitest"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/testenv/browsertest"
 	"github.com/lets-app/lets/backend/testenv/testutil"
@@ -26,53 +27,29 @@ import (
 // `lets serve` with a display, `lets open hello`, and the window process
 // that it starts.
 
-const guiTags = "desktop,production,webkit2_41"
-
 // helloTitle is the built-in hello unique's title, the window's title.
 const helloTitle = "Hello — say hi to Claude"
 
-var (
-	guiBuildOnce sync.Once
-	guiBinary    string
-	guiBuildErr  error
-	guiBuildDir  string
-)
+// gui builds the GUI binary once per test run.
+var gui = guitest.Builder{
+	ModuleRoot: "../..",
+	Command:    testutil.Command,
+	Missing: func(tb testing.TB, what, fix string) {
+		tb.Helper()
+		testutil.Missing(tb, testutil.RequireToolsEnv, what, fix)
+	},
+}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if guiBuildDir != "" {
-		_ = os.RemoveAll(guiBuildDir)
-	}
+	gui.Cleanup()
 	os.Exit(code)
 }
 
-// buildGUI builds the Lets binary with the desktop tags once per test run
-// (the first build compiles WebKitGTK bindings and takes a minute or two;
-// Go's build cache makes later runs quick).
+// buildGUI builds the Lets binary with the desktop tags once per test run.
 func buildGUI(tb testing.TB) string {
 	tb.Helper()
-	testutil.Command(tb, "pkg-config")
-	if out, err := exec.Command("pkg-config", "--exists", "webkit2gtk-4.1", "gtk+-3.0").CombinedOutput(); err != nil {
-		testutil.Missing(tb, testutil.RequireToolsEnv, "the GTK 3 and WebKitGTK 4.1 development files are not installed ("+strings.TrimSpace(string(out))+")", "install the apt packages libgtk-3-dev libwebkit2gtk-4.1-dev (`make deps` does)")
-	}
-	guiBuildOnce.Do(func() {
-		guiBuildDir, guiBuildErr = os.MkdirTemp("", "lets-gui-build-")
-		if guiBuildErr != nil {
-			return
-		}
-		guiBinary = filepath.Join(guiBuildDir, "lets")
-		ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, "go", "build", "-tags", guiTags, "-o", guiBinary, ".")
-		cmd.Dir = "../.." // the module root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			guiBuildErr = fmt.Errorf("go build -tags %s: %w\n%s", guiTags, err, out)
-		}
-	})
-	if guiBuildErr != nil {
-		tb.Fatal(guiBuildErr)
-	}
-	return guiBinary
+	return gui.Build(tb)
 }
 
 // guiRig is Xvfb, a session bus and `lets serve` built with windows.

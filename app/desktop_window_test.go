@@ -1,0 +1,204 @@
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/lets-app/lets/app/window/guitest"
+	"github.com/lets-app/lets/backend/config"
+	"github.com/lets-app/lets/backend/testenv/testutil"
+)
+
+// guiBuild builds the Lets binary with native windows once per test run
+// (process_test.go's TestMain removes it).
+var guiBuild = guitest.Builder{
+	ModuleRoot: "..",
+	Command:    testutil.Command,
+	Missing: func(tb testing.TB, what, fix string) {
+		tb.Helper()
+		testutil.Missing(tb, testutil.RequireToolsEnv, what, fix)
+	},
+}
+
+// hostWindows lists the host's windows (GET /lip/windows with the token
+// from host.json).
+func hostWindows(t *testing.T, home string) []struct {
+	Window    string `json:"window"`
+	Unique    string `json:"unique"`
+	Connected bool   `json:"connected"`
+} {
+	t.Helper()
+	var body struct {
+		Windows []struct {
+			Window    string `json:"window"`
+			Unique    string `json:"unique"`
+			Connected bool   `json:"connected"`
+		} `json:"windows"`
+	}
+	info, err := config.ReadHostInfo(config.Paths{Home: home})
+	if err != nil {
+		return body.Windows
+	}
+	req, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d/lip/windows", info.Port), nil)
+	req.Header.Set("Authorization", "Bearer "+info.Token)
+	c := &http.Client{Timeout: 3 * time.Second}
+	resp, err := c.Do(req)
+	if err != nil {
+		return body.Windows
+	}
+	defer resp.Body.Close()
+	_ = json.NewDecoder(resp.Body).Decode(&body)
+	return body.Windows
+}
+
+// windowProcesses are the `lets window` processes among pids.
+func windowProcesses(pids []int) []int {
+	var out []int
+	for _, pid := range pids {
+		b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+		if len(args) >= 2 && filepath.Base(args[0]) == "lets" && args[1] == "window" {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// onScreen says whether xwininfo lists a window titled title on display.
+func onScreen(display, title string) bool {
+	cmd := exec.Command("xwininfo", "-root", "-tree")
+	cmd.Env = append(os.Environ(), "DISPLAY="+display)
+	out, err := cmd.Output()
+	return err == nil && strings.Contains(string(out), `"`+title+`":`)
+}
+
+// TestDesktopTrayOpensNativeWindows (#12 end to end, with the GUI build):
+// plain `lets` under Xvfb and a private session bus registers its tray;
+// "Event clicked" on Open → hello starts a `lets window` process whose
+// window appears (xwininfo shows its title) and whose shell connects
+// (/lip/windows says so); Home… shows the home window (titled "Lets") in
+// a second window process, not the browser; Quit ends every child. It
+// logs the time from the Open click to the window on screen with its
+// shell connected.
+func TestDesktopTrayOpensNativeWindows(t *testing.T) {
+	testutil.ProcFS(t)
+	testutil.Command(t, "xwininfo")
+	bin := guiBuild.Build(t)
+	ds := startDesktopSession(t)
+	conn, watcher := startWatcher(t, ds.busAddr)
+	home, sock, xdg := letsDesktopEnv(t, ds)
+	l := startDesktopLetsBin(t, bin, ds, home, sock, xdg)
+
+	if !waitFor(20*time.Second, func() bool { return len(watcher.registered()) > 0 }) {
+		t.Fatalf("no RegisterStatusNotifierItem within 20 s; lets said:\n%s", l.out.String())
+	}
+	item := watcher.registered()[0]
+	var hello menuNode
+	if !waitFor(15*time.Second, func() bool {
+		layout, err := getLayout(conn, item)
+		if err != nil {
+			return false
+		}
+		open, ok := layout.find("Open")
+		if !ok {
+			return false
+		}
+		for _, c := range open.Children {
+			if strings.Contains(strings.ToLower(c.Label), "hello") && c.Enabled {
+				hello = c
+				return true
+			}
+		}
+		return false
+	}) {
+		layout, _ := getLayout(conn, item)
+		t.Fatalf("the tray's Open submenu does not list hello:\n%s", strings.Join(layout.labels(""), "\n"))
+	}
+
+	// Open → hello: a window process, its window on screen, its shell
+	// connected.
+	if n := windowProcesses(markedProcesses(l.mark)); len(n) != 0 {
+		t.Fatalf("window processes before any click: %v", n)
+	}
+	clicked := time.Now()
+	clickMenu(t, conn, item, hello.ID)
+	var mapped, connected bool
+	var helloWin string
+	if !waitFor(20*time.Second, func() bool {
+		if !mapped {
+			mapped = onScreen(ds.display, helloTitle) && len(windowProcesses(markedProcesses(l.mark))) == 1
+		}
+		if !connected {
+			for _, w := range hostWindows(t, home) {
+				if w.Unique == "hello" && w.Connected {
+					connected, helloWin = true, w.Window
+				}
+			}
+		}
+		return mapped && connected
+	}) {
+		t.Fatalf("after Open → hello: window on screen %v, shell connected %v\n%s", mapped, connected, l.out.String())
+	}
+	took := time.Since(clicked)
+	t.Logf("tray Open → hello: window %s on screen with its shell connected after %v (polled every 50 ms)", helloWin, took.Round(time.Millisecond))
+	if opened, _ := os.ReadFile(l.opened); len(opened) != 0 {
+		t.Errorf("the GUI build handed a window to the browser: %s", opened)
+	}
+
+	// Home…: the home window, titled Lets, in its own window process.
+	if onScreen(ds.display, "Lets") {
+		t.Fatal("a window titled Lets is on screen before Home… was clicked")
+	}
+	clicked = time.Now()
+	clickLabel(t, conn, item, "Home…")
+	if !waitFor(20*time.Second, func() bool {
+		return onScreen(ds.display, "Lets") && len(windowProcesses(markedProcesses(l.mark))) == 2
+	}) {
+		t.Fatalf("Home… did not show the home window (titled Lets) in a second window process; window processes %v\n%s", windowProcesses(markedProcesses(l.mark)), l.out.String())
+	}
+	t.Logf("tray Home… → home window on screen after %v", time.Since(clicked).Round(time.Millisecond))
+	if opened, _ := os.ReadFile(l.opened); len(opened) != 0 {
+		t.Errorf("Home… went to the browser although native windows work: %s", opened)
+	}
+
+	// Quit ends lets and every child (window processes, WebKit's).
+	layout, _ := getLayout(conn, item)
+	quit, ok := layout.find("Quit Lets")
+	if !ok {
+		t.Fatalf("no Quit in the menu:\n%s", strings.Join(layout.labels(""), "\n"))
+	}
+	call := conn.Object(item.sender, dbus.ObjectPath(item.path+"/menu")).Call("com.canonical.dbusmenu.Event", 0, quit.ID, "clicked", dbus.MakeVariant(""), uint32(time.Now().Unix()))
+	if de, isDBus := call.Err.(dbus.Error); call.Err != nil && (!isDBus || de.Name != "org.freedesktop.DBus.Error.NoReply") {
+		t.Fatalf("Event clicked on Quit: %v", call.Err)
+	}
+	select {
+	case <-l.exited:
+		if l.err != nil {
+			t.Fatalf("lets exited with %v after Quit", l.err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("lets still runs 10 s after Quit")
+	}
+	if !waitFor(5*time.Second, func() bool { return len(markedProcesses(l.mark)) == 0 }) {
+		for _, pid := range markedProcesses(l.mark) {
+			cmdline, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+			t.Errorf("a process of lets still runs after Quit: pid %d: %s", pid, strings.ReplaceAll(string(cmdline), "\x00", " "))
+		}
+	}
+}
+
+// helloTitle is the built-in hello unique's window title.
+const helloTitle = "Hello — say hi to Claude"
