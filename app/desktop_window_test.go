@@ -16,6 +16,7 @@ import (
 
 	"github.com/lets-app/lets/app/window/guitest"
 	"github.com/lets-app/lets/backend/config"
+	"github.com/lets-app/lets/backend/testenv/browsertest"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
@@ -170,6 +171,29 @@ func TestDesktopTrayOpensNativeWindows(t *testing.T) {
 		t.Fatalf("Home… did not show the home window (titled Lets) in a second window process; window processes %v\n%s", windowProcesses(markedProcesses(l.mark)), l.out.String())
 	}
 	t.Logf("tray Home… → home window on screen after %v", time.Since(clicked).Round(time.Millisecond))
+	// The home page loads in it and shows the installed uniques: a
+	// screenshot of the screen (the home window is on top) to look at.
+	if !waitFor(15*time.Second, func() bool {
+		for _, line := range strings.Split(l.out.String(), "\n") {
+			if strings.Contains(line, "window page loaded") && strings.Contains(line, "_home") {
+				return true
+			}
+		}
+		return false
+	}) {
+		t.Errorf("the home window never reported its page loaded:\n%s", l.out.String())
+	}
+	if imp, err := exec.LookPath("import"); err == nil {
+		time.Sleep(1500 * time.Millisecond) // the page fetches its overview and paints
+		shot := filepath.Join(browsertest.ScreenshotDir(t), "window-home.png")
+		cmd := exec.Command(imp, "-window", "root", shot)
+		cmd.Env = append(os.Environ(), "DISPLAY="+ds.display)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("screenshot: %v\n%s", err, out)
+		} else {
+			t.Logf("screenshot: %s", shot)
+		}
+	}
 	if opened, _ := os.ReadFile(l.opened); len(opened) != 0 {
 		t.Errorf("Home… went to the browser although native windows work: %s", opened)
 	}
