@@ -91,7 +91,8 @@ func onScreen(display, title string) bool {
 // "Event clicked" on Open → hello starts a `lets window` process whose
 // window appears (xwininfo shows its title) and whose shell connects
 // (/lip/windows says so); Home… shows the home window (titled "Lets") in
-// a second window process, not the browser; Quit ends every child. It
+// a second window process, not the browser (a second `lets` then leaves
+// the open home window be); Quit ends every child. It
 // logs the time from the Open click to the window on screen with its
 // shell connected.
 func TestDesktopTrayOpensNativeWindows(t *testing.T) {
@@ -196,6 +197,21 @@ func TestDesktopTrayOpensNativeWindows(t *testing.T) {
 	}
 	if opened, _ := os.ReadFile(l.opened); len(opened) != 0 {
 		t.Errorf("Home… went to the browser although native windows work: %s", opened)
+	}
+
+	// A second `lets` asks this one to show home: the home window is
+	// already open, so no other window and no browser.
+	second := exec.Command(bin)
+	second.Env = l.cmd.Env
+	if out, err := second.CombinedOutput(); err != nil || !strings.Contains(string(out), "showing its home window") {
+		t.Errorf("a second lets: %v\n%s", err, out)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if n := windowProcesses(markedProcesses(l.mark)); len(n) != 2 {
+		t.Errorf("after a second lets with home open, window processes %v, want the same two", n)
+	}
+	if opened, _ := os.ReadFile(l.opened); len(opened) != 0 {
+		t.Errorf("a second lets sent home to the browser although its window is open: %s", opened)
 	}
 
 	// Quit ends lets and every child (window processes, WebKit's).
