@@ -44,6 +44,11 @@ TEST_ENV := LETS_REQUIRE_TOOLS=1 LETS_REQUIRE_SHARED=1
 RACE_PACKAGES := ./backend/daemon/... ./backend/host/... ./backend/ring/... \
 	./backend/surface/web/... ./backend/surface/midi/... ./backend/service/... \
 	./backend/control/... ./backend/wireclient/... ./app/window/spawn/...
+# Under the race detector, tests that measure wall-clock behaviour of a
+# browser (animation frames) or of a socket write deadline are skipped: the
+# detector slows everything several times, so they would test the machine's
+# load, not the code. They run without -race in `make unit`.
+RACE_SKIP := TestBrowser|TestSlowClientIsDropped
 # A count, not a duration: duration-based -fuzztime hits a race in Go 1.26's fuzz
 # coordinator (golang/go#75804) that fails runs with "context deadline exceeded".
 FUZZTIME ?= 20000x
@@ -141,7 +146,7 @@ unit:
 
 ## race: the concurrent packages again under the race detector
 race:
-	$(TEST_ENV) $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(RACE_PACKAGES)
+	$(TEST_ENV) $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -skip '$(RACE_SKIP)' $(RACE_PACKAGES)
 
 ## bench-once: every benchmark for one iteration, so none can rot (one
 ## package at a time: some check timing and must not share the CPU)

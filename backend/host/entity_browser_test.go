@@ -3,6 +3,7 @@ package host
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -218,31 +219,43 @@ func TestBrowserEntityCommands(t *testing.T) {
 	r.poll(t, `document.getElementById("lets-companion-menu").hidden && document.activeElement === document.querySelector(".lets-companion-body")`)
 
 	// entity.move to a point: eased over frames, never a jump.
-	x0, y0 := r.companionBox(t)
-	r.eval(t, `window.__track = []; (function f() { const e = document.querySelector(".lets-companion"); window.__track.push([+e.dataset.x, +e.dataset.y]); if (window.__track.length < 90) requestAnimationFrame(f); })(), true`, nil)
-	r.send(t, map[string]any{"type": "entity.move", "data": map[string]any{"x": 200, "y": 200}})
-	r.poll(t, `window.__track.length >= 90`)
-	var track [][]float64
-	r.eval(t, `window.__track`, &track)
-	tx, ty := 200.0-32, 200.0-32
-	dist := math.Hypot(tx-x0, ty-y0)
-	between, maxStep := 0, 0.0
-	for i, p := range track {
-		if i > 0 {
-			maxStep = math.Max(maxStep, math.Hypot(p[0]-track[i-1][0], p[1]-track[i-1][1]))
+	// Frames may be dropped on a busy machine (a starved renderer can skip
+	// a whole glide), so the move goes back and forth up to three times;
+	// one of them must show a few in-between frames and no step of most of
+	// the way. A jump never shows them.
+	glided := ""
+	for attempt, target := range [][2]float64{{200, 200}, {600, 400}, {200, 200}} {
+		x0, y0 := r.companionBox(t)
+		r.eval(t, `window.__track = []; (function f() { const e = document.querySelector(".lets-companion"); window.__track.push([+e.dataset.x, +e.dataset.y]); if (window.__track.length < 90) requestAnimationFrame(f); })(), true`, nil)
+		r.send(t, map[string]any{"type": "entity.move", "data": map[string]any{"x": target[0], "y": target[1]}})
+		r.poll(t, `window.__track.length >= 90`)
+		r.poll(t, `!document.querySelector(".lets-companion").dataset.moving`)
+		var track [][]float64
+		r.eval(t, `window.__track`, &track)
+		tx, ty := target[0]-32, target[1]-32
+		dist := math.Hypot(tx-x0, ty-y0)
+		between, maxStep := 0, 0.0
+		for i, p := range track {
+			if i > 0 {
+				maxStep = math.Max(maxStep, math.Hypot(p[0]-track[i-1][0], p[1]-track[i-1][1]))
+			}
+			if math.Hypot(p[0]-x0, p[1]-y0) > 2 && math.Hypot(p[0]-tx, p[1]-ty) > 2 {
+				between++
+			}
 		}
-		if math.Hypot(p[0]-x0, p[1]-y0) > 2 && math.Hypot(p[0]-tx, p[1]-ty) > 2 {
-			between++
+		var end []float64
+		r.eval(t, `(() => { const e = document.querySelector(".lets-companion"); return [+e.dataset.x, +e.dataset.y]; })()`, &end)
+		if math.Abs(end[0]-tx) > 1 || math.Abs(end[1]-ty) > 1 {
+			t.Fatalf("move %d ended at %v, want (%v, %v)", attempt+1, end, tx, ty)
 		}
+		if between >= 3 && maxStep <= dist*0.7 {
+			glided = ""
+			break
+		}
+		glided = fmt.Sprintf("%d frames in between, largest step %.0f px of %.0f", between, maxStep, dist)
 	}
-	last := track[len(track)-1]
-	if math.Abs(last[0]-tx) > 1 || math.Abs(last[1]-ty) > 1 {
-		t.Errorf("move ended at %v, want (%v, %v)", last, tx, ty)
-	}
-	// Frames may be dropped on a busy machine, so a few in-between frames
-	// and no step of most of the way prove the glide.
-	if between < 3 || maxStep > dist*0.7 {
-		t.Errorf("the move teleported: %d frames in between, largest step %.0f px of %.0f", between, maxStep, dist)
+	if glided != "" {
+		t.Errorf("the move teleported in three tries: last one %s", glided)
 	}
 	// Off-screen targets are clamped to the viewport.
 	r.send(t, map[string]any{"type": "entity.move", "data": map[string]any{"x": 99999, "y": -500}})
