@@ -508,31 +508,7 @@ func TestDesktopTrayOverDBus(t *testing.T) {
 	if pids := markedProcesses(l.mark); len(pids) == 0 {
 		t.Fatal("cannot see the lets process in /proc")
 	}
-	// Lets may end before the bus delivers its reply to the click: that
-	// is the bus saying NoReply, and fine here.
-	layout, _ = getLayout(conn, item)
-	quit, ok := layout.find("Quit Lets")
-	if !ok {
-		t.Fatalf("no Quit in the menu:\n%s", strings.Join(layout.labels(""), "\n"))
-	}
-	call := conn.Object(item.sender, dbus.ObjectPath(item.path+"/menu")).Call("com.canonical.dbusmenu.Event", 0, quit.ID, "clicked", dbus.MakeVariant(""), uint32(time.Now().Unix()))
-	if de, isDBus := call.Err.(dbus.Error); call.Err != nil && (!isDBus || de.Name != "org.freedesktop.DBus.Error.NoReply") {
-		t.Fatalf("Event clicked on Quit: %v", call.Err)
-	}
-	select {
-	case <-l.exited:
-		if l.err != nil {
-			t.Fatalf("lets exited with %v after Quit", l.err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("lets still runs 10 s after Quit")
-	}
-	if !waitFor(3*time.Second, func() bool { return len(markedProcesses(l.mark)) == 0 }) {
-		for _, pid := range markedProcesses(l.mark) {
-			cmdline, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
-			t.Errorf("a process of lets still runs after Quit: pid %d: %s", pid, strings.ReplaceAll(string(cmdline), "\x00", " "))
-		}
-	}
+	quitFromTray(t, conn, item, l, 3*time.Second)
 	if _, err := config.ReadHostInfo(config.Paths{Home: home}); err == nil {
 		t.Error("host.json left behind after Quit")
 	}
@@ -743,5 +719,36 @@ func TestLetsWithoutATrayHostSaysSo(t *testing.T) {
 	_, watcher := startWatcher(t, ds.busAddr)
 	if !waitFor(10*time.Second, func() bool { return len(watcher.registered()) > 0 }) {
 		t.Errorf("the tray did not register with a tray host that started later")
+	}
+}
+
+// quitFromTray clicks the tray's Quit and checks that lets exits cleanly
+// within 10 s and that every process it started is gone within within.
+// Lets may end before the bus delivers its reply to the click: that is the
+// bus saying NoReply, and fine here.
+func quitFromTray(t *testing.T, conn *dbus.Conn, item registration, l *desktopLets, within time.Duration) {
+	t.Helper()
+	layout, _ := getLayout(conn, item)
+	quit, ok := layout.find("Quit Lets")
+	if !ok {
+		t.Fatalf("no Quit in the menu:\n%s", strings.Join(layout.labels(""), "\n"))
+	}
+	call := conn.Object(item.sender, dbus.ObjectPath(item.path+"/menu")).Call("com.canonical.dbusmenu.Event", 0, quit.ID, "clicked", dbus.MakeVariant(""), uint32(time.Now().Unix()))
+	if de, isDBus := call.Err.(dbus.Error); call.Err != nil && (!isDBus || de.Name != "org.freedesktop.DBus.Error.NoReply") {
+		t.Fatalf("Event clicked on Quit: %v", call.Err)
+	}
+	select {
+	case <-l.exited:
+		if l.err != nil {
+			t.Fatalf("lets exited with %v after Quit", l.err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("lets still runs 10 s after Quit")
+	}
+	if !waitFor(within, func() bool { return len(markedProcesses(l.mark)) == 0 }) {
+		for _, pid := range markedProcesses(l.mark) {
+			cmdline, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+			t.Errorf("a process of lets still runs after Quit: pid %d: %s", pid, strings.ReplaceAll(string(cmdline), "\x00", " "))
+		}
 	}
 }

@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/godbus/dbus/v5"
-
 	"github.com/lets-app/lets/app/window/guitest"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/testenv/browsertest"
@@ -215,29 +213,7 @@ func TestDesktopTrayOpensNativeWindows(t *testing.T) {
 	}
 
 	// Quit ends lets and every child (window processes, WebKit's).
-	layout, _ := getLayout(conn, item)
-	quit, ok := layout.find("Quit Lets")
-	if !ok {
-		t.Fatalf("no Quit in the menu:\n%s", strings.Join(layout.labels(""), "\n"))
-	}
-	call := conn.Object(item.sender, dbus.ObjectPath(item.path+"/menu")).Call("com.canonical.dbusmenu.Event", 0, quit.ID, "clicked", dbus.MakeVariant(""), uint32(time.Now().Unix()))
-	if de, isDBus := call.Err.(dbus.Error); call.Err != nil && (!isDBus || de.Name != "org.freedesktop.DBus.Error.NoReply") {
-		t.Fatalf("Event clicked on Quit: %v", call.Err)
-	}
-	select {
-	case <-l.exited:
-		if l.err != nil {
-			t.Fatalf("lets exited with %v after Quit", l.err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("lets still runs 10 s after Quit")
-	}
-	if !waitFor(5*time.Second, func() bool { return len(markedProcesses(l.mark)) == 0 }) {
-		for _, pid := range markedProcesses(l.mark) {
-			cmdline, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
-			t.Errorf("a process of lets still runs after Quit: pid %d: %s", pid, strings.ReplaceAll(string(cmdline), "\x00", " "))
-		}
-	}
+	quitFromTray(t, conn, item, l, 5*time.Second)
 }
 
 // helloTitle is the built-in hello unique's window title.
