@@ -386,16 +386,7 @@ func treeCPU(tb testing.TB, pid int) time.Duration {
 	tb.Helper()
 	var total time.Duration
 	for _, p := range descendants(pid) {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
+		f := procStat(p)
 		if len(f) < 13 {
 			continue
 		}
@@ -407,6 +398,21 @@ func treeCPU(tb testing.TB, pid int) time.Duration {
 	return total
 }
 
+// procStat is the fields of /proc/<pid>/stat after the command name
+// (state, ppid, …), or nil when the process is gone.
+func procStat(pid int) []string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return nil
+	}
+	return strings.Fields(s[i+1:])
+}
+
 // descendants is pid and every process below it.
 func descendants(pid int) []int {
 	children := map[int][]int{}
@@ -416,16 +422,7 @@ func descendants(pid int) []int {
 		if err != nil {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		fields := strings.Fields(s[i+1:])
+		fields := procStat(p)
 		if len(fields) < 2 {
 			continue
 		}
