@@ -9,6 +9,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 )
 
 // CurrentVersion is the config.json format this Lets reads and writes. A
@@ -31,6 +32,9 @@ type Config struct {
 	Wire WireConfig `json:"wire"`
 	// Web configures the browser pad (Web Surface Protocol 1).
 	Web WebConfig `json:"web"`
+	// Claude configures the Claude Code integration (`lets setup claude`,
+	// `lets hook`).
+	Claude ClaudeConfig `json:"claude"`
 
 	// Unknown holds top-level keys this version does not know. They are
 	// kept (Save writes them back) so that a newer version's settings
@@ -82,6 +86,30 @@ type WebConfig struct {
 	Unknown map[string]json.RawMessage `json:"-"`
 }
 
+// ClaudeConfig configures the Claude Code integration.
+type ClaudeConfig struct {
+	// ApprovalTimeoutS is how many seconds `lets hook PermissionRequest`
+	// waits for Approve or Reject from a pad, a phone or a window before
+	// Claude Code asks in its terminal as usual (5 to 3600).
+	ApprovalTimeoutS int `json:"approvalTimeoutS"`
+
+	// Unknown holds the keys of the "claude" section this version does not
+	// know; kept like Config.Unknown.
+	Unknown map[string]json.RawMessage `json:"-"`
+}
+
+// ApprovalTimeout is ApprovalTimeoutS as a duration.
+func (c ClaudeConfig) ApprovalTimeout() time.Duration {
+	return time.Duration(c.ApprovalTimeoutS) * time.Second
+}
+
+// The approval wait: its default and the range Validate accepts.
+const (
+	DefaultApprovalTimeoutS = 120
+	MinApprovalTimeoutS     = 5
+	MaxApprovalTimeoutS     = 3600
+)
+
 // DefaultWebPort is the browser pad's usual port.
 const DefaultWebPort = 8765
 
@@ -92,14 +120,16 @@ func Defaults() Config {
 		Handoff: "close",
 		Wire:    WireConfig{Enabled: true, MIDI: true},
 		Web:     WebConfig{Enabled: true, Port: DefaultWebPort},
+		Claude:  ClaudeConfig{ApprovalTimeoutS: DefaultApprovalTimeoutS},
 	}
 }
 
 // Known keys, per section, in the order Save writes them.
 var (
-	topKeys  = []string{"version", "handoff", "host_port", "wire", "web"}
-	wireKeys = []string{"enabled", "socket", "midi", "midi_profile", "activity_motion", "audio_feedback"}
-	webKeys  = []string{"enabled", "port", "lan", "bind_host", "advertise_host"}
+	topKeys    = []string{"version", "handoff", "host_port", "wire", "web", "claude"}
+	wireKeys   = []string{"enabled", "socket", "midi", "midi_profile", "activity_motion", "audio_feedback"}
+	webKeys    = []string{"enabled", "port", "lan", "bind_host", "advertise_host"}
+	claudeKeys = []string{"approvalTimeoutS"}
 )
 
 // ParseError tells where config.json is broken.
@@ -207,6 +237,9 @@ func Parse(data []byte) (Config, error) {
 	if cfg.Web.Unknown, err = sectionUnknown(raw, "web", webKeys); err != nil {
 		return Defaults(), err
 	}
+	if cfg.Claude.Unknown, err = sectionUnknown(raw, "claude", claudeKeys); err != nil {
+		return Defaults(), err
+	}
 	if err := cfg.Validate(); err != nil {
 		return Defaults(), err
 	}
@@ -278,12 +311,15 @@ func (c Config) Validate() error {
 	if c.Web.Port < 0 || c.Web.Port > 65535 {
 		return fmt.Errorf(`"web": {"port"} must be between 0 and 65535, not %d`, c.Web.Port)
 	}
+	if s := c.Claude.ApprovalTimeoutS; s < MinApprovalTimeoutS || s > MaxApprovalTimeoutS {
+		return fmt.Errorf(`"claude": {"approvalTimeoutS"} must be between %d and %d seconds, not %d`, MinApprovalTimeoutS, MaxApprovalTimeoutS, s)
+	}
 	return nil
 }
 
 // UnknownSetting is one key of config.json this version does not know.
 type UnknownSetting struct {
-	// Section is "" for a top-level key, else "wire" or "web".
+	// Section is "" for a top-level key, else "wire", "web" or "claude".
 	Section string
 	Key     string
 	// Suggestion is the known key the user probably meant, as a dotted
@@ -319,7 +355,7 @@ func (c Config) UnknownSettings() []UnknownSetting {
 		name    string
 		unknown map[string]json.RawMessage
 		known   []string
-	}{{"wire", c.Wire.Unknown, wireKeys}, {"web", c.Web.Unknown, webKeys}} {
+	}{{"wire", c.Wire.Unknown, wireKeys}, {"web", c.Web.Unknown, webKeys}, {"claude", c.Claude.Unknown, claudeKeys}} {
 		for k := range sec.unknown {
 			u := UnknownSetting{Section: sec.name, Key: k}
 			if s := closest(k, sec.known); s != "" {
@@ -352,7 +388,7 @@ func suggestTop(k string) string {
 	for _, sec := range []struct {
 		name  string
 		known []string
-	}{{"wire", wireKeys}, {"web", webKeys}} {
+	}{{"wire", wireKeys}, {"web", webKeys}, {"claude", claudeKeys}} {
 		if s := closest(k, sec.known); s != "" {
 			return sec.name + "." + s
 		}

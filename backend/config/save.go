@@ -25,13 +25,18 @@ func Marshal(c Config) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	claude, err := object(c.Claude, claudeKeys, c.Claude.Unknown)
+	if err != nil {
+		return nil, err
+	}
 	top := struct {
 		Version  int             `json:"version"`
 		Handoff  string          `json:"handoff"`
 		HostPort int             `json:"host_port"`
 		Wire     json.RawMessage `json:"wire"`
 		Web      json.RawMessage `json:"web"`
-	}{c.Version, c.Handoff, c.HostPort, wire, web}
+		Claude   json.RawMessage `json:"claude"`
+	}{c.Version, c.Handoff, c.HostPort, wire, web, claude}
 	compact, err := object(top, topKeys, c.Unknown)
 	if err != nil {
 		return nil, err
