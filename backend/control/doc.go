@@ -27,6 +27,7 @@
 //	connection closed   Disconnect(now, conn)                        nothing
 //	surface Scene press SelectSlot(now, slot)                        nothing (Delivered = selected; earcon)
 //	surface action      Press(now, action)                           ActionEvent → the one chosen subscriber
+//	named answer        PressFor(now, id, requestID, action)         ActionEvent → the one chosen subscriber, or a *PressError
 //	loop iteration      Tick(now)                                    nothing (expiry; Changed/ExperienceStopped)
 //
 // Outbound.Msg is a wire.Message (wire.StateAck, wire.SessionLeaseAck,
@@ -67,6 +68,16 @@
 // (ReasonAgentAttention) so the daemon stops the real controller and renders
 // the live view. While one runs, SelectSlot and Press return Consumed=true
 // and change nothing: the daemon forwards those events to the controller.
+//
+// Named answers: PressFor is the approval card's Allow/Deny in a window
+// bound to one agent session. It passes the same gates as a surface press
+// but aims at the named session (never changing the selection), prefers the
+// subscription carrying the named request id and refuses when that request
+// is over; a refusal is a *PressError whose Reason (ErrUnknownSession,
+// ErrNotPermitted, ErrNoSubscriber, ErrRequestOver, ErrPreviewActive,
+// ErrDebounced, ErrUnknownAction) says why. It is not a surface event, so
+// it is delivered while a Demo/Show runs. Answerable(id, requestID) lists
+// what such a card may still offer.
 //
 // Other helpers: Available() (lit actions), Snapshot(id) (a state_ack
 // payload), Selected(), Len(), OverflowCount(), PreviewActive(),

@@ -277,8 +277,24 @@ func (p *Plane) Press(now float64, action wire.Action) Result {
 		p.earcon(EarconUnavailable, slot)
 		return r
 	}
+	best := p.recipient(t.id, action)
+	if best == nil { // unreachable: available() found a subscriber
+		p.earcon(EarconUnavailable, slot)
+		return r
+	}
+	if p.debounced(t.id, action, now) {
+		p.earcon(EarconUnavailable, slot)
+		return r
+	}
+	p.deliver(&r, now, t, best, action)
+	return r
+}
+
+// recipient picks the subscription for id that receives action (§9.10
+// "Recipient choice"), or nil when none advertises it.
+func (p *Plane) recipient(id wire.Identity, action wire.Action) *subscription {
 	var best *subscription
-	for _, sub := range p.byAgent[t.id] {
+	for _, sub := range p.byAgent[id] {
 		if !sub.actions.has(action) {
 			continue
 		}
@@ -286,26 +302,31 @@ func (p *Plane) Press(now float64, action wire.Action) Result {
 			best = sub
 		}
 	}
-	if best == nil { // unreachable: available() found a subscriber
-		p.earcon(EarconUnavailable, slot)
-		return r
-	}
-	key := debounceKey{t.id, action}
-	if t0, ok := p.debounce[key]; ok && now-t0 < p.cfg.ActionDebounce {
-		p.earcon(EarconUnavailable, slot)
-		return r
-	}
-	p.debounce[key] = now
+	return best
+}
+
+// debounced reports whether (id, action) was delivered less than the
+// debounce interval before now (gate 4). Surface presses and PressFor share
+// the record.
+func (p *Plane) debounced(id wire.Identity, action wire.Action, now float64) bool {
+	t0, ok := p.debounce[debounceKey{id, action}]
+	return ok && now-t0 < p.cfg.ActionDebounce
+}
+
+// deliver is §9.10 "On delivery": record the debounce time, touch t, disarm
+// a one-shot recipient before sending, send the action event with the
+// recipient's request id as it was, and play the action's earcon.
+func (p *Plane) deliver(r *Result, now float64, t *session, to *subscription, action wire.Action) {
+	p.debounce[debounceKey{t.id, action}] = now
 	p.touch(t, now)
-	rid := best.requestID
-	if best.oneShot {
-		best.actions, best.requestID, best.oneShot = 0, "", false
+	rid := to.requestID
+	if to.oneShot {
+		to.actions, to.requestID, to.oneShot = 0, "", false
 	}
-	r.send(best.conn, wire.ActionEvent{Action: action, Agent: t.id, RequestID: rid})
+	r.send(to.conn, wire.ActionEvent{Action: action, Agent: t.id, RequestID: rid})
 	r.Delivered = true
-	p.changed(&r)
+	p.changed(r)
 	p.earcon(string(action), t.slot)
-	return r
 }
 
 // better orders recipients: request-scoped before unscoped, then oldest
