@@ -108,11 +108,11 @@ type SkillResult int
 
 // The outcomes of the skill functions.
 const (
-	SkillUnchanged SkillResult = iota // already as wanted
-	SkillWritten                      // installed or updated
-	SkillRemoved                      // Lets' skill folder removed
-	SkillNotOurs                      // a SKILL.md Lets did not write is there; left alone
-	SkillKeptFolder                   // SKILL.md removed, the folder kept: it holds other files
+	SkillUnchanged  SkillResult = iota // already as wanted
+	SkillWritten                       // installed or updated
+	SkillRemoved                       // Lets' skill folder removed
+	SkillNotOurs                       // a SKILL.md Lets did not write is there; left alone
+	SkillKeptFolder                    // SKILL.md removed, the folder kept: it holds other files
 )
 
 // InstallSkill writes the lets skill to p.SkillFile(). It replaces a

@@ -180,19 +180,19 @@ func TestOursByExactCommandWhateverTheProgramIsCalled(t *testing.T) {
 
 func TestBrokenSettingsAreRefusedNeverRewritten(t *testing.T) {
 	cases := map[string]string{
-		"{\n  // my settings\n  \"model\": \"opus\"\n}":        "settings.json:2:3",
-		`{"model": "opus",}`:                                   "no trailing commas",
-		`[]`:                                                   "must be a JSON object",
-		`null`:                                                 "must be a JSON object",
-		`"hooks"`:                                              "must be a JSON object",
-		`{"hooks": []}`:                                        `"hooks" must be an object`,
-		`{"hooks": null}`:                                      `"hooks" must be an object`,
-		`{"hooks": {"Stop": {}}}`:                              `"Stop"`,
-		`{"hooks": {}, "hooks": {}}`:                           `"hooks" appears twice`,
-		`{"hooks": {"Stop": [], "Stop": []}}`:                  `"Stop" appears twice`,
-		`{"model": "opus"} {"model": "sonnet"}`:                "more after",
-		`{"model": "op`:                                        "ends too early",
-		"\xef\xbb\xbf{}":                                       "invalid character",
+		"{\n  // my settings\n  \"model\": \"opus\"\n}": "settings.json:2:3",
+		`{"model": "opus",}`:                            "no trailing commas",
+		`[]`:                                            "must be a JSON object",
+		`null`:                                          "must be a JSON object",
+		`"hooks"`:                                       "must be a JSON object",
+		`{"hooks": []}`:                                 `"hooks" must be an object`,
+		`{"hooks": null}`:                               `"hooks" must be an object`,
+		`{"hooks": {"Stop": {}}}`:                       `"Stop"`,
+		`{"hooks": {}, "hooks": {}}`:                    `"hooks" appears twice`,
+		`{"hooks": {"Stop": [], "Stop": []}}`:           `"Stop" appears twice`,
+		`{"model": "opus"} {"model": "sonnet"}`:         "more after",
+		`{"model": "op`:                                 "ends too early",
+		"\xef\xbb\xbf{}":                                "invalid character",
 		`{"hooks": {"Stop": [{"hooks": [{"command": "x"}]}]}`:  "",
 		`{"hooks": {"Stop": [{"hooks": [{"command": "x"}]}]}}`: "-", // valid
 	}
