@@ -17,6 +17,10 @@
 //   - one writer per connection, only while that connection has output
 //     pending: it writes the queue in order with a write deadline.
 //
+// Other goroutines reach the control plane only through the owner:
+// Answer (a window's approval card answering its agent session) and
+// Answerable post a call to the owner loop and wait for it (answer.go).
+//
 // # Clients that stop reading
 //
 // Output is queued without blocking the owner. A connection whose unsent
@@ -297,12 +301,13 @@ func (d *Daemon) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	d.cancel = cancel
 	d.done = make(chan struct{})
+	// Set under mu: Answer reads them from other goroutines.
+	d.events = make(chan event, 256)
+	d.stopping = make(chan struct{})
 	ln := d.ln
 	d.mu.Unlock()
 	defer cancel()
 
-	d.events = make(chan event, 256)
-	d.stopping = make(chan struct{})
 	d.conns = map[int64]*conn{}
 	d.lingering = map[int64]*conn{}
 	stopStoreWriter := d.startStoreWriter()
@@ -367,6 +372,7 @@ type event struct {
 	c     *conn
 	nc    *net.UnixConn
 	lines [][]byte
+	call  *loopCall // evCall
 }
 
 type eventKind uint8
@@ -376,6 +382,7 @@ const (
 	evLines                     // c sent complete lines
 	evOverflow                  // c sent more than 64 KiB without a newline
 	evClosed                    // c reached EOF or failed
+	evCall                      // run call on the owner goroutine (answer.go)
 )
 
 // post hands an event to the owner unless the daemon is stopping.
@@ -563,6 +570,8 @@ func (d *Daemon) handle(ev event) {
 			d.cleanup(ev.c, true)
 		}
 		d.forget(ev.c)
+	case evCall:
+		ev.call.run()
 	}
 }
 
