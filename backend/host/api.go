@@ -127,6 +127,7 @@ func (s *Server) handleOpen(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, string(lip.CodeBadEnvelope), `give "unique": the name of an installed unique (see GET /lip/uniques)`)
 		return
 	}
+	req.claudePID = claudePIDOf(r.Header)
 	res, win, err := s.core.open(req, s.origins, s.URL())
 	if err != nil {
 		var le *lip.Error

@@ -51,6 +51,10 @@ type lipCore struct {
 	uploadMax int64
 	// onForget runs when a window is gone for good (origin bookkeeping).
 	onForget func(*window)
+	// claude is what hooks reported per claude process (claude.go);
+	// claudeActions passes approval answers on (nil: no cards).
+	claude        *claudeAgents
+	claudeActions ClaudeActions
 
 	mu      sync.Mutex
 	windows map[string]*window
@@ -130,6 +134,9 @@ func (c *lipCore) listWindows() []windowInfo {
 	out := make([]windowInfo, len(ws))
 	for i, w := range ws {
 		out[i] = w.info()
+		if out[i].ClaudePID > 0 {
+			out[i].ClaudeSession = c.claude.session(out[i].ClaudePID)
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return winNum(out[i].Window) < winNum(out[j].Window) })
 	return out
@@ -157,6 +164,9 @@ type openRequest struct {
 	Unique string `json:"unique"`
 	Resume string `json:"resume,omitempty"`
 	Title  string `json:"title,omitempty"`
+	// claudePID binds the window to a claude process (ClaudePIDHeader);
+	// 0 for none.
+	claudePID int
 }
 
 // openResult is the answer of POST /lip/open: what spec lip-1 §8.1 lists,
@@ -240,7 +250,7 @@ func (c *lipCore) open(req openRequest, origins *originSet, hostURL string) (ope
 	}
 	c.mu.Lock()
 	c.nextWin++
-	w := &window{core: c, id: "w" + strconv.Itoa(c.nextWin), unique: u, name: u.Name(), title: title, launch: launch, frameToken: ft, opened: now, ask: map[string]chan string{}}
+	w := &window{core: c, id: "w" + strconv.Itoa(c.nextWin), unique: u, name: u.Name(), title: title, launch: launch, frameToken: ft, opened: now, ask: map[string]chan string{}, claudePID: req.claudePID}
 	c.windows[w.id] = w
 	c.mu.Unlock()
 	origin.addWindow(w)
@@ -260,6 +270,7 @@ func (c *lipCore) open(req openRequest, origins *originSet, hostURL string) (ope
 		openData["resumed"] = saved.ID
 	}
 	c.publish(w.id, "session.open", openData)
+	c.claudeWindowOpened(w)
 	return res, w, nil
 }
 

@@ -121,6 +121,12 @@ type Options struct {
 	// Home is what the home page shows beyond the host's own data (home.go).
 	Home HomeOptions
 
+	// ClaudeActions, when set, passes the human's answer on an approval
+	// card in a window bound to a Claude session to the Wire daemon
+	// (claude.go). nil (no agent daemon in this process) means bound
+	// windows show no approval card; the companion still follows Claude.
+	ClaudeActions ClaudeActions
+
 	// MaxConns caps the open connections of origin A, MaxUniqueConns those
 	// of each unique origin; connections over the cap are closed at once.
 	// 0 means DefaultMaxConns / DefaultMaxUniqueConns.
@@ -271,14 +277,16 @@ func (s *Server) setupLIP() error {
 	s.rng = ring.New(ring.Config{Capacity: o.RingCapacity, Store: cursorfile.New(paths.StateDir()), Logger: o.Log})
 	s.core = &lipCore{
 		log: o.Log, now: o.Now, paths: paths, registry: reg,
-		sessions:  sessions.NewStore(paths.SessionsDir(), sessions.Options{Log: o.Log}),
-		ring:      &eventRing{r: s.rng},
-		ids:       lip.NewIDs(nil),
-		handoff:   o.Handoff,
-		settings:  o.Config,
-		windows:   map[string]*window{},
-		version:   o.Version,
-		uploadMax: o.UploadMaxBytes,
+		sessions:      sessions.NewStore(paths.SessionsDir(), sessions.Options{Log: o.Log}),
+		ring:          &eventRing{r: s.rng},
+		ids:           lip.NewIDs(nil),
+		handoff:       o.Handoff,
+		settings:      o.Config,
+		windows:       map[string]*window{},
+		version:       o.Version,
+		uploadMax:     o.UploadMaxBytes,
+		claude:        newClaudeAgents(claudeAgentsMax),
+		claudeActions: o.ClaudeActions,
 	}
 	s.origins = &originSet{log: o.Log, maxConns: o.MaxUniqueConns, readHeaderTimeout: o.ReadHeaderTimeout, idleTimeout: o.IdleTimeout, portsFile: filepath.Join(paths.StateDir(), "ports.json"), hostPort: s.Port, sdk: s.sdkBytes, origins: map[string]*uniqueOrigin{}}
 	s.core.onForget = func(w *window) {
@@ -309,7 +317,7 @@ func (s *Server) Name() string { return "host" }
 var privilegedRoutes = []string{
 	"GET /lip/status", "GET /lip/uniques", "POST /lip/install", "DELETE /lip/uniques/{name}",
 	"POST /lip/open", "POST /lip/send", "GET /lip/listen", "POST /lip/listen", "POST /lip/close",
-	"GET /lip/sessions", "GET /lip/windows", ShowHomeRoute, ApproveRoute,
+	"GET /lip/sessions", "GET /lip/windows", ShowHomeRoute, ApproveRoute, ClaudeRoute,
 }
 
 // Handler is the host's whole HTTP surface, with the loopback guard.
@@ -329,6 +337,7 @@ func (s *Server) Handler() http.Handler {
 		"GET /lip/windows":           s.lipOnly(s.handleWindows),
 		ShowHomeRoute:                s.handleShowHome,
 		ApproveRoute:                 s.lipOnly(s.handleApprove),
+		ClaudeRoute:                  s.lipOnly(s.handleClaude),
 	}
 	for _, route := range privilegedRoutes {
 		mux.Handle(route, s.requireHostToken(handlers[route]))

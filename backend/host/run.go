@@ -21,8 +21,9 @@ const (
 // askTimeout bounds how long a run waits for the human.
 const askTimeout = 2 * time.Minute
 
-// answer delivers the human's choice to a waiting run.
-func (w *window) answer(id, choice string) {
+// answer delivers the human's choice to a waiting run or approval; false
+// when nothing of this window waits for id.
+func (w *window) answer(id, choice string) bool {
 	w.mu.Lock()
 	ch, ok := w.ask[id]
 	delete(w.ask, id)
@@ -30,6 +31,7 @@ func (w *window) answer(id, choice string) {
 	if ok {
 		ch <- choice
 	}
+	return ok
 }
 
 // permissionKey is the installed commit a grant is tied to.

@@ -60,6 +60,9 @@ type window struct {
 	frameToken string
 	opened     time.Time
 	resumed    string // session id restored at open, if any
+	// claudePID is the claude process the window is bound to (0: none);
+	// fixed at open.
+	claudePID int
 
 	mu      sync.Mutex
 	queue   []*downItem
@@ -84,12 +87,16 @@ type windowInfo struct {
 	Queued    int    `json:"queued"`
 	Session   string `json:"session,omitempty"`
 	Opened    int64  `json:"opened"`
+	// ClaudePID is the claude process the window is bound to, and
+	// ClaudeSession that process's session once a hook reported it.
+	ClaudePID     int    `json:"claude_pid,omitempty"`
+	ClaudeSession string `json:"claude_session,omitempty"`
 }
 
 func (w *window) info() windowInfo {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return windowInfo{Window: w.id, Unique: w.name, Title: w.title, Connected: w.conn != nil, Queued: len(w.queue), Session: w.session, Opened: w.opened.UnixMilli()}
+	return windowInfo{Window: w.id, Unique: w.name, Title: w.title, Connected: w.conn != nil, Queued: len(w.queue), Session: w.session, Opened: w.opened.UnixMilli(), ClaudePID: w.claudePID}
 }
 
 // enqueue appends a stamped down-command. It returns the envelopes the

@@ -379,7 +379,9 @@ func (core *lipCore) channelFrame(c *shellConn, e *lip.Envelope) {
 			Choice string `json:"choice"`
 		}
 		_ = json.Unmarshal(e.DataOrEmpty(), &d)
-		w.answer(d.ID, d.Choice)
+		if !w.answer(d.ID, d.Choice) {
+			core.claudeAnswered(w, d.ID, d.Choice)
+		}
 	}
 }
 
