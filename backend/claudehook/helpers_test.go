@@ -1,0 +1,266 @@
+package claudehook_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lets-app/lets/backend/claudehook"
+	"github.com/lets-app/lets/backend/daemon"
+	"github.com/lets-app/lets/backend/daemon/daemontest"
+	"github.com/lets-app/lets/backend/wire"
+	"github.com/lets-app/lets/backend/wireclient"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/golden from the current output")
+
+// The recorded session (testdata/stdin/README.md).
+const (
+	sessionID = "5b0c8f2e-3c41-4d9a-9f2e-6a1d7c3e9b10"
+	label     = "project"
+	claudePID = 4242
+	requestID = "req-0001"
+)
+
+// testDaemon is a real Wire daemon in this process with the fake surface.
+type testDaemon struct {
+	path    string
+	surface *daemontest.Surface
+	client  *wireclient.Client
+	stop    func()
+}
+
+// shortDir returns a temporary folder short enough for a socket path.
+func shortDir(tb testing.TB) string {
+	tb.Helper()
+	dir, err := os.MkdirTemp("", "ch")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+func startDaemon(tb testing.TB) *testDaemon {
+	tb.Helper()
+	path := filepath.Join(shortDir(tb), "s.sock")
+	s := daemontest.NewSurface()
+	d, err := daemon.Listen(daemon.Options{SocketPath: path, Surface: s})
+	if err != nil {
+		tb.Fatalf("start daemon: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- d.Run(ctx) }()
+	td := &testDaemon{path: path, surface: s, client: wireclient.New(path)}
+	td.client.Timeout = 2 * time.Second
+	td.stop = sync.OnceFunc(func() {
+		cancel()
+		select {
+		case err := <-errc:
+			if err != nil && !errors.Is(err, context.Canceled) {
+				tb.Errorf("daemon Run: %v", err)
+			}
+		case <-time.After(5 * time.Second):
+			tb.Errorf("daemon did not stop within 5 s")
+		}
+	})
+	tb.Cleanup(td.stop)
+	return td
+}
+
+// session polls the daemon's status until want accepts our session (or
+// its absence: found false), at most 3 s.
+func (td *testDaemon) session(tb testing.TB, want func(s wire.StatusSession, found bool) bool) wire.StatusSession {
+	tb.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	var last wire.StatusSession
+	var found bool
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		st, err := td.client.Status(ctx)
+		cancel()
+		if err != nil {
+			tb.Fatalf("status: %v", err)
+		}
+		last, found = wire.StatusSession{}, false
+		for _, s := range st.Sessions {
+			if s.Backend == claudehook.Backend && s.SessionID == sessionID {
+				last, found = s, true
+			}
+		}
+		if want(last, found) {
+			return last
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("daemon session never matched; last %+v (found %v), all %+v", last, found, st.Sessions)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// waitState waits until our session is in state s with our label.
+func (td *testDaemon) waitState(tb testing.TB, s wire.State) wire.StatusSession {
+	tb.Helper()
+	return td.session(tb, func(got wire.StatusSession, found bool) bool {
+		return found && got.State == s && got.Label == label
+	})
+}
+
+// fakeHost is a Host with canned pending events that records reports.
+type fakeHost struct {
+	mu      sync.Mutex
+	pending claudehook.PendingEvents
+	err     error
+	hang    bool // block until the context ends
+	reports []claudehook.Report
+	reads   int
+}
+
+func newFakeHost(tb testing.TB) *fakeHost {
+	tb.Helper()
+	var p claudehook.PendingEvents
+	if err := json.Unmarshal(readFile(tb, "testdata/pending.json"), &p); err != nil {
+		tb.Fatal(err)
+	}
+	return &fakeHost{pending: p}
+}
+
+func (h *fakeHost) Pending(ctx context.Context) (claudehook.PendingEvents, error) {
+	h.mu.Lock()
+	h.reads++
+	hang, err, p := h.hang, h.err, h.pending
+	h.mu.Unlock()
+	if ctx.Err() != nil {
+		return claudehook.PendingEvents{}, ctx.Err()
+	}
+	if hang {
+		<-ctx.Done()
+		return claudehook.PendingEvents{}, ctx.Err()
+	}
+	return p, err
+}
+
+func (h *fakeHost) Report(ctx context.Context, r claudehook.Report) error {
+	h.mu.Lock()
+	hang, err := h.hang, h.err
+	h.reports = append(h.reports, r)
+	h.mu.Unlock()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if hang {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	return err
+}
+
+func (h *fakeHost) Reports() []claudehook.Report {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]claudehook.Report(nil), h.reports...)
+}
+
+// waitReports waits until the host got n reports.
+func (h *fakeHost) waitReports(tb testing.TB, n int) []claudehook.Report {
+	tb.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		rs := h.Reports()
+		if len(rs) >= n {
+			return rs
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("host got %d reports, want %d: %+v", len(rs), n, rs)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+func readFile(tb testing.TB, name string) []byte {
+	tb.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+func stdinOf(tb testing.TB, event string) []byte {
+	tb.Helper()
+	return readFile(tb, filepath.Join("testdata", "stdin", event+".json"))
+}
+
+// checkGolden compares got with testdata/golden/<name>.out (rewritten
+// with -update).
+func checkGolden(tb testing.TB, name string, got []byte) {
+	tb.Helper()
+	file := filepath.Join("testdata", "golden", name+".out")
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(file, got, 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	want := readFile(tb, file)
+	if !bytes.Equal(got, want) {
+		tb.Fatalf("stdout differs from %s\n got: %q\nwant: %q", file, got, want)
+	}
+}
+
+// logBuffer is a logger writing into a buffer safe for concurrent use.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+func (l *logBuffer) Logger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// options returns hook options against td (nil: no daemon) and host.
+func options(td *testDaemon, host claudehook.Host, logs *logBuffer) claudehook.Options {
+	o := claudehook.Options{
+		NewRequestID: func() string { return requestID },
+		ClaudePID:    claudePID,
+	}
+	if td != nil {
+		o.Wire = claudehook.WireClient{C: td.client}
+	}
+	if host != nil {
+		o.Host = host
+	}
+	if logs != nil {
+		o.Logger = logs.Logger()
+	}
+	return o
+}
+
+func testCtx(tb testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	tb.Cleanup(cancel)
+	return ctx
+}

@@ -1,0 +1,382 @@
+// Package claudehook is `lets hook <event>`: one Claude Code command hook
+// invocation (spec/claude-integration.md §2–§4, lip-1 §13.2). It reports
+// the Claude session's state to the Wire daemon and to the LIP host, gives
+// Claude the window events it has not seen yet, and answers permission
+// prompts with a press on a pad, a phone or a window.
+//
+// A hook must never get in Claude's way: on any failure it prints nothing
+// and returns, so Claude Code behaves as if no hook were installed. Every
+// hook but PermissionRequest finishes within QuickBudget.
+package claudehook
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/lets-app/lets/backend/wire"
+	"github.com/lets-app/lets/backend/wireclient"
+)
+
+// Time limits.
+const (
+	// QuickBudget bounds every hook except PermissionRequest: with the
+	// daemon or the host down or hung, the hook still returns within it
+	// (claude-integration §2: under 1 s).
+	QuickBudget = 800 * time.Millisecond
+	// DefaultApprovalTimeout is how long a PermissionRequest waits for a
+	// press (claude-integration §3, config approvalTimeoutS).
+	DefaultApprovalTimeout = 120 * time.Second
+	// setupBudget bounds the reports that open a permission request.
+	setupBudget = 800 * time.Millisecond
+	// exitBudget bounds the reports made when a permission request ends.
+	exitBudget = 500 * time.Millisecond
+)
+
+// Wire is what the hook needs from the Wire daemon (Wire Protocol 1).
+// WireClient adapts *wireclient.Client.
+type Wire interface {
+	// ReportState sends a state update (fire-and-forget).
+	ReportState(ctx context.Context, cmd wire.StateCommand) error
+	// EndSession sends session_end.
+	EndSession(ctx context.Context, id wire.Identity) error
+	// Subscribe opens an action subscription; cancelling ctx ends it.
+	Subscribe(ctx context.Context, cmd wire.SubscribeActionsCommand) (Actions, error)
+}
+
+// Actions is a live action subscription (*wireclient.Subscription).
+type Actions interface {
+	// Receive waits for the next action.
+	Receive(ctx context.Context) (wire.ActionEvent, error)
+	// Close ends the subscription.
+	Close() error
+}
+
+// Host is what the hook needs from the LIP host. HostHTTP adapts an HTTP
+// client of the host API.
+type Host interface {
+	// Pending returns the up-events beyond the claude cursor, read with the
+	// hook cursor (GET /lip/listen?cursor=hook&beyond=claude&wait_ms=0).
+	Pending(ctx context.Context) (PendingEvents, error)
+	// Report tells the host the Claude session's state (POST /lip/claude),
+	// so windows bound to it follow it and show approval cards.
+	Report(ctx context.Context, r Report) error
+}
+
+// Report is the body of POST /lip/claude.
+type Report struct {
+	// PID is the pid of the claude process the hook runs under; the host
+	// ties it to the windows opened through the MCP server of the same
+	// process (claude-integration §4).
+	PID       int    `json:"pid"`
+	SessionID string `json:"session_id"`
+	Label     string `json:"label"`
+	// State is a Wire state, or "ended" for SessionEnd.
+	State string `json:"state"`
+	// RequestID, Tool and Summary are set only on the waiting_for_approval
+	// report that opens a permission request a window can answer. A
+	// waiting_for_approval report without a request id means Claude still
+	// waits for an answer, but only in its terminal (no card).
+	RequestID string `json:"request_id,omitempty"`
+	Tool      string `json:"tool,omitempty"`
+	Summary   string `json:"summary,omitempty"`
+}
+
+// Options configure Run. Wire or Host may be nil (nothing is reported
+// there); everything else has a default.
+type Options struct {
+	Wire Wire
+	Host Host
+	// Now is the wall clock (used for the durations in the log).
+	Now func() time.Time
+	// ApprovalTimeout bounds a PermissionRequest's wait for a press
+	// (default DefaultApprovalTimeout).
+	ApprovalTimeout time.Duration
+	// NewRequestID makes a PermissionRequest's request id (default
+	// wireclient.NewID, 32 random hex digits).
+	NewRequestID func() string
+	// Logger gets one line per failure (default: discard).
+	Logger *slog.Logger
+	// ClaudePID is the pid of the claude process (the hook's parent).
+	ClaudePID int
+}
+
+func (o Options) withDefaults() Options {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.ApprovalTimeout <= 0 {
+		o.ApprovalTimeout = DefaultApprovalTimeout
+	}
+	if o.NewRequestID == nil {
+		o.NewRequestID = wireclient.NewID
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}
+
+// Run handles one hook invocation: event is the hook event name (from
+// `lets hook <event>`), stdin the hook input, stdout what Claude Code
+// reads back. It returns an *UnknownEventError or *InputError when the
+// invocation cannot be handled (nothing was printed or reported; the
+// caller logs it in one line and exits 0); every other failure — daemon
+// or host down, slow or gone — is logged through opts.Logger, prints
+// nothing and returns nil.
+func Run(ctx context.Context, opts Options, event string, stdin io.Reader, stdout io.Writer) error {
+	o := opts.withDefaults()
+	if !KnownEvent(event) {
+		return &UnknownEventError{Name: event}
+	}
+	ev, err := DecodeEvent(stdin)
+	if err != nil {
+		return err
+	}
+	if ev.HookEventName != "" && ev.HookEventName != event {
+		o.Logger.Debug("claude hook: the input names another event; using the command's", "event", event, "input_event", ev.HookEventName)
+	}
+	h := hook{Options: o, event: event, ev: ev, start: o.Now()}
+	if event == EventPermissionRequest {
+		h.approve(ctx, stdout)
+		return nil
+	}
+	h.quick(ctx, stdout)
+	return nil
+}
+
+// hook is one invocation.
+type hook struct {
+	Options
+	event string
+	ev    Event
+	start time.Time
+}
+
+func (h *hook) identity() wire.Identity {
+	return wire.Identity{Backend: Backend, SessionID: h.ev.SessionID}
+}
+
+func (h *hook) stateCommand(s wire.State) wire.StateCommand {
+	cmd := wire.StateCommand{State: s, Agent: h.identity()}
+	if l := Label(h.ev.Cwd); l != "" {
+		cmd.Metadata = wire.MetadataOf("label", l)
+	}
+	return cmd
+}
+
+func (h *hook) report(state string) Report {
+	return Report{PID: h.ClaudePID, SessionID: h.ev.SessionID, Label: Label(h.ev.Cwd), State: state}
+}
+
+func (h *hook) fail(what string, err error) {
+	h.Logger.Warn("claude hook: "+what, "event", h.event, "session", h.ev.SessionID,
+		"after", h.Now().Sub(h.start).Round(time.Millisecond).String(), "err", err)
+}
+
+// quick runs every event but PermissionRequest: the Wire report, the host
+// report and (SessionStart, UserPromptSubmit) the pending events, all at
+// once, within QuickBudget.
+func (h *hook) quick(parent context.Context, stdout io.Writer) {
+	p, ok := planFor(h.event, h.ev)
+	if !ok {
+		h.Logger.Debug("claude hook: nothing to report", "event", h.event, "notification_type", h.ev.NotificationType)
+		return
+	}
+	ctx, cancel := context.WithTimeout(parent, QuickBudget)
+	defer cancel()
+	var wg sync.WaitGroup
+	if h.Wire != nil {
+		wg.Go(func() {
+			var err error
+			if p.end {
+				err = h.Wire.EndSession(ctx, h.identity())
+			} else {
+				err = h.Wire.ReportState(ctx, h.stateCommand(p.state))
+			}
+			if err != nil {
+				h.fail("could not reach the pad daemon", err)
+			}
+		})
+	}
+	if h.Host != nil {
+		state := string(p.state)
+		if p.end {
+			state = StateEnded
+		}
+		wg.Go(func() {
+			if err := h.Host.Report(ctx, h.report(state)); err != nil {
+				h.fail("could not report to the Lets host", err)
+			}
+		})
+	}
+	var text string
+	if p.context && h.Host != nil {
+		pending, err := h.Host.Pending(ctx)
+		if err != nil {
+			h.fail("could not read pending window events from the Lets host", err)
+		} else {
+			text = PromptContext(pending)
+		}
+	}
+	wg.Wait()
+	if text == "" {
+		return
+	}
+	if _, err := stdout.Write(contextOutput(h.event, text)); err != nil {
+		h.fail("could not write to Claude Code", err)
+	}
+}
+
+// approve is the PermissionRequest flow (claude-integration §3).
+//
+// Order matters so that a press cannot be lost: the subscription is
+// opened first and the waiting_for_approval state reported after it. The
+// daemon lights Approve only when both the state permits it and a live
+// subscription advertises it (wire-protocol-1 §9.10), so whichever of the
+// two lines it handles first, every press it accepts reaches this hook.
+// (Reporting the state first would light nothing extra, but a press
+// between the two could meet another subscriber of the session.)
+func (h *hook) approve(parent context.Context, stdout io.Writer) {
+	reqID := h.NewRequestID()
+	tool := h.ev.ToolName
+	summary := Summary(tool, h.ev.ToolInput)
+
+	waitCtx, cancelWait := context.WithTimeout(parent, h.ApprovalTimeout)
+	defer cancelWait()
+
+	var sub Actions
+	if h.Wire != nil {
+		subCtx, cancelSub := context.WithCancel(waitCtx)
+		defer cancelSub()
+		dialCtx, cancelDial := context.WithTimeout(subCtx, setupBudget)
+		s, err := subscribeBounded(dialCtx, subCtx, h.Wire, wire.SubscribeActionsCommand{
+			Agent: h.identity(), Actions: ApprovalActions(), RequestID: reqID, OneShot: true,
+		})
+		cancelDial()
+		if err != nil {
+			h.fail("could not subscribe to approvals on the pad daemon", err)
+		} else {
+			sub = s
+			defer sub.Close()
+		}
+	}
+
+	// Tell the daemon and the host, at once.
+	setup, cancelSetup := context.WithTimeout(waitCtx, setupBudget)
+	var wg sync.WaitGroup
+	if sub != nil {
+		wg.Go(func() {
+			if err := h.Wire.ReportState(setup, h.stateCommand(wire.StateWaitingForApproval)); err != nil {
+				h.fail("could not report waiting_for_approval to the pad daemon", err)
+			}
+		})
+	}
+	if h.Host != nil {
+		r := h.report(string(wire.StateWaitingForApproval))
+		if sub != nil { // only an answerable request gets a card
+			r.RequestID, r.Tool, r.Summary = reqID, tool, summary
+		}
+		wg.Go(func() {
+			if err := h.Host.Report(setup, r); err != nil {
+				h.fail("could not report the permission request to the Lets host", err)
+			}
+		})
+	}
+	wg.Wait()
+	cancelSetup()
+
+	if sub == nil {
+		return // nothing can answer: Claude asks in its terminal
+	}
+	action, err := h.waitForPress(waitCtx, sub, reqID)
+	_ = sub.Close()
+	if err != nil {
+		switch {
+		case errors.Is(err, context.DeadlineExceeded) && parent.Err() == nil:
+			h.Logger.Info("claude hook: no answer from Lets in time; Claude asks in its terminal", "session", h.ev.SessionID, "timeout", h.ApprovalTimeout.String())
+		default:
+			h.fail("stopped waiting for an approval", err)
+		}
+		h.finish(parent, "", false)
+		return
+	}
+	line, after, _ := Decision(action)
+	if _, err := io.WriteString(stdout, line); err != nil {
+		h.fail("could not write the decision to Claude Code", err)
+	}
+	h.finish(parent, after, true)
+}
+
+// subscribeBounded opens a subscription that lives as long as life, but
+// gives up when dial ends first (a hung daemon must not hold the hook).
+func subscribeBounded(dial, life context.Context, w Wire, cmd wire.SubscribeActionsCommand) (Actions, error) {
+	type result struct {
+		a   Actions
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		a, err := w.Subscribe(life, cmd)
+		done <- result{a, err}
+	}()
+	select {
+	case r := <-done:
+		return r.a, r.err
+	case <-dial.Done():
+		// The late subscription, if any, ends with life (the caller
+		// cancels it on return).
+		go func() {
+			if r := <-done; r.a != nil {
+				_ = r.a.Close()
+			}
+		}()
+		return nil, dial.Err()
+	}
+}
+
+// waitForPress waits for one approval action addressed to reqID; anything
+// else is ignored.
+func (h *hook) waitForPress(ctx context.Context, sub Actions, reqID string) (wire.Action, error) {
+	for {
+		ev, err := sub.Receive(ctx)
+		if err != nil {
+			return "", err
+		}
+		if _, _, ok := Decision(ev.Action); ok && ev.RequestID == reqID {
+			return ev.Action, nil
+		}
+		h.Logger.Debug("claude hook: ignoring an action for another request", "action", string(ev.Action), "request_id", ev.RequestID)
+	}
+}
+
+// finish reports how a permission request ended. answered false means
+// Claude asks in its terminal: the Wire state stays waiting_for_approval
+// (the person still has to answer) and the host drops the card.
+func (h *hook) finish(parent context.Context, after wire.State, answered bool) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(parent), exitBudget)
+	defer cancel()
+	var wg sync.WaitGroup
+	if answered && h.Wire != nil {
+		wg.Go(func() {
+			if err := h.Wire.ReportState(ctx, h.stateCommand(after)); err != nil {
+				h.fail("could not report the answered approval to the pad daemon", err)
+			}
+		})
+	}
+	if h.Host != nil {
+		state := string(after)
+		if !answered {
+			state = string(wire.StateWaitingForApproval)
+		}
+		wg.Go(func() {
+			if err := h.Host.Report(ctx, h.report(state)); err != nil {
+				h.fail("could not report the end of the permission request to the Lets host", err)
+			}
+		})
+	}
+	wg.Wait()
+}
