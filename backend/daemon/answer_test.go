@@ -11,6 +11,7 @@ import (
 
 	"github.com/lets-app/lets/backend/control"
 	"github.com/lets-app/lets/backend/daemon"
+	"github.com/lets-app/lets/backend/daemon/daemontest"
 	"github.com/lets-app/lets/backend/surface"
 	"github.com/lets-app/lets/backend/wire"
 	"github.com/lets-app/lets/backend/wireclient"
@@ -312,5 +313,76 @@ func TestAnswerRacesClose(t *testing.T) {
 			}
 		}
 		h.stop()
+	}
+}
+
+// stallSurface blocks Render while stalled, which holds the owner loop.
+type stallSurface struct {
+	*daemontest.Surface
+	mu      sync.Mutex
+	gate    chan struct{} // nil: render at once
+	entered chan struct{}
+}
+
+func (s *stallSurface) stall() {
+	s.mu.Lock()
+	s.gate, s.entered = make(chan struct{}), make(chan struct{}, 1)
+	s.mu.Unlock()
+}
+
+func (s *stallSurface) release() {
+	s.mu.Lock()
+	close(s.gate)
+	s.gate = nil
+	s.mu.Unlock()
+}
+
+func (s *stallSurface) Render(v control.View) error {
+	s.mu.Lock()
+	gate, entered := s.gate, s.entered
+	s.mu.Unlock()
+	if gate != nil {
+		select {
+		case entered <- struct{}{}:
+		default:
+		}
+		select {
+		case <-gate:
+		case <-time.After(10 * time.Second): // never hold a broken test forever
+		}
+	}
+	return s.Surface.Render(v)
+}
+
+// When ctx ends while the owner loop is busy, Answer returns the context's
+// error and the answer is never delivered later.
+func TestAnswerContextEndsBeforeOwnerTakesIt(t *testing.T) {
+	s := &stallSurface{Surface: daemontest.NewSurface()}
+	h := start(t, func(o *daemon.Options) { o.Surface = s })
+	id := claudeID("s1")
+	h.update("claude", "s1", "waiting_for_approval")
+	sub := hookSubscribe(t, h, id, "req-1", true, wire.ActionApprove, wire.ActionReject)
+
+	s.stall()
+	h.update("codex", "other", "running") // its render holds the owner
+	select {
+	case <-s.entered:
+	case <-time.After(ioTimeout):
+		t.Fatal("the owner never rendered")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := h.d.Answer(ctx, id, "req-1", wire.ActionApprove); !errors.Is(err, context.DeadlineExceeded) {
+		s.release()
+		t.Fatalf("Answer while the owner is busy = %v, want the deadline", err)
+	}
+	s.release()
+	nothingReceived(t, sub)
+	// Still armed: the request can be answered.
+	if err := h.d.Answer(testCtx(t), id, "req-1", wire.ActionReject); err != nil {
+		t.Fatalf("Answer: %v", err)
+	}
+	if ev := receive(t, sub); ev.Action != wire.ActionReject || ev.RequestID != "req-1" {
+		t.Fatalf("received %+v", ev)
 	}
 }
