@@ -59,9 +59,9 @@ func (f *fakeActions) none(t *testing.T, within time.Duration) {
 
 func withActions(a ClaudeActions) hostOpt { return func(o *Options) { o.ClaudeActions = a } }
 
-// openBound opens a unique as `lets mcp` under claude pid would (the
-// header carries pid verbatim), and loads its shell page once.
-func (th *testHost) openBound(t *testing.T, unique, pid string) testWindow {
+// openBoundOnly opens a unique as `lets mcp` under claude pid would (the
+// header carries pid verbatim); its one-time URL is not loaded yet.
+func (th *testHost) openBoundOnly(t *testing.T, unique, pid string) testWindow {
 	t.Helper()
 	req, _ := http.NewRequest("POST", th.URL()+"/lip/open", strings.NewReader(`{"unique":"`+unique+`"}`))
 	req.Header.Set("Authorization", "Bearer "+testHostToken)
@@ -79,7 +79,13 @@ func (th *testHost) openBound(t *testing.T, unique, pid string) testWindow {
 	if err := json.Unmarshal(raw, &res); err != nil {
 		t.Fatal(err)
 	}
-	win := testWindow{openResult: res}
+	return testWindow{openResult: res}
+}
+
+// openBound is openBoundOnly plus one load of the shell page.
+func (th *testHost) openBound(t *testing.T, unique, pid string) testWindow {
+	t.Helper()
+	win := th.openBoundOnly(t, unique, pid)
 	win.Token = loadShellToken(t, win.URL)
 	return win
 }

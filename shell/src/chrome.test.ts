@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { linkText, parseInlines, parseMarkdownLite } from "./markdown";
 import { Coalescer, type Timers } from "./coalesce";
 import { ChatStream, checkThemeVars } from "./protocol";
-import { oneLine, promptView } from "./prompts";
+import { oneLine, PromptQueue, promptView, QUEUE_MAX } from "./prompts";
 
 test("markdown-lite: paragraphs, lists and a fenced code block", () => {
   const blocks = parseMarkdownLite("First line\nsame paragraph\n\nSecond\n\n- a\n- b\n1. one\n\n```ts\nconst x = 1;\n```\nafter");
@@ -156,4 +156,28 @@ test("approval card: tool and one-line summary, deny first, long text cut", () =
   assert.equal(ex.tool, "python");
   assert.match(ex.detail, /lasts until Board is updated/);
   assert.equal(oneLine("  a \n\t b  ", 10), "a b");
+});
+
+test("prompt queue: one shown, a bounded queue, dismissed by id without an answer", () => {
+  const q = new PromptQueue();
+  assert.equal(q.offer({ id: "a" }), "show");
+  assert.equal(q.current?.id, "a");
+  for (let i = 0; i < QUEUE_MAX; i++) assert.equal(q.offer({ id: `w${i}` }), "wait");
+  assert.equal(q.offer({ id: "late" }), "refuse", "a full queue refuses");
+  assert.deepEqual(q.queued, ["w0", "w1", "w2"]);
+
+  // A waiting card answered elsewhere leaves the queue; the one shown stays.
+  assert.equal(q.dismiss("w1"), "waiting");
+  assert.deepEqual(q.queued, ["w0", "w2"]);
+  assert.equal(q.current?.id, "a");
+  assert.equal(q.dismiss("nope"), "none");
+
+  // The card on screen is taken down by its owner, then the next shows.
+  assert.equal(q.dismiss("a"), "current");
+  assert.equal(q.advance()?.id, "w0");
+  assert.equal(q.dismiss("a"), "none", "a card is dismissed once");
+  assert.equal(q.advance()?.id, "w2");
+  assert.equal(q.advance(), null);
+  assert.equal(q.current, null);
+  assert.equal(q.offer({ id: "b" }), "show", "an empty queue shows at once");
 });

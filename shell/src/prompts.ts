@@ -2,7 +2,9 @@
 // dialog and the approval card for windows bound to a Claude session. They
 // are drawn by the shell page (origin A), which the unique's frame (origin
 // U) cannot script, and answered only over the shell's own channel with
-// shell.answer. One prompt shows at a time; later ones wait their turn.
+// shell.answer. One prompt shows at a time; later ones wait their turn. The
+// host takes a prompt down unanswered with shell.dismiss (the approval was
+// answered from a pad, a phone or another window).
 //
 // Arming: for a short moment after a prompt appears, pointer clicks on the
 // allowing buttons do nothing, so a click aimed at something that was under
@@ -27,6 +29,8 @@ export interface PromptRequest {
   question?: string;
   tool?: string;
   summary?: string;
+  /** The Claude session's label (its project folder), for approval cards. */
+  label?: string;
 }
 
 interface Choice {
@@ -71,9 +75,59 @@ export function oneLine(s: string, max: number): string {
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
 }
 
+/**
+ * The order of prompts: one shown, at most QUEUE_MAX waiting behind it. It
+ * holds no DOM, so it is tested on its own.
+ */
+export class PromptQueue {
+  private waiting: PromptRequest[] = [];
+  private shown: PromptRequest | null = null;
+
+  /** The prompt on screen, or null. */
+  get current(): PromptRequest | null {
+    return this.shown;
+  }
+
+  /** The ids waiting behind the current prompt, in order. */
+  get queued(): string[] {
+    return this.waiting.map((r) => r.id);
+  }
+
+  /** "show": r is current now; "wait": it waits its turn; "refuse": too many wait already. */
+  offer(r: PromptRequest): "show" | "wait" | "refuse" {
+    if (!this.shown) {
+      this.shown = r;
+      return "show";
+    }
+    if (this.waiting.length >= QUEUE_MAX) return "refuse";
+    this.waiting.push(r);
+    return "wait";
+  }
+
+  /** Ends the current prompt and returns the next one to show, or null. */
+  advance(): PromptRequest | null {
+    this.shown = this.waiting.shift() ?? null;
+    return this.shown;
+  }
+
+  /**
+   * Takes prompt id away without an answer (the host's shell.dismiss):
+   * "current" when it is on screen (take it down, then advance), "waiting"
+   * when it was dropped from the queue, "none" when it is not here.
+   */
+  dismiss(id: string): "current" | "waiting" | "none" {
+    if (this.shown?.id === id) return "current";
+    const i = this.waiting.findIndex((r) => r.id === id);
+    if (i < 0) return "none";
+    this.waiting.splice(i, 1);
+    return "waiting";
+  }
+}
+
 export class Prompts {
-  private queue: PromptRequest[] = [];
-  private showing = false;
+  private readonly q = new PromptQueue();
+  /** Takes the prompt on screen down without answering it. */
+  private takeDown: (() => void) | null = null;
 
   constructor(
     private readonly host: HTMLElement,
@@ -83,35 +137,52 @@ export class Prompts {
 
   ask(r: PromptRequest): void {
     if (!r || typeof r.id !== "string") return;
-    if (this.showing && this.queue.length >= QUEUE_MAX) {
-      this.answer(r.id, "deny");
-      return;
+    switch (this.q.offer(r)) {
+      case "refuse":
+        this.answer(r.id, "deny");
+        return;
+      case "show":
+        this.show(r);
+        return;
     }
-    this.queue.push(r);
-    if (!this.showing) this.next();
   }
 
-  private next(): void {
-    const r = this.queue.shift();
-    if (!r) {
-      this.showing = false;
-      return;
-    }
-    this.showing = true;
+  /**
+   * Removes prompt id without an answer: it was answered elsewhere (a pad,
+   * a phone, another window) or is no longer asked. Focus goes back to
+   * where it was before the prompt, or to the next prompt.
+   */
+  dismiss(id: string): void {
+    if (typeof id !== "string") return;
+    if (this.q.dismiss(id) === "current") this.takeDown?.();
+  }
+
+  private show(r: PromptRequest): void {
     const v = promptView(r);
-    const dlg = h("dialog", { class: `prompt k-${v.kind}`, "aria-labelledby": "prompt-q", "aria-describedby": "prompt-why", "data-armed": "false" });
+    const before = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    const dlg = h("dialog", { class: `prompt k-${v.kind}`, "aria-labelledby": "prompt-q", "aria-describedby": "prompt-why", "data-armed": "false", "data-id": r.id });
     const parts: HTMLElement[] = [];
     if (v.tool) parts.push(h("p", { class: "prompt-tool", text: v.tool, "aria-hidden": "true" }));
     parts.push(h("h2", { id: "prompt-q", text: v.heading }), h("p", { id: "prompt-why", text: v.detail }));
     const row = h("div", { class: "actions" });
-    let answered = false;
-    const finish = (choice: string) => {
-      if (answered) return;
-      answered = true;
-      this.answer(r.id, choice);
+    let done = false;
+    let armTimer: ReturnType<typeof setTimeout> | undefined;
+    const close = () => {
+      if (done) return false;
+      done = true;
+      this.takeDown = null;
+      clearTimeout(armTimer);
       dlg.close();
       dlg.remove();
-      this.next();
+      const next = this.q.advance();
+      if (next) this.show(next);
+      else if (before?.isConnected && (document.activeElement === null || document.activeElement === document.body)) before.focus({ preventScroll: true });
+      return true;
+    };
+    const finish = (choice: string) => {
+      if (done) return;
+      this.answer(r.id, choice);
+      close();
     };
     let armed = false;
     for (const c of v.choices) {
@@ -132,10 +203,11 @@ export class Prompts {
       ev.preventDefault();
       finish("deny");
     });
+    this.takeDown = () => void close();
     this.host.append(dlg);
     dlg.showModal();
     (row.querySelector('[data-choice="deny"]') as HTMLButtonElement).focus();
-    setTimeout(() => {
+    armTimer = setTimeout(() => {
       armed = true;
       dlg.dataset.armed = "true";
     }, this.armMs);

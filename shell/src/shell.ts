@@ -284,6 +284,9 @@ function apply(env: Envelope): void {
     case "shell.ask":
       prompts.ask(d as { id: string });
       return; // a host prompt is not the unique's business
+    case "shell.dismiss":
+      prompts.dismiss(String(d.id ?? ""));
+      return;
   }
   // Every command also reaches the unique; it ignores what it does not handle.
   toUnique({ op: "command", envelope: env });
