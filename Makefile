@@ -34,6 +34,13 @@ NODE_TYPES_VERSION := 20.19.43
 TOOLS_STAMP := $(TOOLS)/node_modules/.lets-typescript-$(TYPESCRIPT_VERSION)-types-node-$(NODE_TYPES_VERSION)
 TSC := $(TOOLS)/node_modules/.bin/tsc
 TSCONFIGS := shell/tsconfig.json shell/tsconfig.test.json frontend/tsconfig.json frontend/tsconfig.test.json
+# Real Claude Code and the real MCP client for the offline end-to-end tests
+# (issue #13), pinned, in their own npm prefix under the same ignored folder.
+# backend/testenv/testutil finds them there (testutil.Claude, testutil.MCPSDK).
+CLAUDE_TOOLS := $(TOOLS)/claude
+CLAUDE_CODE_VERSION := 2.1.332
+MCP_SDK_VERSION := 1.32.2
+CLAUDE_TOOLS_STAMP := $(CLAUDE_TOOLS)/node_modules/.lets-claude-code-$(CLAUDE_CODE_VERSION)-mcp-sdk-$(MCP_SDK_VERSION)
 
 # A test that cannot run (no ../shared, no chromium, no 127.0.0.2, …) fails
 # with the reason under these, instead of skipping: see backend/testenv/testutil.
@@ -92,12 +99,13 @@ deps:
 	@$(call apt_install,$(RUN_APT_PACKAGES),)
 	@$(MAKE) --no-print-directory go-deps
 
-## deps-test: deps plus what the tests add (Chromium, Python, Node.js, tsc)
+## deps-test: deps plus what the tests add (Chromium, Python, Node.js, tsc,
+## Claude Code and the MCP SDK)
 deps-test: deps
 	@node=""; command -v node >/dev/null || node="nodejs"; \
 	command -v npm >/dev/null || node="$$node npm"; \
 	$(call apt_install,$(TEST_APT_PACKAGES),$$node)
-	@$(MAKE) --no-print-directory tools
+	@$(MAKE) --no-print-directory tools claude-tools
 
 go-deps:
 	@$(GO) mod download
@@ -111,6 +119,19 @@ $(TOOLS_STAMP):
 	mkdir -p $(TOOLS)
 	npm install --prefix $(TOOLS) --no-save --no-package-lock --no-audit --no-fund --loglevel=error \
 		typescript@$(TYPESCRIPT_VERSION) @types/node@$(NODE_TYPES_VERSION)
+	touch $@
+
+## claude-tools: Claude Code and the MCP TypeScript SDK, pinned, in
+## build/tools/claude (npm; once per version) for the end-to-end tests
+claude-tools: $(CLAUDE_TOOLS_STAMP)
+
+$(CLAUDE_TOOLS_STAMP):
+	@command -v npm >/dev/null || { echo "npm is missing: run \`make deps-test\` (it installs Node.js and npm)."; exit 1; }
+	rm -rf $(CLAUDE_TOOLS)/node_modules
+	mkdir -p $(CLAUDE_TOOLS)
+	npm install --prefix $(CLAUDE_TOOLS) --no-save --no-package-lock --no-audit --no-fund --loglevel=error \
+		@anthropic-ai/claude-code@$(CLAUDE_CODE_VERSION) @modelcontextprotocol/sdk@$(MCP_SDK_VERSION)
+	$(CLAUDE_TOOLS)/node_modules/.bin/claude --version
 	touch $@
 
 ## generate: rebuild shell/dist and frontend/dist from TypeScript (esbuild Go API)
