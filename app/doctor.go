@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lets-app/lets/backend/claudesetup"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/host"
 	"github.com/lets-app/lets/backend/wire"
@@ -78,6 +79,10 @@ type doctor struct {
 	// with a nil error means dpkg is not available on this system.
 	pkgInstalled func(pkg string) (installed bool, ok bool)
 	timeout      time.Duration
+	// claude runs `claude mcp get lets`; a zero value finds claude on the
+	// PATH of env. letsPath is this lets program; "" asks the system.
+	claude   claudeCLI
+	letsPath string
 }
 
 func runDoctor(ctx context.Context, env *Env, args []string) error {
@@ -108,6 +113,7 @@ func (d *doctor) run(ctx context.Context) []checkResult {
 	hostRes, wireSocket := d.checkHost(ctx)
 	out = append(out, hostRes)
 	out = append(out, d.checkSocket(wireSocket))
+	out = append(out, d.checkClaude(ctx)...)
 	out = append(out, d.checkPackages()...)
 	return out
 }
@@ -288,4 +294,113 @@ func printChecks(w io.Writer, results []checkResult) int {
 		fmt.Fprintln(w, "Everything looks good.")
 	}
 	return failed
+}
+
+// doctorClaudeTimeout bounds `claude mcp get lets`, which starts the MCP
+// server to see that it answers.
+const doctorClaudeTimeout = 20 * time.Second
+
+// checkClaude checks what `lets setup claude` set up
+// (spec/claude-integration.md §1): the hooks, the skill, the MCP
+// registration, and other PermissionRequest hooks that race Lets'.
+func (d *doctor) checkClaude(ctx context.Context) []checkResult {
+	lets := d.letsPath
+	if lets == "" {
+		lets, _ = letsExecutable()
+	}
+	dir, err := claudesetup.Dir(d.env.Getenv)
+	if err != nil {
+		return []checkResult{{level: checkInfo, name: "claude hooks", detail: err.Error() + "; cannot check the Claude Code set-up"}}
+	}
+	rep := claudesetup.Check(claudesetup.Paths{Dir: dir})
+	setUp := !rep.None()
+	return []checkResult{
+		claudeHooksResult(rep, lets),
+		claudeSkillResult(claudesetup.Paths{Dir: dir}.SkillFile(), rep, setUp),
+		d.claudeMCPResult(ctx, lets, setUp),
+		claudeRaceResult(rep),
+	}
+}
+
+func claudeHooksResult(rep claudesetup.Report, lets string) checkResult {
+	r := checkResult{name: "claude hooks"}
+	switch {
+	case rep.SettingsErr != nil:
+		r.level, r.detail = checkWarn, fmt.Sprintf("%v — fix the file so Claude Code and Lets can read it, then run `lets setup claude`", rep.SettingsErr)
+	case rep.None():
+		r.level, r.detail = checkInfo, "Claude Code is not connected to Lets yet; run `lets setup claude` to connect it"
+	case len(rep.Missing) == len(claudesetup.Events()):
+		r.level, r.detail = checkWarn, fmt.Sprintf("no Lets hooks in %s, so pads and windows do not see Claude's state; run `lets setup claude`", rep.Settings)
+	case len(rep.Missing) > 0:
+		names := make([]string, len(rep.Missing))
+		for i, e := range rep.Missing {
+			names[i] = string(e)
+		}
+		r.level, r.detail = checkWarn, fmt.Sprintf("%s lacks the Lets hooks for %s; run `lets setup claude` to add them", rep.Settings, strings.Join(names, ", "))
+	case len(rep.Broken) > 0:
+		r.level, r.detail = checkWarn, fmt.Sprintf("the hooks run %s, which is not there any more; run `lets setup claude` with the lets you use now", strings.Join(rep.Broken, ", "))
+	case lets != "" && (len(rep.Programs) != 1 || rep.Programs[0] != lets):
+		r.level, r.detail = checkWarn, fmt.Sprintf("the hooks run %s, not this lets (%s); run `lets setup claude` to point them here", strings.Join(rep.Programs, ", "), lets)
+	default:
+		r.level, r.detail = checkOK, fmt.Sprintf("all %d hooks in %s run %s", len(claudesetup.Events()), rep.Settings, strings.Join(rep.Programs, ", "))
+	}
+	return r
+}
+
+func claudeSkillResult(path string, rep claudesetup.Report, setUp bool) checkResult {
+	r := checkResult{name: "claude skill"}
+	switch rep.Skill {
+	case claudesetup.SkillCurrent:
+		r.level, r.detail = checkOK, path
+	case claudesetup.SkillOutdated:
+		r.level, r.detail = checkWarn, path+" is from another version of Lets; run `lets setup claude` to update it"
+	case claudesetup.SkillForeign:
+		r.level, r.detail = checkInfo, path+" was not written by Lets; Claude uses it as it is"
+	default:
+		r.level, r.detail = checkInfo, "not installed; `lets setup claude` installs it"
+		if setUp {
+			r.level, r.detail = checkWarn, "not installed, so Claude does not know how to work with Lets windows; run `lets setup claude`"
+		}
+	}
+	return r
+}
+
+// claudeMCPResult asks claude whether the MCP server "lets" is registered.
+func (d *doctor) claudeMCPResult(ctx context.Context, lets string, setUp bool) checkResult {
+	r := checkResult{name: "claude mcp"}
+	cli := d.claude
+	if cli.getenv == nil {
+		cli.getenv = d.env.Getenv
+	}
+	claude, ok := cli.find()
+	if !ok {
+		r.level, r.detail = checkInfo, "Claude Code's `claude` command is not on your PATH, so Lets cannot check its MCP server (`claude mcp get lets` shows it where claude is installed)"
+		return r
+	}
+	ctx, cancel := context.WithTimeout(ctx, doctorClaudeTimeout)
+	defer cancel()
+	entry, found := cli.get(ctx, claude)
+	switch {
+	case !found && !setUp:
+		r.level, r.detail = checkInfo, "the MCP server \"lets\" is not registered; `lets setup claude` registers it"
+	case !found:
+		r.level, r.detail = checkWarn, "the MCP server \"lets\" is not registered, so Claude cannot open Lets windows; run `lets setup claude`"
+	case lets != "" && entry.command != lets:
+		r.level, r.detail = checkWarn, fmt.Sprintf("the MCP server \"lets\" runs %s, not this lets (%s); run `lets setup claude` to point it here", describeEntry(entry), lets)
+	default:
+		r.level, r.detail = checkOK, "the MCP server \"lets\" runs "+describeEntry(entry)
+	}
+	return r
+}
+
+func claudeRaceResult(rep claudesetup.Report) checkResult {
+	r := checkResult{name: "approvals"}
+	if len(rep.OtherPermissionHooks) == 0 {
+		r.level, r.detail = checkOK, "no other hook answers Claude's permission prompts"
+		return r
+	}
+	r.level = checkWarn
+	r.detail = fmt.Sprintf("another PermissionRequest hook also answers Claude's permission prompts (%s); whichever answers first wins, so Approve on a pad or in a window may come too late — remove it from %s if Lets should answer",
+		strings.Join(rep.OtherPermissionHooks, "; "), rep.Settings)
+	return r
 }

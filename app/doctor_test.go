@@ -230,3 +230,83 @@ func TestMakefileInstallsOnlyPackagesSomethingUses(t *testing.T) {
 		}
 	}
 }
+
+func claudeLines(results []checkResult) map[string]checkResult {
+	out := map[string]checkResult{}
+	for _, r := range results {
+		out[r.name] = r
+	}
+	return out
+}
+
+// Point: doctor checks what `lets setup claude` set up: the hooks point
+// at this lets, the skill, the MCP registration (through claude), and
+// another tool's PermissionRequest hook that races Lets'.
+func TestDoctorChecksTheClaudeSetUp(t *testing.T) {
+	bin, _ := fakeClaude(t)
+	home := t.TempDir()
+	lets := filepath.Join(t.TempDir(), "lets")
+	if err := os.WriteFile(lets, []byte("#!/bin/sh\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]string{"HOME": home, "PATH": bin}
+	env := &Env{Getenv: func(k string) string { return vars[k] }}
+	d := &doctor{env: env, letsPath: lets, timeout: time.Second}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+
+	got := claudeLines(d.checkClaude(ctx))
+	for _, name := range []string{"claude hooks", "claude skill", "claude mcp"} {
+		if got[name].level != checkInfo {
+			t.Errorf("not set up: %s should be info, got %+v", name, got[name])
+		}
+	}
+	if !strings.Contains(got["claude hooks"].detail, "run `lets setup claude`") {
+		t.Errorf("hooks: %+v", got["claude hooks"])
+	}
+
+	s, out := testSetup(t, filepath.Join(home, ".claude"), lets, bin)
+	if err := s.install(ctx); err != nil {
+		t.Fatalf("setup: %v\n%s", err, out)
+	}
+	got = claudeLines(d.checkClaude(ctx))
+	for _, name := range []string{"claude hooks", "claude skill", "claude mcp", "approvals"} {
+		if got[name].level != checkOK {
+			t.Errorf("after setup %s should be ok, got %+v", name, got[name])
+		}
+	}
+	if !strings.Contains(got["claude mcp"].detail, lets+" mcp") {
+		t.Errorf("mcp: %+v", got["claude mcp"])
+	}
+
+	// Another tool answers permission prompts too.
+	settings := filepath.Join(home, ".claude", "settings.json")
+	data, _ := os.ReadFile(settings)
+	racing := strings.Replace(string(data), `"PermissionRequest": [`, `"PermissionRequest": [{"hooks": [{"type": "command", "command": "auto-approve"}]},`, 1)
+	if err := os.WriteFile(settings, []byte(racing), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got = claudeLines(d.checkClaude(ctx))
+	if r := got["approvals"]; r.level != checkWarn || !strings.Contains(r.detail, "auto-approve") || !strings.Contains(r.detail, "remove it from "+settings) {
+		t.Errorf("approvals: %+v", r)
+	}
+
+	// Another lets: the hooks and the MCP server point elsewhere.
+	other := &doctor{env: env, letsPath: "/usr/local/bin/lets", timeout: time.Second}
+	got = claudeLines(other.checkClaude(ctx))
+	if r := got["claude hooks"]; r.level != checkWarn || !strings.Contains(r.detail, "not this lets (/usr/local/bin/lets)") {
+		t.Errorf("hooks: %+v", r)
+	}
+	if r := got["claude mcp"]; r.level != checkWarn || !strings.Contains(r.detail, "not this lets") {
+		t.Errorf("mcp: %+v", r)
+	}
+
+	// The lets the hooks run is gone.
+	if err := os.Remove(lets); err != nil {
+		t.Fatal(err)
+	}
+	got = claudeLines(d.checkClaude(ctx))
+	if r := got["claude hooks"]; r.level != checkWarn || !strings.Contains(r.detail, "not there any more") {
+		t.Errorf("hooks: %+v", r)
+	}
+}
