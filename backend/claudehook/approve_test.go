@@ -300,3 +300,59 @@ func TestPermissionRequestSubscribeFails(t *testing.T) {
 		t.Fatalf("host reports %+v", reports)
 	}
 }
+
+// A window's approval card answers through the daemon's Answer (what the
+// host does for Allow / Deny): the same request-scoped subscription gets
+// it, whatever is selected on the pads.
+func TestPermissionRequestAnsweredFromWindow(t *testing.T) {
+	td := startDaemon(t)
+	host := newFakeHost(t)
+	// Another session holds the pads' selection.
+	other := wire.Identity{Backend: "codex", SessionID: "other"}
+	if err := td.client.ReportState(testCtx(t), wire.StateCommand{State: wire.StateRunning, Agent: other}); err != nil {
+		t.Fatal(err)
+	}
+	td.session(t, func(_ wire.StatusSession, _ bool) bool { return true })
+	r := startApproval(t, options(td, host, nil))
+	td.waitState(t, wire.StateWaitingForApproval)
+	opening := host.waitReports(t, 1)[0]
+	id := wire.Identity{Backend: claudehook.Backend, SessionID: opening.SessionID}
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		acts, err := td.d.Answerable(testCtx(t), id, opening.RequestID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.Contains(acts, wire.ActionApprove) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the request never became answerable: %v", acts)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := td.d.Answer(testCtx(t), id, opening.RequestID, wire.ActionApprove); err != nil {
+		t.Fatal(err)
+	}
+	if out := r.wait(t, 3*time.Second); string(out) != claudehook.DecisionAllow {
+		t.Fatalf("printed %q", out)
+	}
+	td.waitState(t, wire.StateRunning)
+}
+
+// Without the claude pid nothing goes to the host (it could bind no
+// window); the Wire report and the prompt context still work.
+func TestNoClaudePIDNoHostReport(t *testing.T) {
+	td := startDaemon(t)
+	host := newFakeHost(t)
+	o := options(td, host, nil)
+	o.ClaudePID = 0
+	var out bytes.Buffer
+	if err := claudehook.Run(testCtx(t), o, claudehook.EventUserPromptSubmit, bytes.NewReader(stdinOf(t, claudehook.EventUserPromptSubmit)), &out); err != nil {
+		t.Fatal(err)
+	}
+	td.waitState(t, wire.StateRunning)
+	if out.Len() == 0 || len(host.Reports()) != 0 {
+		t.Fatalf("printed %q, reported %+v", out.String(), host.Reports())
+	}
+}

@@ -32,6 +32,7 @@ const (
 
 // testDaemon is a real Wire daemon in this process with the fake surface.
 type testDaemon struct {
+	d       *daemon.Daemon
 	path    string
 	surface *daemontest.Surface
 	client  *wireclient.Client
@@ -60,7 +61,7 @@ func startDaemon(tb testing.TB) *testDaemon {
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() { errc <- d.Run(ctx) }()
-	td := &testDaemon{path: path, surface: s, client: wireclient.New(path)}
+	td := &testDaemon{d: d, path: path, surface: s, client: wireclient.New(path)}
 	td.client.Timeout = 2 * time.Second
 	td.stop = sync.OnceFunc(func() {
 		cancel()

@@ -172,6 +172,15 @@ func (h *hook) report(state string) Report {
 	return Report{PID: h.ClaudePID, SessionID: h.ev.SessionID, Label: Label(h.ev.Cwd), State: state}
 }
 
+// hostReport sends r to the host. Without the claude process's pid the
+// host could not tie the report to any window, so nothing is sent.
+func (h *hook) hostReport(ctx context.Context, r Report) error {
+	if r.PID <= 0 {
+		return nil
+	}
+	return h.Host.Report(ctx, r)
+}
+
 func (h *hook) fail(what string, err error) {
 	h.Logger.Warn("claude hook: "+what, "event", h.event, "session", h.ev.SessionID,
 		"after", h.Now().Sub(h.start).Round(time.Millisecond).String(), "err", err)
@@ -208,7 +217,7 @@ func (h *hook) quick(parent context.Context, stdout io.Writer) {
 			state = StateEnded
 		}
 		wg.Go(func() {
-			if err := h.Host.Report(ctx, h.report(state)); err != nil {
+			if err := h.hostReport(ctx, h.report(state)); err != nil {
 				h.fail("could not report to the Lets host", err)
 			}
 		})
@@ -281,7 +290,7 @@ func (h *hook) approve(parent context.Context, stdout io.Writer) {
 			r.RequestID, r.Tool, r.Summary = reqID, tool, summary
 		}
 		wg.Go(func() {
-			if err := h.Host.Report(setup, r); err != nil {
+			if err := h.hostReport(setup, r); err != nil {
 				h.fail("could not report the permission request to the Lets host", err)
 			}
 		})
@@ -373,7 +382,7 @@ func (h *hook) finish(parent context.Context, after wire.State, answered bool) {
 			state = string(wire.StateWaitingForApproval)
 		}
 		wg.Go(func() {
-			if err := h.Host.Report(ctx, h.report(state)); err != nil {
+			if err := h.hostReport(ctx, h.report(state)); err != nil {
 				h.fail("could not report the end of the permission request to the Lets host", err)
 			}
 		})
