@@ -200,6 +200,7 @@ func TestPermissionRequestDaemonGoneMidWait(t *testing.T) {
 type fakeWire struct {
 	mu     sync.Mutex
 	calls  []string
+	lines  []byte // every command as the daemon would receive it
 	events chan wire.ActionEvent
 	subErr error
 }
@@ -216,14 +217,31 @@ func (w *fakeWire) Calls() []string {
 	return append([]string(nil), w.calls...)
 }
 
+func (w *fakeWire) line(m wire.Message) error {
+	b, err := m.Encode()
+	if err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.lines = append(w.lines, b...)
+	return nil
+}
+
+func (w *fakeWire) Lines() []byte {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]byte(nil), w.lines...)
+}
+
 func (w *fakeWire) ReportState(_ context.Context, cmd wire.StateCommand) error {
 	w.record("state " + string(cmd.State))
-	return nil
+	return w.line(cmd)
 }
 
 func (w *fakeWire) EndSession(_ context.Context, id wire.Identity) error {
 	w.record("session_end " + id.String())
-	return nil
+	return w.line(wire.SessionEndCommand{Agent: id})
 }
 
 func (w *fakeWire) Subscribe(_ context.Context, cmd wire.SubscribeActionsCommand) (claudehook.Actions, error) {
@@ -234,6 +252,9 @@ func (w *fakeWire) Subscribe(_ context.Context, cmd wire.SubscribeActionsCommand
 	w.record("subscribe " + cmd.Agent.String() + " " + strings.Join(acts, ",") + " " + cmd.RequestID + map[bool]string{true: " one_shot", false: ""}[cmd.OneShot])
 	if w.subErr != nil {
 		return nil, w.subErr
+	}
+	if err := w.line(cmd); err != nil {
+		return nil, err
 	}
 	return fakeActions{events: w.events}, nil
 }

@@ -205,7 +205,13 @@ func stdinOf(tb testing.TB, event string) []byte {
 // with -update).
 func checkGolden(tb testing.TB, name string, got []byte) {
 	tb.Helper()
-	file := filepath.Join("testdata", "golden", name+".out")
+	checkGoldenFile(tb, name+".out", got)
+}
+
+// checkGoldenFile compares got with testdata/golden/<file>.
+func checkGoldenFile(tb testing.TB, file string, got []byte) {
+	tb.Helper()
+	file = filepath.Join("testdata", "golden", file)
 	if *update {
 		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 			tb.Fatal(err)

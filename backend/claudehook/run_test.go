@@ -242,3 +242,22 @@ func TestCancelledContextQuiet(t *testing.T) {
 		t.Fatalf("printed %q", out.String())
 	}
 }
+
+// The Wire lines each event sends, byte for byte (testdata/golden/<Event>.wire):
+// backend claude, the session id from stdin, the label from cwd; for
+// PermissionRequest the subscription, then the state, then (approved)
+// running.
+func TestGoldenWireLines(t *testing.T) {
+	for _, event := range claudehook.Events() {
+		t.Run(event, func(t *testing.T) {
+			fw := &fakeWire{events: make(chan wire.ActionEvent, 1)}
+			fw.events <- wire.ActionEvent{Action: wire.ActionApprove, Agent: wire.Identity{Backend: claudehook.Backend, SessionID: sessionID}, RequestID: requestID}
+			o := options(nil, newFakeHost(t), nil)
+			o.Wire = fw
+			if err := claudehook.Run(testCtx(t), o, event, bytes.NewReader(stdinOf(t, event)), &bytes.Buffer{}); err != nil {
+				t.Fatal(err)
+			}
+			checkGoldenFile(t, event+".wire", fw.Lines())
+		})
+	}
+}
