@@ -156,6 +156,13 @@ func serve(ctx context.Context, env *Env, args []string, desk *desktop) error {
 	// session can show them, else in the browser (nil).
 	wins := newNativeWindows(env, st)
 	desk.useWindows(wins) // the home window too
+	// The approval card in a window bound to a Claude session answers
+	// through the in-process pad daemon (the same Wire action as a pad
+	// press); without the daemon the host shows no card.
+	var claudeActions host.ClaudeActions
+	if pads != nil {
+		claudeActions = pads.daemon
+	}
 	srv, err := host.Listen(wins.hostOptions(host.Options{
 		Addr:    "127.0.0.1:" + strconv.Itoa(cfg.HostPort),
 		Token:   tok,
@@ -167,6 +174,8 @@ func serve(ctx context.Context, env *Env, args []string, desk *desktop) error {
 		// The tray's "show home" hook (single instance); nil headless.
 		OnShowHome: showHome,
 		Home:       host.HomeOptions{Devices: pads.pairedDevices()},
+		// ClaudeActions stays a true nil interface without a daemon.
+		ClaudeActions: claudeActions,
 		Extra: func(s *host.Status) {
 			s.Services = serviceNames(services)
 			if pads != nil {
