@@ -7,10 +7,8 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"time"
 
@@ -242,18 +240,22 @@ type traySource struct {
 	uniques []tray.Unique
 	saved   []tray.Saved
 	slots   map[string]int // backend+"\x00"+session → slot, for selection
-	mu      sync.Mutex
+	// claudeNote says how the last "Set up Claude…" went.
+	claudeNote tray.Note
+	mu         sync.Mutex
 }
 
 const slowEvery = 10 * time.Second
 
 func (s *traySource) snapshot(ctx context.Context) (tray.Snapshot, error) {
 	p := s.parts
-	_, setup := lookup("setup")
+	s.mu.Lock()
+	note := s.claudeNote
+	s.mu.Unlock()
 	snap := tray.Snapshot{
 		PadOn:        p.wire != nil,
 		BrowserPad:   p.web != nil,
-		SetupClaude:  setup,
+		ClaudeNote:   note,
 		StartAtLogin: p.auto.Enabled(),
 	}
 	var errs []error
@@ -414,21 +416,23 @@ func (s *traySource) open(ctx context.Context, unique, resume string) error {
 	return nil
 }
 
-// setupClaude runs `lets setup claude` and logs what it said.
+// setupClaude runs `lets setup claude` in this process, logs what it
+// said, puts a line about how it went under the menu item and, when it
+// worked, shows Home, which tells whether Claude Code is ready.
 func (s *traySource) setupClaude(ctx context.Context) error {
-	if _, ok := lookup("setup"); !ok {
-		return errors.New("this version of Lets cannot set up Claude yet")
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("find the lets program to run `lets setup claude`: %w", err)
-	}
-	cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	cctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
-	out, err := exec.CommandContext(cctx, exe, "setup", "claude").CombinedOutput()
-	s.parts.log.Info("lets setup claude", "output", strings.TrimSpace(string(out)))
+	out, manual, err := setupClaudeInProcess(cctx, s.parts.env)
+	s.parts.log.Info("lets setup claude", "output", out)
+	note := claudeTrayNote(out, manual, err)
+	s.mu.Lock()
+	s.claudeNote = note
+	s.mu.Unlock()
 	if err != nil {
-		return fmt.Errorf("`lets setup claude` failed (run it in a terminal to see why): %w", err)
+		return errors.New(note.Tooltip)
+	}
+	if s.parts.desk != nil {
+		s.parts.desk.showHome()
 	}
 	return nil
 }

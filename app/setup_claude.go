@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lets-app/lets/app/tray"
 	"github.com/lets-app/lets/backend/claudesetup"
 	"github.com/lets-app/lets/backend/config"
 )
@@ -63,6 +64,9 @@ type claudeSetup struct {
 	version  string
 	approval time.Duration
 	claude   claudeCLI
+	// manual is set when claude is not on PATH and the person has to
+	// register the MCP server themselves.
+	manual bool
 }
 
 // newClaudeSetup reads where things are: the running lets program, Claude
@@ -223,6 +227,7 @@ func (s *claudeSetup) writePlugin(dir string) error {
 func (s *claudeSetup) registerMCP(ctx context.Context) bool {
 	claude, ok := s.claude.find()
 	if !ok {
+		s.manual = true
 		s.note("Claude Code's `claude` command is not on your PATH, so register the MCP server yourself:\n      %s", s.mcpCommand())
 		return true
 	}
@@ -320,9 +325,22 @@ type claudeCLI struct {
 // server to check its health).
 const claudeTimeout = 60 * time.Second
 
-// find looks for claude on $PATH as the environment gives it.
+// find looks for claude on $PATH as the environment gives it, then where
+// Claude Code's installers put it in the home folder (a tray started at
+// login often has a shorter PATH than a terminal).
 func (c claudeCLI) find() (string, bool) {
-	return findInPath(c.getenv("PATH"), "claude")
+	if p, ok := findInPath(c.getenv("PATH"), "claude"); ok {
+		return p, true
+	}
+	home := c.getenv("HOME")
+	if home == "" || !filepath.IsAbs(home) {
+		return "", false
+	}
+	var dirs []string
+	for _, d := range []string{".claude/local", ".local/bin", ".npm-global/bin"} {
+		dirs = append(dirs, filepath.Join(home, d))
+	}
+	return findInPath(strings.Join(dirs, string(filepath.ListSeparator)), "claude")
 }
 
 func (c claudeCLI) run(ctx context.Context, path string, args ...string) (string, error) {
@@ -382,4 +400,36 @@ func findInPath(pathList, name string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// setupClaudeInProcess runs `lets setup claude` for the tray: it returns
+// what the command printed, whether the MCP server is left for the person
+// to register (claude is not on PATH), and the error.
+func setupClaudeInProcess(ctx context.Context, env *Env) (out string, manual bool, err error) {
+	var buf strings.Builder
+	s, err := newClaudeSetup(env, &buf)
+	if err != nil {
+		return "", false, err
+	}
+	err = s.install(ctx)
+	return strings.TrimSpace(buf.String()), s.manual, err
+}
+
+// claudeTrayNote is the line the tray menu shows after "Set up Claude…".
+func claudeTrayNote(out string, manual bool, err error) tray.Note {
+	switch {
+	case err != nil:
+		why := err.Error()
+		for _, line := range strings.Split(out, "\n") {
+			if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "✗ "); ok {
+				why = rest
+				break
+			}
+		}
+		return tray.Note{Text: "✗ Claude set-up did not fully work", Tooltip: why + " — run `lets setup claude` in a terminal to see every step"}
+	case manual:
+		return tray.Note{Text: "Almost there: install Claude Code, then set up again",
+			Tooltip: "Lets added its hooks and skill, but Claude Code's `claude` command is not on your PATH, so its MCP server is not registered yet"}
+	}
+	return tray.Note{Text: "✓ Claude is connected to Lets", Tooltip: "Start a new Claude Code session to use Lets"}
 }

@@ -345,3 +345,51 @@ func TestParseMCPGet(t *testing.T) {
 		t.Fatalf("got %+v", e)
 	}
 }
+
+func TestClaudeIsFoundWhereItsInstallersPutIt(t *testing.T) {
+	home := t.TempDir()
+	local := filepath.Join(home, ".claude", "local")
+	if err := os.MkdirAll(local, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cli := claudeCLI{getenv: func(k string) string { return map[string]string{"HOME": home, "PATH": "/nonexistent"}[k] }}
+	if _, ok := cli.find(); ok {
+		t.Fatal("found a claude that is not there")
+	}
+	if err := os.WriteFile(filepath.Join(local, "claude"), []byte("#!/bin/sh\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cli.find(); ok {
+		t.Fatal("a file that is not executable is not a program")
+	}
+	if err := os.Chmod(filepath.Join(local, "claude"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := cli.find(); !ok || p != filepath.Join(local, "claude") {
+		t.Fatalf("find = %q, %v", p, ok)
+	}
+}
+
+// Point: the tray's "Set up Claude…" runs the same set-up in-process and
+// says how it went in one line with the details in the tooltip.
+func TestTraySetUpRunsInProcessAndSaysHowItWent(t *testing.T) {
+	e := newTestEnv(t)
+	out, manual, err := setupClaudeInProcess(context.Background(), e.Env)
+	if err != nil || !manual {
+		t.Fatalf("in-process setup = %v, manual %v\n%s", err, manual, out)
+	}
+	if !strings.Contains(out, "hooks added to") {
+		t.Fatalf("output:\n%s", out)
+	}
+	if n := claudeTrayNote(out, manual, err); !strings.Contains(n.Text, "install Claude Code") || !strings.Contains(n.Tooltip, "not on your PATH") {
+		t.Errorf("note without claude = %+v", n)
+	}
+	if n := claudeTrayNote("…", false, nil); n.Text != "✓ Claude is connected to Lets" {
+		t.Errorf("note on success = %+v", n)
+	}
+	failed := "Connecting…\n  ✓ skill installed\n  ✗ could not add the hooks: settings.json:2:3: invalid character '/'\n"
+	n := claudeTrayNote(failed, false, exitError{code: 1})
+	if !strings.HasPrefix(n.Text, "✗") || !strings.HasPrefix(n.Tooltip, "could not add the hooks: settings.json:2:3") || !strings.Contains(n.Tooltip, "lets setup claude") {
+		t.Errorf("note on failure = %+v", n)
+	}
+}

@@ -61,16 +61,25 @@ type Snapshot struct {
 	Saved    []Saved
 	// PadOn says the Wire daemon runs; BrowserPad says whether
 	// the browser pad runs (pairing and the virtual pad need it).
-	PadOn       bool
-	BrowserPad  bool
-	SetupClaude bool // `lets setup claude` exists in this build
+	PadOn      bool
+	BrowserPad bool
+	// ClaudeNote is how the last "Set up Claude…" went; empty before the
+	// first one.
+	ClaudeNote Note
 	// StartAtLogin is the state of the XDG autostart entry.
 	StartAtLogin bool
 }
 
+// Note is a line the menu shows under an action about how it went, with
+// the details in its tooltip.
+type Note struct {
+	Text    string
+	Tooltip string
+}
+
 // Equal reports whether a and b show the same menu.
 func (a Snapshot) Equal(b Snapshot) bool {
-	return a.PadOn == b.PadOn && a.BrowserPad == b.BrowserPad && a.SetupClaude == b.SetupClaude &&
+	return a.PadOn == b.PadOn && a.BrowserPad == b.BrowserPad && a.ClaudeNote == b.ClaudeNote &&
 		a.StartAtLogin == b.StartAtLogin &&
 		sliceEqual(a.Sessions, b.Sessions) && sliceEqual(a.Windows, b.Windows) &&
 		sliceEqual(a.Uniques, b.Uniques) && savedEqual(a.Saved, b.Saved)
@@ -216,12 +225,12 @@ func Menu(s Snapshot) []Item {
 		pair.Disabled, pair.Tooltip = true, browserOff
 		pad.Disabled, pad.Tooltip = true, browserOff
 	}
-	claude := Item{Label: "Set up Claude…", Tooltip: "Connect Claude Code to Lets", Action: Action{Kind: ActionSetupClaude}}
-	if !s.SetupClaude {
-		claude = Item{Label: "Set up Claude… (coming soon)", Disabled: true,
-			Tooltip: "This version of Lets cannot set up Claude from the tray yet"}
+	items = append(items, pair, pad, Item{Label: "Set up Claude…", Action: Action{Kind: ActionSetupClaude},
+		Tooltip: "Connect Claude Code to Lets: its MCP server, hooks and skill (the same as `lets setup claude`)"})
+	if s.ClaudeNote.Text != "" {
+		items = append(items, Item{Label: clip(s.ClaudeNote.Text), Tooltip: s.ClaudeNote.Tooltip, Disabled: true})
 	}
-	items = append(items, pair, pad, claude,
+	items = append(items,
 		Item{Label: "Start at login", Checkable: true, Checked: s.StartAtLogin,
 			Tooltip: "Start Lets when you log in", Action: Action{Kind: ActionToggleStartAtLogin}},
 		Item{Separator: true},

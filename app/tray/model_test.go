@@ -48,7 +48,7 @@ func find(t *testing.T, items []Item, prefix string) Item {
 func TestMenuShowsSessionsWindowsUniquesAndActions(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	s := Snapshot{
-		PadOn: true, BrowserPad: true, SetupClaude: true, StartAtLogin: true,
+		PadOn: true, BrowserPad: true, StartAtLogin: true,
 		Sessions: []Session{
 			{Backend: "codex", ID: "c1", Label: "tidy docs", State: wire.StateRunning, Accent: "magenta"},
 			{Backend: "claude", ID: "a1", Label: "fix tests", State: wire.StateWaitingForApproval, Accent: "cyan", Selected: true},
@@ -128,13 +128,16 @@ func TestResumeKeepsTheNewestPerUnique(t *testing.T) {
 // browser pad, no `lets setup claude`, nothing installed, nothing saved.
 func TestMenuSaysWhatIsOff(t *testing.T) {
 	items := Menu(Snapshot{})
-	for _, prefix := range []string{"Agents: the pad daemon is off", "Pair a phone…", "Virtual pad", "Set up Claude… (coming soon)", "No uniques installed yet", "Nothing saved yet"} {
+	for _, prefix := range []string{"Agents: the pad daemon is off", "Pair a phone…", "Virtual pad", "No uniques installed yet", "Nothing saved yet"} {
 		if it := find(t, items, prefix); !it.Disabled {
 			t.Errorf("%q is enabled, want disabled", it.Label)
 		}
 	}
 	if it := find(t, Menu(Snapshot{PadOn: true}), "No agents are working right now"); !it.Disabled {
 		t.Errorf("the empty-agents line is clickable")
+	}
+	if c := find(t, items, "Set up Claude…"); c.Disabled || c.Action.Kind != ActionSetupClaude {
+		t.Errorf("Set up Claude… must always be there and enabled: %+v", c)
 	}
 	if q := find(t, items, "Quit Lets"); q.Disabled || q.Action.Kind != ActionQuit {
 		t.Errorf("Quit = %+v", q)
@@ -312,5 +315,32 @@ func TestSameShape(t *testing.T) {
 	none.Uniques = nil
 	if SameShape(Menu(base), Menu(none)) {
 		t.Error("the Open submenu's placeholder (no action) has the shape of a unique (an action)")
+	}
+}
+
+// Point: after "Set up Claude…" the menu says how it went, in a line under
+// the item, with the details in its tooltip; a new note is a new menu.
+func TestMenuShowsHowClaudeSetUpWent(t *testing.T) {
+	before := Menu(Snapshot{})
+	note := Note{Text: "✓ Claude is connected to Lets", Tooltip: "Start a new Claude Code session to use Lets"}
+	s := Snapshot{ClaudeNote: note}
+	after := Menu(s)
+	got := strings.Join(labels(after, ""), "\n")
+	if !strings.Contains(got, "Set up Claude…\n✓ Claude is connected to Lets\nStart at login") {
+		t.Fatalf("the note should follow the item:\n%s", got)
+	}
+	it := find(t, after, "✓ Claude")
+	if !it.Disabled || it.Tooltip != note.Tooltip || it.Action.Kind != ActionNone {
+		t.Fatalf("note item = %+v", it)
+	}
+	if SameShape(before, after) {
+		t.Fatal("a menu with the note has another shape")
+	}
+	if (Snapshot{}).Equal(s) || !s.Equal(Snapshot{ClaudeNote: note}) {
+		t.Fatal("Equal must compare the note")
+	}
+	long := Menu(Snapshot{ClaudeNote: Note{Text: strings.Repeat("x", 200)}})
+	if it := find(t, long, "xxx"); len([]rune(it.Label)) > maxLabel {
+		t.Fatalf("the note is not clipped: %d runes", len([]rune(it.Label)))
 	}
 }
