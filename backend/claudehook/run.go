@@ -244,11 +244,16 @@ func (h *hook) quick(parent context.Context, stdout io.Writer) {
 //
 // Order matters so that a press cannot be lost: the subscription is
 // opened first and the waiting_for_approval state reported after it. The
-// daemon lights Approve only when both the state permits it and a live
-// subscription advertises it (wire-protocol-1 §9.10), so whichever of the
-// two lines it handles first, every press it accepts reaches this hook.
-// (Reporting the state first would light nothing extra, but a press
-// between the two could meet another subscriber of the session.)
+// daemon lights Approve and Reject only while the state permits them and
+// a live subscription advertises them (wire-protocol-1 §9.10), so
+// whichever of the two lines it handles first (the protocol orders lines
+// per connection only), every press it accepts reaches this hook, and a
+// window's answer for this request id finds the subscription in place.
+// Reported the other way round, the session would show
+// waiting_for_approval with no one listening: a press then is dropped, or
+// goes to another subscriber of the session. Subscribing first also makes
+// the daemon hold waiting_for_approval against running reports of
+// parallel tool hooks (§9.5) until the request is answered.
 func (h *hook) approve(parent context.Context, stdout io.Writer) {
 	reqID := h.NewRequestID()
 	tool := h.ev.ToolName
