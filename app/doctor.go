@@ -314,11 +314,13 @@ func (d *doctor) checkClaude(ctx context.Context) []checkResult {
 	}
 	rep := claudesetup.Check(claudesetup.Paths{Dir: dir})
 	setUp := !rep.None()
+	// A broken config.json gives the defaults; the config.json check says so.
+	cfg, _ := config.Load(d.paths.ConfigFile())
 	return []checkResult{
 		claudeHooksResult(rep, lets),
 		claudeSkillResult(claudesetup.Paths{Dir: dir}.SkillFile(), rep, setUp),
 		d.claudeMCPResult(ctx, lets, setUp),
-		claudeRaceResult(rep),
+		claudeApprovalResult(rep, cfg.Claude.ApprovalTimeout()),
 	}
 }
 
@@ -393,14 +395,26 @@ func (d *doctor) claudeMCPResult(ctx context.Context, lets string, setUp bool) c
 	return r
 }
 
-func claudeRaceResult(rep claudesetup.Report) checkResult {
-	r := checkResult{name: "approvals"}
-	if len(rep.OtherPermissionHooks) == 0 {
-		r.level, r.detail = checkOK, "no other hook answers Claude's permission prompts"
-		return r
+// claudeApprovalResult checks the approval flow: no other hook races
+// Lets' PermissionRequest hook, and Claude Code lets that hook wait as long
+// as config.json says.
+func claudeApprovalResult(rep claudesetup.Report, wait time.Duration) checkResult {
+	r := checkResult{name: "approvals", level: checkOK}
+	var problems []string
+	if len(rep.OtherPermissionHooks) > 0 {
+		problems = append(problems, fmt.Sprintf("another PermissionRequest hook also answers Claude's permission prompts (%s); whichever answers first wins, so Approve on a pad or in a window may come too late — remove it from %s if Lets should answer",
+			strings.Join(rep.OtherPermissionHooks, "; "), rep.Settings))
 	}
-	r.level = checkWarn
-	r.detail = fmt.Sprintf("another PermissionRequest hook also answers Claude's permission prompts (%s); whichever answers first wins, so Approve on a pad or in a window may come too late — remove it from %s if Lets should answer",
-		strings.Join(rep.OtherPermissionHooks, "; "), rep.Settings)
+	if t := rep.PermissionTimeout; t > 0 && t < wait+claudesetup.ApprovalSlack {
+		problems = append(problems, fmt.Sprintf("Claude Code stops Lets' PermissionRequest hook after %s, but Lets waits %s for Approve (\"claude\": {\"approvalTimeoutS\"} in config.json); run `lets setup claude` to match them", t, wait))
+	}
+	switch {
+	case len(problems) > 0:
+		r.level, r.detail = checkWarn, strings.Join(problems, ". ")
+	case rep.PermissionTimeout > 0:
+		r.detail = fmt.Sprintf("pads, phones and windows can answer Claude's permission prompts for %s; no other hook races them", wait)
+	default:
+		r.detail = "no other hook answers Claude's permission prompts"
+	}
 	return r
 }

@@ -291,6 +291,21 @@ func TestDoctorChecksTheClaudeSetUp(t *testing.T) {
 		t.Errorf("approvals: %+v", r)
 	}
 
+	// The approval wait grew in config.json after setup: Claude Code would
+	// stop the hook first.
+	if err := os.MkdirAll(filepath.Join(home, "lets"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	d.paths = config.Paths{Home: filepath.Join(home, "lets")}
+	if err := os.WriteFile(d.paths.ConfigFile(), []byte(`{"claude": {"approvalTimeoutS": 600}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got = claudeLines(d.checkClaude(ctx))
+	if r := got["approvals"]; r.level != checkWarn || !strings.Contains(r.detail, "after 2m10s, but Lets waits 10m0s") {
+		t.Errorf("approvals with a longer wait: %+v", r)
+	}
+	d.paths = config.Paths{}
+
 	// Another lets: the hooks and the MCP server point elsewhere.
 	other := &doctor{env: env, letsPath: "/usr/local/bin/lets", timeout: time.Second}
 	got = claudeLines(other.checkClaude(ctx))

@@ -8,6 +8,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 )
 
 // SkillState is what Check found at the skill's place.
@@ -38,7 +39,12 @@ type Report struct {
 	// commands, or their type when they have none): they answer the same
 	// prompts as Lets, and whichever answers first wins.
 	OtherPermissionHooks []string
-	Skill                SkillState
+	// PermissionTimeout is the timeout Claude Code gives Lets'
+	// PermissionRequest hook (0 when there is none, or it has no timeout).
+	// It must stay above the approval wait (config approvalTimeoutS), or
+	// Claude Code stops the hook before it can step aside.
+	PermissionTimeout time.Duration
+	Skill             SkillState
 }
 
 // Installed reports whether every Lets hook is present (they may still
@@ -82,6 +88,9 @@ func Check(p Paths) Report {
 			if prog, _, ok := ParseLetsHook(h.Command); ok && (h.Type == "command" || h.Type == "") {
 				present[Event(event)] = true
 				programs[prog] = true
+				if secs, ok := h.Timeout.(float64); ok && Event(event) == PermissionRequest && secs > 0 && secs < 1e6 {
+					r.PermissionTimeout = time.Duration(secs * float64(time.Second))
+				}
 				continue
 			}
 			if Event(event) == PermissionRequest {
@@ -130,6 +139,7 @@ func checkSkill(p Paths) SkillState {
 type handlerInfo struct {
 	Type    string `json:"type"`
 	Command string `json:"command"`
+	Timeout any    `json:"timeout"` // seconds; anything else is ignored
 }
 
 // readHooks lists the handlers of every event of a settings file, in

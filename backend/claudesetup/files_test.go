@@ -318,7 +318,7 @@ func TestCheckReportsWhatDoctorNeeds(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = Check(p)
-	if !r.Installed() || len(r.Broken) != 0 || strings.Join(r.Programs, ",") != lets {
+	if !r.Installed() || len(r.Broken) != 0 || strings.Join(r.Programs, ",") != lets || r.PermissionTimeout != 70*time.Second {
 		t.Fatalf("after setup: %+v", r)
 	}
 	if err := os.WriteFile(p.Settings(), []byte("{oops"), 0o600); err != nil {
