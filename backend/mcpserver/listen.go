@@ -256,9 +256,12 @@ func (s *server) listenResult(q listenQuery, ans *hostclient.ListenResult, page 
 	if page.cut > 0 {
 		fmt.Fprintf(&b, "Truncated: %d long text field(s) were shortened to fit (marked \"…[truncated N chars]\"); the cut text cannot be fetched again.\n", page.cut)
 	}
-	if len(page.rest) > 0 {
-		fmt.Fprintf(&b, "%d more event(s) were held back to keep this result short: call listen again to get them.\n", len(page.rest))
-	} else if ans.Pending > 0 {
+	switch held := len(page.rest); {
+	case held > 0 && ans.Pending > 0:
+		fmt.Fprintf(&b, "%d more event(s) were held back to keep this result short, and %d more are waiting in Lets: call listen again to get them.\n", held, ans.Pending)
+	case held > 0:
+		fmt.Fprintf(&b, "%d more event(s) were held back to keep this result short: call listen again to get them.\n", held)
+	case ans.Pending > 0:
 		fmt.Fprintf(&b, "%d more event(s) are waiting: call listen again to get them.\n", ans.Pending)
 	}
 	if len(page.lines) > 0 {

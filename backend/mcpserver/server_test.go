@@ -204,12 +204,14 @@ func TestOpenSendsTheClaudePid(t *testing.T) {
 	if op.IsError {
 		t.Fatalf("open: %s", op.Text)
 	}
-	// The host records the binding when it knows the header (another
-	// part of issue #13); the request carries it either way, which the
-	// hostclient tests check. Here: the window is listed.
+	// The host binds the window to the claude pid the client sent.
 	st := s.call(t, "status", nil)
-	if !strings.Contains(st.Text, "w1: hello") {
-		t.Fatalf("status after open: %s", st.Text)
+	wins, _ := st.Structured["windows"].([]any)
+	if len(wins) != 1 {
+		t.Fatalf("windows after open: %v", st.Structured["windows"])
+	}
+	if w, _ := wins[0].(map[string]any); w["window"] != "w1" || w["claude_pid"] != float64(4321) {
+		t.Fatalf("the window is not bound to claude pid 4321: %v", w)
 	}
 }
 
