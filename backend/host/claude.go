@@ -249,9 +249,10 @@ func (a *claudeAgents) stepLocked(r claudeReport, cards bool, newID func() strin
 	var st claudeStep
 	if c := ag.card; c != nil {
 		// Still the same question? A waiting_for_approval report without a
-		// request id says nothing about the card.
+		// request id comes from a hook whose wait ended (deadline, daemon
+		// gone): Claude now asks in its terminal only, so the card goes.
 		same := r.SessionID == c.Session && r.State == string(wire.StateWaitingForApproval) &&
-			(r.RequestID == "" || r.RequestID == c.RequestID)
+			r.RequestID == c.RequestID
 		if !same {
 			st.dismiss = c.ID
 			ag.card = nil

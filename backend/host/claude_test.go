@@ -358,15 +358,24 @@ func TestClaudeCardDismissedWhenAnsweredElsewhere(t *testing.T) {
 
 	th.report(t, rep(7007, "waiting_for_approval", "request_id", "r1", "tool", "Bash"))
 	first := askOf(t, sc)["id"].(string)
-	// The same question again, or a report without request id, keeps it.
+	// The same question again keeps it.
 	th.report(t, rep(7007, "waiting_for_approval", "request_id", "r1", "tool", "Bash"))
-	th.report(t, rep(7007, "waiting_for_approval"))
 	if e, ok := sc.nextOfType("shell.dismiss", 200*time.Millisecond); ok {
 		t.Fatalf("the same question dismissed its card: %v", dataOf(t, e))
 	}
 	th.report(t, rep(7007, "running"))
 	if id := dismissOf(t, sc); id != first {
 		t.Fatalf("running dismissed %q, want %q", id, first)
+	}
+
+	// The hook's wait ended (deadline, daemon gone): it reports
+	// waiting_for_approval without a request id, Claude asks in its
+	// terminal only, and the card goes at once.
+	th.report(t, rep(7007, "waiting_for_approval", "request_id", "r1b", "tool", "Bash"))
+	timedOut := askOf(t, sc)["id"].(string)
+	th.report(t, rep(7007, "waiting_for_approval"))
+	if id := dismissOf(t, sc); id != timedOut {
+		t.Fatalf("the end of the hook's wait dismissed %q, want %q", id, timedOut)
 	}
 
 	th.report(t, rep(7007, "waiting_for_approval", "request_id", "r2", "tool", "Bash"))
