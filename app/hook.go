@@ -33,6 +33,11 @@ func runHook(ctx context.Context, env *Env, args []string) error {
 	event := args[0]
 	stdin := env.Stdin
 	if stdin == nil {
+		if fi, err := os.Stdin.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			// Typed by hand: there is no hook input to wait for.
+			log.Warn("lets hook is run by Claude Code, which passes the hook's JSON on stdin; `lets setup claude` installs the hooks")
+			return nil
+		}
 		stdin = os.Stdin
 	}
 	opts := hookOptions(env, log)
