@@ -1,0 +1,581 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/lets-app/lets/backend/claudesetup"
+	"github.com/lets-app/lets/backend/config"
+	"github.com/lets-app/lets/backend/testenv/claudestub"
+	"github.com/lets-app/lets/backend/testenv/testutil"
+	"github.com/lets-app/lets/backend/wireclient"
+)
+
+// The end-to-end tests of issue #13 run the real programs: a `lets` binary
+// built once per test process, `lets serve` (host and Wire daemon) with a
+// temporary home, the real Claude Code (`claude -p`, installed by `make
+// claude-tools`) against claudestub's scripted Messages API on 127.0.0.1,
+// with `lets mcp` as its MCP server and `lets hook <event>` as its hooks.
+
+// e2eBuilder builds the lets binary at most once per test process, into
+// build/bin/e2e (ignored by git), so claude can start `lets mcp` and
+// `lets hook` as real programs.
+type e2eBuilder struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
+var e2eBuild e2eBuilder
+
+func (b *e2eBuilder) build(t *testing.T) string {
+	t.Helper()
+	gobin := testutil.Command(t, "go")
+	b.once.Do(func() {
+		root, err := testutil.RepoRoot()
+		if err != nil {
+			b.err = err
+			return
+		}
+		dir := filepath.Join(root, "build", "bin", "e2e")
+		if b.err = os.MkdirAll(dir, 0o755); b.err != nil {
+			return
+		}
+		tmp, err := os.CreateTemp(dir, ".lets-*")
+		if err != nil {
+			b.err = err
+			return
+		}
+		_ = tmp.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, gobin, "build", "-o", tmp.Name(), ".")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			_ = os.Remove(tmp.Name())
+			b.err = fmt.Errorf("go build -o %s .: %w\n%s", tmp.Name(), err, out)
+			return
+		}
+		b.bin = filepath.Join(dir, "lets")
+		b.err = os.Rename(tmp.Name(), b.bin)
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.bin
+}
+
+// startGroup starts cmd in a process group of its own and ends the group
+// when the test ends: SIGTERM, then SIGKILL when the command has not exited
+// within 5 s; whatever is left of the group (children of the command) is
+// killed after that. The returned channel closes when the command exited;
+// its Wait error is then in *waitErr.
+func startGroup(t *testing.T, cmd *exec.Cmd, what string) (done <-chan struct{}, waitErr *error) {
+	t.Helper()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", what, err)
+	}
+	ch := make(chan struct{})
+	var werr error
+	go func() {
+		werr = cmd.Wait()
+		close(ch)
+	}()
+	pgid := cmd.Process.Pid
+	t.Cleanup(func() {
+		select {
+		case <-ch:
+		default:
+			_ = syscall.Kill(-pgid, syscall.SIGTERM)
+			select {
+			case <-ch:
+			case <-time.After(5 * time.Second):
+				t.Logf("%s did not stop within 5 s of SIGTERM; killing it", what)
+				_ = syscall.Kill(-pgid, syscall.SIGKILL)
+				<-ch
+			}
+		}
+		_ = syscall.Kill(-pgid, syscall.SIGKILL) // children left behind
+	})
+	return ch, &werr
+}
+
+// e2eHost is a running `lets serve` with its own LETS_HOME and Wire socket.
+type e2eHost struct {
+	bin      string
+	home     string // HOME of the lets processes
+	letsHome string
+	sock     string
+	env      []string // for every lets process of this test (and node)
+	info     config.HostInfo
+	out      *syncBuffer
+}
+
+// startE2EHost builds lets, writes configJSON as config.json and starts
+// `lets serve --port 0` in its own process group.
+func startE2EHost(t *testing.T, configJSON string) *e2eHost {
+	t.Helper()
+	bin := e2eBuild.build(t)
+	home := t.TempDir()
+	letsHome := filepath.Join(home, "lets-home")
+	if err := os.MkdirAll(letsHome, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(letsHome, "config.json"), []byte(configJSON), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Unix socket paths must stay under 108 bytes.
+	sockDir, err := os.MkdirTemp("", "lt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(sockDir) })
+	h := &e2eHost{
+		bin: bin, home: home, letsHome: letsHome, sock: filepath.Join(sockDir, "pad.sock"), out: &syncBuffer{},
+	}
+	h.env = []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + home,
+		config.HomeEnv + "=" + letsHome,
+		"PAD_LATTICE_SOCKET=" + h.sock,
+		"LANG=C.UTF-8",
+	}
+	cmd := exec.Command(bin, "serve", "--port", "0")
+	cmd.Env = h.env
+	cmd.Dir = home
+	cmd.Stdout, cmd.Stderr = h.out, h.out
+	startGroup(t, cmd, "lets serve")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("lets serve output:\n%s", h.out.String())
+		}
+	})
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if info, err := config.ReadHostInfo(config.Paths{Home: letsHome}); err == nil && strings.Contains(h.out.String(), "Press Ctrl+C") {
+			h.info = info
+			return h
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	t.Fatalf("lets serve did not start within 20 s:\n%s", h.out.String())
+	return nil
+}
+
+func (h *e2eHost) base() string { return "http://127.0.0.1:" + strconv.Itoa(h.info.Port) }
+
+// openWindow opens a unique through the host's API, as `lets open` does,
+// and returns the window id and its one-time URL.
+func (h *e2eHost) openWindow(t *testing.T, unique string) (string, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.base()+"/lip/open", strings.NewReader(`{"unique":"`+unique+`"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+h.info.Token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var ans struct{ Window, URL string }
+	if err := json.NewDecoder(resp.Body).Decode(&ans); err != nil || resp.StatusCode != 200 || ans.Window == "" || ans.URL == "" {
+		t.Fatalf("POST /lip/open %s: %d %+v %v", unique, resp.StatusCode, ans, err)
+	}
+	return ans.Window, ans.URL
+}
+
+// wire is a Wire Protocol 1 client of this host's daemon.
+func (h *e2eHost) wire() *wireclient.Client { return wireclient.New(h.sock) }
+
+// e2eEnvelope is one LIP envelope a shell received.
+type e2eEnvelope struct {
+	ID   string         `json:"id"`
+	Type string         `json:"type"`
+	From string         `json:"from"`
+	Win  string         `json:"win"`
+	Data map[string]any `json:"data"`
+}
+
+// e2eShell speaks to /lip/ws as a window's shell page does.
+type e2eShell struct {
+	t      *testing.T
+	ws     *websocket.Conn
+	window string
+	mu     sync.Mutex
+	frames chan []e2eEnvelope
+	n      int
+	buf    []e2eEnvelope
+}
+
+// dialE2EShell loads a window's one-time URL (taking the window token the
+// page carries), connects its shell channel and says lip.hello and
+// lip.ready.
+func dialE2EShell(t *testing.T, h *e2eHost, url, window string) *e2eShell {
+	t.Helper()
+	tok := loadWindow(t, url)
+	d := websocket.Dialer{HandshakeTimeout: 5 * time.Second}
+	ws, resp, err := d.Dial("ws://127.0.0.1:"+strconv.Itoa(h.info.Port)+"/lip/ws?t="+tok, http.Header{"Origin": {h.base()}})
+	if err != nil {
+		status := 0
+		if resp != nil {
+			status = resp.StatusCode
+		}
+		t.Fatalf("dial /lip/ws: %v (HTTP %d)", err, status)
+	}
+	t.Cleanup(func() { _ = ws.Close() })
+	s := &e2eShell{t: t, ws: ws, window: window, frames: make(chan []e2eEnvelope, 1024)}
+	go s.readLoop()
+	s.send("lip.hello", map[string]any{"shell": "e2e-test", "version": "0", "window": window, "medium": "screen", "caps": []string{}})
+	s.next("lip.welcome", 5*time.Second)
+	s.send("lip.ready", map[string]any{})
+	return s
+}
+
+func (s *e2eShell) readLoop() {
+	defer close(s.frames)
+	for {
+		_, data, err := s.ws.ReadMessage()
+		if err != nil {
+			return
+		}
+		var envs []e2eEnvelope
+		if len(data) > 0 && data[0] == '[' {
+			err = json.Unmarshal(data, &envs)
+		} else {
+			var e e2eEnvelope
+			err = json.Unmarshal(data, &e)
+			envs = []e2eEnvelope{e}
+		}
+		if err == nil {
+			s.frames <- envs
+		}
+	}
+}
+
+func (s *e2eShell) send(typ string, data any) {
+	s.t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.n++
+	env := map[string]any{"lip": 1, "id": "e2e_" + strconv.Itoa(s.n), "type": typ, "from": "shell", "data": data}
+	_ = s.ws.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	if err := s.ws.WriteJSON(env); err != nil {
+		s.t.Errorf("shell of %s: write %s: %v", s.window, typ, err)
+	}
+}
+
+// next returns the next envelope of typ, skipping others; it fails the
+// test when none comes within the time. Only the test goroutine (or one
+// helper goroutine at a time) may call it.
+func (s *e2eShell) next(typ string, within time.Duration) e2eEnvelope {
+	s.t.Helper()
+	e, ok := s.tryNext(typ, within)
+	if !ok {
+		s.t.Fatalf("the shell of %s received no %s within %v", s.window, typ, within)
+	}
+	return e
+}
+
+func (s *e2eShell) tryNext(typ string, within time.Duration) (e2eEnvelope, bool) {
+	deadline := time.NewTimer(within)
+	defer deadline.Stop()
+	for {
+		for i, e := range s.buf {
+			if e.Type == typ {
+				s.buf = s.buf[i+1:]
+				return e, true
+			}
+		}
+		s.buf = s.buf[:0]
+		select {
+		case envs, ok := <-s.frames:
+			if !ok {
+				return e2eEnvelope{}, false
+			}
+			s.buf = append(s.buf, envs...)
+		case <-deadline.C:
+			return e2eEnvelope{}, false
+		}
+	}
+}
+
+// claudeRun is one finished `claude -p`.
+type claudeRun struct {
+	out     string // stream-json lines
+	err     error
+	took    time.Duration
+	project string
+}
+
+// result returns the final stream-json result line, decoded.
+func (r claudeRun) result(t *testing.T) map[string]any {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(r.out), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		var m map[string]any
+		if json.Unmarshal([]byte(lines[i]), &m) == nil && m["type"] == "result" {
+			return m
+		}
+	}
+	t.Fatalf("claude printed no result line (err %v):\n%s", r.err, r.out)
+	return nil
+}
+
+// claudeOpts are the knobs of one claude run.
+type claudeOpts struct {
+	prompt   string
+	approval time.Duration // the approvalTimeoutS in the host's config
+	project  string        // working folder; default a fresh one
+}
+
+// claudeProc is a running `claude -p`.
+type claudeProc struct {
+	cancel  context.CancelFunc
+	ctx     context.Context
+	out     *syncBuffer
+	errb    *syncBuffer
+	begin   time.Time
+	project string
+	done    <-chan struct{}
+	err     *error // valid once done is closed
+}
+
+// startClaude starts the real `claude -p` against stub, with `lets mcp` as
+// its MCP server (--mcp-config), Lets' hooks exactly as `lets setup claude`
+// writes them (--settings), the lets tools allowed, and everything else
+// decided as -p does without a prompt tool.
+func startClaude(t *testing.T, h *e2eHost, stub *claudestub.Server, o claudeOpts) *claudeProc {
+	t.Helper()
+	claude := testutil.Claude(t)
+	chome := t.TempDir()
+	project := o.project
+	if project == "" {
+		project = filepath.Join(chome, "project")
+		if err := os.MkdirAll(project, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	letsEnv := map[string]string{config.HomeEnv: h.letsHome, "PAD_LATTICE_SOCKET": h.sock, "HOME": h.home}
+	mcpConfig, err := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"lets": map[string]any{"type": "stdio", "command": h.bin, "args": []string{"mcp"}, "env": letsEnv},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings, _, err := claudesetup.Merge([]byte("{}\n"), claudesetup.Hooks(h.bin, o.approval))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mcpFile, settingsFile := filepath.Join(chome, "mcp.json"), filepath.Join(chome, "settings.json")
+	for f, b := range map[string][]byte{mcpFile: mcpConfig, settingsFile: settings} {
+		if err := os.WriteFile(f, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	cmd := exec.CommandContext(ctx, claude, "-p",
+		"--mcp-config", mcpFile, "--strict-mcp-config",
+		"--settings", settingsFile,
+		"--allowedTools", "mcp__lets",
+		"--output-format", "stream-json", "--verbose",
+		o.prompt)
+	cmd.Dir = project
+	// claude's hooks inherit its environment: the lets variables reach
+	// `lets hook` that way.
+	cmd.Env = append(stub.Env(chome), "PATH="+os.Getenv("PATH"), config.HomeEnv+"="+h.letsHome, "PAD_LATTICE_SOCKET="+h.sock)
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	p := &claudeProc{cancel: cancel, ctx: ctx, out: &syncBuffer{}, errb: &syncBuffer{}, project: project}
+	cmd.Stdout, cmd.Stderr = p.out, p.errb
+	p.begin = time.Now()
+	p.done, p.err = startGroup(t, cmd, "claude")
+	t.Cleanup(func() {
+		cancel()
+		<-p.done
+		if t.Failed() {
+			t.Logf("claude stream-json:\n%s\nclaude stderr:\n%s", p.out.String(), p.errb.String())
+			for i, req := range stub.Requests() {
+				t.Logf("stub request %d: %s %s side=%v tools=%d messages=%d", i, req.Method, req.Path, req.Side, len(req.Tools), len(req.Messages))
+			}
+		}
+	})
+	return p
+}
+
+// wait waits for claude to exit (at most 3 minutes from its start).
+func (p *claudeProc) wait(t *testing.T) claudeRun {
+	t.Helper()
+	<-p.done
+	r := claudeRun{out: p.out.String(), err: *p.err, took: time.Since(p.begin), project: p.project}
+	if p.ctx.Err() != nil {
+		t.Fatalf("claude -p did not finish within 3 minutes")
+	}
+	return r
+}
+
+// runClaude is startClaude and wait.
+func runClaude(t *testing.T, h *e2eHost, stub *claudestub.Server, o claudeOpts) claudeRun {
+	t.Helper()
+	return startClaude(t, h, stub, o).wait(t)
+}
+
+// urlIn finds the one-time window URL in an open tool result.
+var urlIn = regexp.MustCompile(`http://127\.0\.0\.1:\d+/w/[^\s"'<>]+`)
+
+// windowIn finds the window id in an open tool result.
+var windowIn = regexp.MustCompile(`as window (w\d+)`)
+
+// openedWindow reads the window and its URL from the tool_result of
+// mcp__lets__open in a request Claude sent. Claude Code 2.1.332 gives the
+// model a tool's structuredContent (as JSON text) when there is one, else
+// its text content; both are understood.
+func openedWindow(req claudestub.Request) (window, url, text string, err error) {
+	res := req.ToolResults()
+	if len(res) != 1 {
+		return "", "", "", fmt.Errorf("want one tool_result, got %d", len(res))
+	}
+	text = res[0].ResultText()
+	if res[0].IsError {
+		return "", "", text, fmt.Errorf("open failed: %s", text)
+	}
+	var structured struct{ Window, URL string }
+	if json.Unmarshal([]byte(text), &structured) == nil && structured.Window != "" && structured.URL != "" {
+		return structured.Window, structured.URL, text, nil
+	}
+	w, u := windowIn.FindStringSubmatch(text), urlIn.FindString(text)
+	if w == nil || u == "" {
+		return "", "", text, fmt.Errorf("no window or URL in the open result: %s", text)
+	}
+	return w[1], u, text, nil
+}
+
+// e2eConfig is the host's config.json for these tests: free ports, no
+// Launchpad lookup, and a short approval wait.
+func e2eConfig(approval time.Duration) string {
+	return fmt.Sprintf(`{"web": {"port": 0}, "wire": {"enabled": true, "midi": false}, "claude": {"approvalTimeoutS": %d}}`, int(approval.Seconds()))
+}
+
+// stepResult carries what a script step saw, for the test goroutine.
+type stepResult struct {
+	text    string
+	isError bool
+	err     error
+}
+
+func lastResult(req claudestub.Request) stepResult {
+	res := req.ToolResults()
+	if len(res) == 0 {
+		return stepResult{err: errors.New("the request carries no tool_result")}
+	}
+	return stepResult{text: res[len(res)-1].ResultText(), isError: res[len(res)-1].IsError}
+}
+
+// openStep is a script step that reads the mcp__lets__open result, hands
+// the window to the test goroutine and waits (bounded) until the test
+// says go on, then takes the next turn.
+type openedWin struct {
+	window, url string
+	err         error
+}
+
+func openStep(opened chan<- openedWin, goOn <-chan struct{}, next claudestub.Turn) claudestub.Step {
+	return func(req claudestub.Request) claudestub.Turn {
+		w, url, _, err := openedWindow(req)
+		opened <- openedWin{w, url, err}
+		if err != nil {
+			return claudestub.Turn{Text: "I could not open it."}
+		}
+		select {
+		case <-goOn:
+		case <-time.After(30 * time.Second):
+		}
+		return next
+	}
+}
+
+// awaitOpen waits for openStep's window.
+func awaitOpen(t *testing.T, opened <-chan openedWin, p *claudeProc) openedWin {
+	t.Helper()
+	select {
+	case o := <-opened:
+		if o.err != nil {
+			t.Fatalf("mcp__lets__open: %v", o.err)
+		}
+		return o
+	case <-p.done:
+		t.Fatalf("claude ended before the open tool's result reached the model (err %v)", *p.err)
+	case <-time.After(60 * time.Second):
+		t.Fatal("the open tool's result did not reach the model within 60 s")
+	}
+	return openedWin{}
+}
+
+// TestClaudeE2EChatThroughLets is scenario (1) of issue #13: Claude calls
+// mcp__lets__open on hello (a unique with the chat capability) and
+// mcp__lets__listen; a person's chat.message, sent through the window's
+// shell channel, arrives in the listen tool result the model receives;
+// Claude sends chat.say with mcp__lets__send and the shell receives it.
+func TestClaudeE2EChatThroughLets(t *testing.T) {
+	h := startE2EHost(t, e2eConfig(5*time.Second))
+	opened, goOn := make(chan openedWin, 1), make(chan struct{})
+	listened := make(chan stepResult, 1)
+	var window string // written by the test goroutine before goOn closes
+	stub := claudestub.Start(t,
+		claudestub.Call("mcp__lets__open", map[string]any{"unique": "hello"}),
+		openStep(opened, goOn, claudestub.Turn{Tools: []claudestub.ToolCall{{Name: "mcp__lets__listen", Input: map[string]any{"wait_ms": 20000, "types": []string{"chat.message"}}}}}),
+		func(req claudestub.Request) claudestub.Turn {
+			listened <- lastResult(req)
+			return claudestub.Turn{Tools: []claudestub.ToolCall{{Name: "mcp__lets__send", Input: map[string]any{
+				"window": window, "type": "chat.say", "data": map[string]any{"text": "Hi! I read your message.", "done": true},
+			}}}}
+		},
+		claudestub.Say("I said hi in the window."),
+	)
+	p := startClaude(t, h, stub, claudeOpts{prompt: "Open the hello unique and chat with the person there.", approval: 5 * time.Second})
+	o := awaitOpen(t, opened, p)
+	window = o.window
+	shell := dialE2EShell(t, h, o.url, o.window)
+	shell.send("chat.message", map[string]any{"text": "hello from a person"})
+	close(goOn)
+
+	select {
+	case r := <-listened:
+		if r.err != nil || r.isError || !strings.Contains(r.text, "hello from a person") || !strings.Contains(r.text, "chat.message") {
+			t.Fatalf("the listen result the model received: %+v", r)
+		}
+	case <-p.done:
+		t.Fatalf("claude ended before the listen result reached the model (err %v)", *p.err)
+	case <-time.After(60 * time.Second):
+		t.Fatal("the listen result did not reach the model within 60 s")
+	}
+	say := shell.next("chat.say", 30*time.Second)
+	if say.Data["text"] != "Hi! I read your message." {
+		t.Fatalf("the shell received chat.say %v", say.Data)
+	}
+	run := p.wait(t)
+	if res := run.result(t); res["is_error"] != false || res["result"] != "I said hi in the window." {
+		t.Fatalf("claude's result: %v", res)
+	}
+	if run.err != nil {
+		t.Fatalf("claude -p: %v", run.err)
+	}
+}
