@@ -25,6 +25,25 @@ export interface ChromeDeps {
 }
 
 const HISTORY_MAX = 200;
+
+/**
+ * One turn of the conversation as the docked chat keeps it (for the
+ * unique that asked for the docked chat: its export, snapshot and load).
+ * "choice" turns are the human's picks in Claude's components.
+ */
+export interface ChatEntry {
+  role: "human" | "claude";
+  text: string;
+  at: string;
+  kind?: "choice";
+  attachments?: { path: string; mime: string }[];
+}
+
+/** Why the transcript changed. */
+export type TranscriptWhy = "sent" | "answered" | "chose" | "loaded";
+
+const SUGGESTIONS_MAX = 6;
+const ENTRY_TEXT_MAX = 20000;
 const TYPING_MAX_MS = 30000;
 
 export class Chat {
@@ -39,6 +58,14 @@ export class Chat {
   private attachments: { path: string; mime: string; name: string }[] = [];
   private uploading = 0;
   private typingTimer = 0;
+  private readonly form: HTMLFormElement;
+  private readonly closeBtn: HTMLButtonElement;
+  private entries: ChatEntry[] = [];
+  private intro: HTMLElement | null = null;
+  /** True while the chat is the window's main view (lip.chat.dock). */
+  docked = false;
+  /** Told after each change of the transcript (the docked chat only). */
+  onTranscript: ((entries: ChatEntry[], why: TranscriptWhy) => void) | null = null;
 
   constructor(
     host: HTMLElement,
@@ -54,6 +81,7 @@ export class Chat {
 
     const close = iconButton("×", "Close the chat");
     close.addEventListener("click", () => this.close(true));
+    this.closeBtn = close;
     const head = h("header", { class: "chat-head" }, h("h2", { id: "lets-chat-title", text: "Chat with Claude" }), close);
 
     this.log = h("div", { id: "lets-chat-log", class: "chat-log", role: "log", "aria-live": "polite", "aria-labelledby": "lets-chat-title", tabindex: "0" });
@@ -94,6 +122,7 @@ export class Chat {
     });
     this.sendBtn = h("button", { type: "submit", class: "send", text: "Send", "aria-label": "Send the message" });
     const form = h("form", { class: "chat-form", "aria-label": "Write a message" }, attachBtn, picker, this.input, this.sendBtn);
+    this.form = form;
     form.addEventListener("submit", (ev) => {
       ev.preventDefault();
       this.submit();
@@ -102,7 +131,7 @@ export class Chat {
     this.panel = h("aside", { id: "lets-chat", class: "chat-panel", "aria-labelledby": "lets-chat-title" }, head, this.log, this.typingEl, this.attachRow, form);
     this.panel.hidden = true;
     this.panel.addEventListener("keydown", (ev) => {
-      if (ev.key === "Escape") {
+      if (ev.key === "Escape" && !this.docked) {
         ev.stopPropagation();
         this.close(true);
       }
@@ -138,6 +167,7 @@ export class Chat {
 
   /** chat.close, Esc, or the close button. */
   close(byHuman = false): void {
+    if (this.docked) return; // the main view stays
     const hadFocus = this.panel.contains(document.activeElement);
     this.panel.hidden = true;
     this.toggle.setAttribute("aria-expanded", "false");
@@ -169,6 +199,10 @@ export class Chat {
     if (done) {
       s.el.removeAttribute("aria-busy");
       this.typing(false);
+      if (!s.el.dataset.recorded) {
+        s.el.dataset.recorded = "true";
+        this.record({ role: "claude", text: s.stream.text(), at: new Date().toISOString() }, "answered");
+      }
     }
     if (!this.isOpen) this.open(false);
     this.log.scrollTop = this.log.scrollHeight;
@@ -224,10 +258,113 @@ export class Chat {
     renderMarkdown(mine, text);
     for (const a of this.attachments) mine.append(h("div", { class: "chat-file", text: `Image: ${a.name}` }));
     this.append(mine);
+    const entry: ChatEntry = { role: "human", text, at: new Date().toISOString() };
+    if (this.attachments.length) entry.attachments = this.attachments.map(({ path, mime }) => ({ path, mime }));
     this.input.value = "";
     this.attachments = [];
     this.attachRow.replaceChildren();
     this.log.scrollTop = this.log.scrollHeight;
+    this.record(entry, "sent");
+  }
+
+  // ------------------------------------------------ the docked chat (lip.chat)
+
+  /**
+   * Makes the chat the window's main view inside stage (a unique asked
+   * with lip.chat.dock): always open, no close button, Claude's dock slot
+   * just above the input. From now on the unique hears the transcript.
+   */
+  dock(stage: HTMLElement, dockSlot: HTMLElement | null): void {
+    if (this.docked) return;
+    this.docked = true;
+    this.panel.dataset.docked = "true";
+    this.closeBtn.hidden = true;
+    this.toggle.hidden = true;
+    stage.append(this.panel);
+    if (dockSlot) this.panel.insertBefore(dockSlot, this.form);
+    this.open(false);
+    if (!this.panel.contains(document.activeElement)) this.input.focus({ preventScroll: true });
+  }
+
+  /**
+   * A welcome line from the companion at the top of the log and chips
+   * the human may press to send a first message. Chips go once the
+   * conversation starts.
+   */
+  setIntro(text: string, suggestions: string[]): void {
+    this.intro?.remove();
+    this.intro = null;
+    text = text.trim().slice(0, 500);
+    const chips = suggestions
+      .map((s) => s.trim().slice(0, 120))
+      .filter((s) => s !== "")
+      .slice(0, SUGGESTIONS_MAX);
+    if (!text && !chips.length) return;
+    const box = h("div", { class: "chat-intro" });
+    if (text) box.append(h("div", { class: "chat-msg companion", role: "note", "aria-label": "Welcome" }, h("p", { text })));
+    if (chips.length && !this.entries.length) {
+      const row = h("div", { class: "chat-suggest", role: "group", "aria-label": "Ideas to start with" });
+      for (const s of chips) {
+        const b = button(s, "chat-chip", `Send: ${s}`);
+        b.addEventListener("click", () => this.sendText(s));
+        row.append(b);
+      }
+      box.append(row);
+    }
+    this.intro = box;
+    this.log.prepend(box);
+  }
+
+  /** Sends text as the human's message, as if typed (a chip press). */
+  sendText(text: string): void {
+    if (this.uploading > 0) return;
+    const keep = this.input.value;
+    this.input.value = text;
+    const files = this.attachments;
+    this.attachments = [];
+    this.submit();
+    this.attachments = files;
+    this.input.value = keep;
+    this.input.focus({ preventScroll: true });
+  }
+
+  /** Notes the human's pick in one of Claude's components. */
+  choice(text: string): void {
+    const el = h("div", { class: "chat-msg me choice" }, h("p", { text }));
+    this.append(el);
+    this.log.scrollTop = this.log.scrollHeight;
+    this.record({ role: "human", kind: "choice", text, at: new Date().toISOString() }, "chose");
+  }
+
+  /** Puts a saved conversation back (lip.chat.load); returns how many turns. */
+  load(raw: unknown): number {
+    const entries = cleanEntries(raw);
+    for (const el of Array.from(this.log.children)) if (el !== this.intro) el.remove();
+    this.streams.clear();
+    for (const e of entries) {
+      const el = h("div", { class: `chat-msg${e.role === "human" ? " me" : " chat-bubble"}${e.kind === "choice" ? " choice" : ""}`, "data-restored": "true" });
+      renderMarkdown(el, e.text);
+      for (const a of e.attachments ?? []) el.append(h("div", { class: "chat-file", text: `Image: ${a.path.split("/").pop() ?? "image"}` }));
+      this.append(el);
+    }
+    this.entries = entries;
+    if (entries.length) this.intro?.querySelector(".chat-suggest")?.remove();
+    this.log.scrollTop = this.log.scrollHeight;
+    this.onTranscript?.(this.transcript(), "loaded");
+    return entries.length;
+  }
+
+  /** A copy of the conversation so far. */
+  transcript(): ChatEntry[] {
+    return this.entries.map((e) => ({ ...e, ...(e.attachments ? { attachments: e.attachments.map((a) => ({ ...a })) } : {}) }));
+  }
+
+  private record(e: ChatEntry, why: TranscriptWhy): void {
+    if (!this.docked) return;
+    this.entries.push(e);
+    if (this.entries.length > HISTORY_MAX) this.entries.splice(0, this.entries.length - HISTORY_MAX);
+    this.intro?.querySelector(".chat-suggest")?.remove();
+    this.onTranscript?.(this.transcript(), why);
   }
 }
 
@@ -304,4 +441,27 @@ export async function copyText(text: string, btn?: HTMLButtonElement): Promise<b
     }, 1500);
   }
   return ok;
+}
+
+/** Keeps the well-formed turns of a saved conversation (newest 200). */
+export function cleanEntries(raw: unknown): ChatEntry[] {
+  if (!Array.isArray(raw)) return [];
+  const out: ChatEntry[] = [];
+  for (const v of raw) {
+    if (!v || typeof v !== "object") continue;
+    const o = v as Record<string, unknown>;
+    if ((o.role !== "human" && o.role !== "claude") || typeof o.text !== "string") continue;
+    const e: ChatEntry = { role: o.role, text: o.text.slice(0, ENTRY_TEXT_MAX), at: typeof o.at === "string" ? o.at.slice(0, 40) : "" };
+    if (o.kind === "choice" && o.role === "human") e.kind = "choice";
+    if (Array.isArray(o.attachments)) {
+      const files = o.attachments
+        .filter((a): a is { path: string; mime: string } => !!a && typeof a === "object" && typeof (a as { path?: unknown }).path === "string")
+        .map((a) => ({ path: a.path.slice(0, 1024), mime: typeof a.mime === "string" ? a.mime.slice(0, 64) : "" }))
+        .slice(0, 10);
+      if (files.length) e.attachments = files;
+    }
+    if (!e.text && !e.attachments) continue;
+    out.push(e);
+  }
+  return out.slice(-HISTORY_MAX);
 }

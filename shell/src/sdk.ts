@@ -39,6 +39,8 @@ interface PortMessage {
   const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   let nextRid = 1;
   let readySent = false;
+  const transcriptHandlers = new Set<(messages: unknown[], why: string) => void>();
+  let lastTranscript: { messages: unknown[]; why: string } | null = null;
   let contextFn: ((target: Element | null, ev: MouseEvent) => unknown) | null = null;
 
   function post(msg: unknown, transfer: Transferable[] = []): void {
@@ -88,6 +90,19 @@ interface PortMessage {
       case "theme":
         applyTheme(m as unknown as { name?: string; scheme?: string; vars?: Record<string, unknown> });
         break;
+      case "chat": {
+        const c = m as unknown as { event?: string; messages?: unknown; why?: unknown };
+        if (c.event !== "transcript" || !Array.isArray(c.messages)) break;
+        lastTranscript = { messages: c.messages, why: String(c.why ?? "") };
+        for (const h of transcriptHandlers) {
+          try {
+            h(c.messages, lastTranscript.why);
+          } catch (err) {
+            console.error("lip: the chat transcript handler failed", err);
+          }
+        }
+        break;
+      }
       case "error":
         for (const h of errorHandlers) h(m.error as { code: string; message: string });
         if (!errorHandlers.size) console.warn("lip:", m.error?.code, m.error?.message);
@@ -186,6 +201,30 @@ interface PortMessage {
       readySent = true;
       post({ op: "ready" });
     },
+    /**
+     * The shell's chat as the window's main view (the built-in chat
+     * unique uses it). The unique's page becomes a band above the chat.
+     */
+    chat: Object.freeze({
+      /** Dock the chat as the main view; the page keeps a band of `band` px (0–240, default 64). */
+      dock(opts: { band?: number } = {}): void {
+        post({ op: "chat", action: "dock", band: opts.band ?? 64 });
+      },
+      /** A welcome line from the companion and chips the human may press to send a first message. */
+      intro(text: string, suggestions: string[] = []): void {
+        post({ op: "chat", action: "intro", text: String(text ?? ""), suggestions: Array.isArray(suggestions) ? suggestions.map(String) : [] });
+      },
+      /** Put a saved conversation back: [{role: "human"|"claude", text, at, kind?, attachments?}]. */
+      load(messages: unknown[]): void {
+        post({ op: "chat", action: "load", messages: Array.isArray(messages) ? messages : [] });
+      },
+      /** Hear the whole conversation after each turn (only once docked). */
+      onChange(handler: (messages: unknown[], why: string) => void): () => void {
+        transcriptHandlers.add(handler);
+        if (lastTranscript) handler(lastTranscript.messages, lastTranscript.why);
+        return () => transcriptHandlers.delete(handler);
+      },
+    }),
     /** Give summons from the context menu something to carry. */
     context(fn: (target: Element | null, ev: MouseEvent) => unknown): void {
       contextFn = fn;

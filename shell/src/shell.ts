@@ -123,6 +123,9 @@ async function fromUnique(m: Record<string, unknown>): Promise<void> {
       if (type === "entity.summon") companion.summonFromUnique(Number(c.envelope.data.x) || 0, Number(c.envelope.data.y) || 0);
       break;
     }
+    case "chat":
+      chatFromUnique(m);
+      break;
     case "pointer":
       // Pointer positions and counts over the unique: the companion follows
       // and aggregates them; they never go up raw.
@@ -142,6 +145,58 @@ async function fromUnique(m: Record<string, unknown>): Promise<void> {
         reply(false, undefined, errorOf(e));
       }
       break;
+  }
+}
+
+// The docked chat (lip.chat, docs/lip-deviations.md): a unique such as the
+// built-in chat makes the shell's chat panel its main view, writes a
+// welcome line and suggestion chips, and puts a saved conversation back.
+// It cannot type into the input or send as the human; a chip is sent only
+// when the human presses it. Once docked, the unique hears the transcript
+// (sent turns, never the draft) for its export and snapshot.
+const BAND_MIN = 0;
+const BAND_MAX = 240;
+
+function chatFromUnique(m: Record<string, unknown>): void {
+  switch (m.action) {
+    case "dock": {
+      const band = Number(m.band);
+      const px = Number.isFinite(band) ? Math.round(Math.min(BAND_MAX, Math.max(BAND_MIN, band))) : 64;
+      root.style.setProperty("--lets-band", `${px}px`);
+      root.dataset.chat = "main";
+      frame.hidden = px === 0;
+      chat.dock(root.querySelector<HTMLElement>(".stage") ?? root, document.getElementById("lets-dock"));
+      toUnique({ op: "chat", event: "transcript", why: "docked", messages: chat.transcript() });
+      break;
+    }
+    case "intro":
+      chat.setIntro(typeof m.text === "string" ? m.text : "", Array.isArray(m.suggestions) ? m.suggestions.filter((x): x is string => typeof x === "string") : []);
+      break;
+    case "load":
+      if (!chat.docked) return refuseToUnique("internal", "lip.chat.load works after lip.chat.dock()");
+      chat.load(m.messages);
+      break;
+  }
+}
+
+// A pick in one of Claude's components, as a line of the docked chat.
+function noteChoice(data: Record<string, unknown>): void {
+  if (!chat.docked) return;
+  const id = String(data.id ?? "");
+  const box = Array.from(root.querySelectorAll<HTMLElement>(".component[data-component]")).find((el) => el.dataset.component === id);
+  const labelOf = (v: unknown) => {
+    const b = box ? Array.from(box.querySelectorAll<HTMLElement>("button[data-id]")).find((x) => x.dataset.id === String(v)) : undefined;
+    return b?.textContent?.trim() || String(v);
+  };
+  if (data.action === "select") {
+    const v = data.value;
+    chat.choice(`Chose: ${Array.isArray(v) ? v.map(labelOf).join(", ") : labelOf(v)}`);
+  } else if (data.action === "submit") {
+    const v = data.value && typeof data.value === "object" ? (data.value as Record<string, unknown>) : {};
+    const parts = Object.entries(v).map(([k, x]) => `${k}: ${typeof x === "string" ? x : JSON.stringify(x)}`);
+    chat.choice(`Sent the form${parts.length ? ` — ${parts.join("; ")}` : ""}`.slice(0, 2000));
+  } else if (data.action === "commit") {
+    chat.choice(`Set to ${String(data.value)}`);
   }
 }
 
@@ -318,8 +373,15 @@ const chromeDeps: ChromeDeps = {
   upload: (blob, source, componentId) => upload(blob, source, componentId, "shell"),
 };
 const toasts = new Toasts(toastStack);
-const components = new Components(root, chromeDeps);
+const components = new Components(root, {
+  ...chromeDeps,
+  emit: (type, data) => {
+    chromeDeps.emit(type, data);
+    if (type === "component.action") noteChoice(data);
+  },
+});
 const chat = new Chat(root, root.querySelector<HTMLElement>(".bar"), chromeDeps);
+chat.onTranscript = (messages, why) => toUnique({ op: "chat", event: "transcript", why, messages });
 const prompts = new Prompts(root, (id, choice) => send(makeEnvelope("shell.answer", { id, choice }), "shell"));
 function themeToUnique(s: ThemeState): void {
   toUnique({ op: "theme", name: s.name, scheme: s.scheme, vars: s.vars });
