@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/lets-app/lets/backend/daemon/daemontest"
 	"github.com/lets-app/lets/backend/wire"
 	"github.com/lets-app/lets/backend/wireclient"
+	"github.com/lets-app/lets/schemas"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden from the current output")
@@ -124,6 +126,21 @@ type fakeHost struct {
 	hang    bool // block until the context ends
 	reports []claudehook.Report
 	reads   int
+	// tb checks every report against schemas/claude-report.schema.json.
+	tb testing.TB
+}
+
+// validate checks one report body against its schema: every body a hook
+// sends the host in these tests is validated.
+func (h *fakeHost) validate(r claudehook.Report) {
+	body, err := json.Marshal(r)
+	if err != nil {
+		h.tb.Errorf("encode report: %v", err)
+		return
+	}
+	if err := schemas.ValidateJSON(reportSchema(h.tb), body); err != nil {
+		h.tb.Errorf("report %s does not match claude-report.schema.json: %v", body, err)
+	}
 }
 
 func newFakeHost(tb testing.TB) *fakeHost {
@@ -132,7 +149,7 @@ func newFakeHost(tb testing.TB) *fakeHost {
 	if err := json.Unmarshal(readFile(tb, "testdata/pending.json"), &p); err != nil {
 		tb.Fatal(err)
 	}
-	return &fakeHost{pending: p}
+	return &fakeHost{pending: p, tb: tb}
 }
 
 func (h *fakeHost) Pending(ctx context.Context) (claudehook.PendingEvents, error) {
@@ -151,6 +168,7 @@ func (h *fakeHost) Pending(ctx context.Context) (claudehook.PendingEvents, error
 }
 
 func (h *fakeHost) Report(ctx context.Context, r claudehook.Report) error {
+	h.validate(r)
 	h.mu.Lock()
 	hang, err := h.hang, h.err
 	h.reports = append(h.reports, r)
@@ -218,6 +236,18 @@ func checkGoldenFile(tb testing.TB, file string, got []byte) {
 		}
 		if err := os.WriteFile(file, got, 0o644); err != nil {
 			tb.Fatal(err)
+		}
+	}
+	if len(got) > 0 && strings.HasSuffix(file, ".out") {
+		if err := schemas.ValidateJSON(outputSchema(tb), bytes.TrimSuffix(got, []byte("\n"))); err != nil {
+			tb.Errorf("hook output %q does not match claude-hook-output.schema.json: %v", got, err)
+		}
+	}
+	if strings.HasSuffix(file, ".wire") {
+		for _, line := range bytes.Split(bytes.TrimSuffix(got, []byte("\n")), []byte("\n")) {
+			if err := schemas.ValidateJSON(schemaOf(tb, "wire-protocol-1.schema.json"), line); err != nil {
+				tb.Errorf("Wire line %s does not match wire-protocol-1.schema.json: %v", line, err)
+			}
 		}
 	}
 	want := readFile(tb, file)
