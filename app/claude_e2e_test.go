@@ -23,6 +23,7 @@ import (
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/testenv/claudestub"
 	"github.com/lets-app/lets/backend/testenv/testutil"
+	"github.com/lets-app/lets/backend/wire"
 	"github.com/lets-app/lets/backend/wireclient"
 )
 
@@ -43,7 +44,7 @@ type e2eBuilder struct {
 
 var e2eBuild e2eBuilder
 
-func (b *e2eBuilder) build(t *testing.T) string {
+func (b *e2eBuilder) build(t testing.TB) string {
 	t.Helper()
 	gobin := testutil.Command(t, "go")
 	b.once.Do(func() {
@@ -577,5 +578,202 @@ func TestClaudeE2EChatThroughLets(t *testing.T) {
 	}
 	if run.err != nil {
 		t.Fatalf("claude -p: %v", run.err)
+	}
+}
+
+// stateWatch records the states the Wire daemon shows for Claude sessions,
+// polling its status (Wire Protocol 1 `status`) like a pad would.
+type stateWatch struct {
+	mu     sync.Mutex
+	states []wire.State // distinct consecutive states of backend "claude"
+	ids    map[string]bool
+	labels map[string]bool
+	stop   chan struct{}
+	done   chan struct{}
+}
+
+func watchClaudeStates(t *testing.T, h *e2eHost) *stateWatch {
+	t.Helper()
+	w := &stateWatch{ids: map[string]bool{}, labels: map[string]bool{}, stop: make(chan struct{}), done: make(chan struct{})}
+	c := h.wire()
+	go func() {
+		defer close(w.done)
+		tick := time.NewTicker(15 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			st, err := c.Status(ctx)
+			cancel()
+			if err == nil {
+				w.mu.Lock()
+				for _, s := range st.Sessions {
+					if s.Backend != "claude" {
+						continue
+					}
+					w.ids[s.SessionID], w.labels[s.Label] = true, true
+					if n := len(w.states); n == 0 || w.states[n-1] != s.State {
+						w.states = append(w.states, s.State)
+					}
+				}
+				w.mu.Unlock()
+			}
+			select {
+			case <-w.stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	t.Cleanup(w.close)
+	return w
+}
+
+func (w *stateWatch) close() {
+	select {
+	case <-w.stop:
+	default:
+		close(w.stop)
+	}
+	<-w.done
+}
+
+// seen returns the states seen so far.
+func (w *stateWatch) seen() []wire.State {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]wire.State(nil), w.states...)
+}
+
+// inOrder reports whether want is a subsequence of got.
+func inOrder(got, want []wire.State) bool {
+	i := 0
+	for _, s := range got {
+		if i < len(want) && s == want[i] {
+			i++
+		}
+	}
+	return i == len(want)
+}
+
+// sessionID is the session id of claude's stream-json init line.
+func (r claudeRun) sessionID(t *testing.T) string {
+	t.Helper()
+	for _, line := range strings.Split(r.out, "\n") {
+		var m struct {
+			Type      string `json:"type"`
+			Subtype   string `json:"subtype"`
+			SessionID string `json:"session_id"`
+		}
+		if json.Unmarshal([]byte(line), &m) == nil && m.Type == "system" && m.Subtype == "init" && m.SessionID != "" {
+			return m.SessionID
+		}
+	}
+	t.Fatalf("no system/init line with a session_id:\n%s", r.out)
+	return ""
+}
+
+// TestClaudeE2EApprovalFromAWindow is scenarios (2) and (4) of issue #13:
+// Claude opens hello (so the window is bound to this claude process), then
+// calls Bash with a command that needs approval. Claude Code runs
+// `lets hook PermissionRequest`; the bound window shows the approval card;
+// Allow there runs the command (the tool_result is its success), Deny gives
+// Claude "Rejected from Lets", no answer lets the hook step aside after
+// approvalTimeoutS and -p denies as it would without Lets. With Allow, the
+// Wire daemon shows the session running → waiting_for_approval → success,
+// backend claude, labelled with the working folder's name.
+func TestClaudeE2EApprovalFromAWindow(t *testing.T) {
+	const approval = 5 * time.Second
+	for _, answer := range []string{"allow", "deny", "none"} {
+		t.Run(answer, func(t *testing.T) {
+			h := startE2EHost(t, e2eConfig(approval))
+			opened, goOn := make(chan openedWin, 1), make(chan struct{})
+			results := make(chan stepResult, 1)
+			stub := claudestub.Start(t,
+				claudestub.Call("mcp__lets__open", map[string]any{"unique": "hello"}),
+				openStep(opened, goOn, claudestub.Turn{Tools: []claudestub.ToolCall{{Name: "Bash", Input: map[string]any{
+					"command": "touch approved.txt", "description": "Create a file",
+				}}}}),
+				func(req claudestub.Request) claudestub.Turn {
+					results <- lastResult(req)
+					return claudestub.Turn{Text: "Done."}
+				},
+			)
+			project := filepath.Join(t.TempDir(), "approval-project")
+			if err := os.MkdirAll(project, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			states := watchClaudeStates(t, h)
+			p := startClaude(t, h, stub, claudeOpts{prompt: "Make a file.", approval: approval, project: project})
+			o := awaitOpen(t, opened, p)
+			shell := dialE2EShell(t, h, o.url, o.window)
+			close(goOn)
+
+			card := shell.next("shell.ask", 30*time.Second)
+			asked := time.Now()
+			if card.Data["kind"] != "approval" || card.Data["tool"] != "Bash" || !strings.Contains(fmt.Sprint(card.Data["summary"]), "touch approved.txt") || card.Data["label"] != "approval-project" {
+				t.Fatalf("approval card %v", card.Data)
+			}
+			if seen := states.seen(); !inOrder(seen, []wire.State{wire.StateWaitingForApproval}) {
+				// The hook reports to the daemon before the host; give
+				// the poller a moment.
+				time.Sleep(100 * time.Millisecond)
+			}
+			if answer != "none" {
+				shell.send("shell.answer", map[string]any{"id": card.Data["id"], "choice": answer})
+			}
+			var r stepResult
+			select {
+			case r = <-results:
+			case <-p.done:
+				t.Fatalf("claude ended before the Bash result reached the model (err %v)", *p.err)
+			case <-time.After(60 * time.Second):
+				t.Fatal("the Bash result did not reach the model within 60 s")
+			}
+			waited := time.Since(asked)
+			run := p.wait(t)
+			_, statErr := os.Stat(filepath.Join(project, "approved.txt"))
+			switch answer {
+			case "allow":
+				if r.err != nil || r.isError || statErr != nil {
+					t.Fatalf("allowed from the window, yet the command did not run: result %+v, file: %v", r, statErr)
+				}
+			case "deny":
+				if !r.isError || !strings.Contains(r.text, "Rejected from Lets") || statErr == nil {
+					t.Fatalf("denied from the window: result %+v, file exists %v", r, statErr == nil)
+				}
+			case "none":
+				if !r.isError || strings.Contains(r.text, "Rejected from Lets") || statErr == nil {
+					t.Fatalf("unanswered: result %+v, file exists %v", r, statErr == nil)
+				}
+				if waited < approval-time.Second {
+					t.Fatalf("the hook stepped aside after %v, before the %v approval wait", waited, approval)
+				}
+				if waited > approval+8*time.Second {
+					t.Errorf("the hook took %v to step aside after a %v approval wait", waited, approval)
+				}
+			}
+			if run.err != nil {
+				t.Fatalf("claude -p: %v", run.err)
+			}
+			if answer != "allow" {
+				return
+			}
+			// Scenario (4): the Wire daemon followed the session.
+			deadline := time.Now().Add(10 * time.Second)
+			want := []wire.State{wire.StateRunning, wire.StateWaitingForApproval, wire.StateRunning, wire.StateSuccess}
+			for !inOrder(states.seen(), want) && time.Now().Before(deadline) {
+				time.Sleep(50 * time.Millisecond)
+			}
+			states.close()
+			if seen := states.seen(); !inOrder(seen, want) {
+				t.Fatalf("the Wire daemon showed the claude session as %v, want %v in that order", seen, want)
+			}
+			id := run.sessionID(t)
+			states.mu.Lock()
+			defer states.mu.Unlock()
+			if !states.ids[id] || len(states.ids) != 1 || !states.labels["approval-project"] {
+				t.Fatalf("Wire sessions of backend claude: ids %v labels %v, want only %s labelled approval-project", states.ids, states.labels, id)
+			}
+		})
 	}
 }
