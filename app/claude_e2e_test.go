@@ -777,3 +777,76 @@ func TestClaudeE2EApprovalFromAWindow(t *testing.T) {
 		})
 	}
 }
+
+// TestClaudeE2EPromptCarriesPendingLetsEvents is scenario (3) of issue #13:
+// a person wrote in a Lets window before Claude's turn; on the next prompt
+// `lets hook UserPromptSubmit` hands the pending event to Claude Code as
+// additionalContext, and the model request the stub receives carries it.
+func TestClaudeE2EPromptCarriesPendingLetsEvents(t *testing.T) {
+	h := startE2EHost(t, e2eConfig(5*time.Second))
+	win, url := h.openWindow(t, "hello")
+	shell := dialE2EShell(t, h, url, win)
+	const note = "please water the plants at noon"
+	shell.send("chat.message", map[string]any{"text": note})
+	// The event is in the host once a listener with its own cursor sees it.
+	waitHostEvent(t, h, "e2e-probe", "chat.message", note)
+
+	stub := claudestub.Start(t, claudestub.Say("Noted."))
+	run := runClaude(t, h, stub, claudeOpts{prompt: "Anything new in Lets?", approval: 5 * time.Second})
+	if run.err != nil {
+		t.Fatalf("claude -p: %v", run.err)
+	}
+	reqs := stub.MainRequests()
+	if len(reqs) == 0 {
+		t.Fatal("the stub received no model request")
+	}
+	body := string(reqs[0].Body)
+	if !strings.Contains(body, note) || !strings.Contains(body, "lets-events") || !strings.Contains(body, "chat.message") {
+		t.Fatalf("the model request does not carry the pending Lets event (%q in <lets-events>):\n%.4000s", note, body)
+	}
+	if i := strings.Index(body, "lets-events"); i >= 0 {
+		t.Logf("the model received: …%s…", body[max(0, i-200):min(len(body), i+400)])
+	}
+	if !strings.Contains(body, "Anything new in Lets?") {
+		t.Fatalf("the model request lost the prompt:\n%.4000s", body)
+	}
+	if res := run.result(t); res["result"] != "Noted." {
+		t.Fatalf("claude's result: %v", res)
+	}
+}
+
+// waitHostEvent long-polls the host's listen API with its own cursor until
+// an event of typ whose data.text is text arrives.
+func waitHostEvent(t *testing.T, h *e2eHost, cursor, typ, text string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.base()+"/lip/listen?cursor="+cursor+"&types="+typ+"&wait_ms=2000", nil)
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+h.info.Token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		var ans struct {
+			Events []e2eEnvelope `json:"events"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&ans)
+		_ = resp.Body.Close()
+		cancel()
+		if err != nil {
+			t.Fatalf("listen answer: %v", err)
+		}
+		for _, e := range ans.Events {
+			if e.Type == typ && e.Data["text"] == text {
+				return
+			}
+		}
+	}
+	t.Fatalf("the host never listed a %s %q", typ, text)
+}
