@@ -316,9 +316,8 @@ func firstLine(out string, err error) string {
 // claudeCLI finds and runs Claude Code's `claude` command.
 type claudeCLI struct {
 	getenv func(string) string
-	// exec runs a program and returns its combined output; nil runs it for
-	// real with a time limit.
-	exec func(ctx context.Context, path string, args ...string) (string, error)
+	// environ is the environment claude runs with; nil is this process's.
+	environ []string
 }
 
 // claudeTimeout bounds one `claude mcp …` call (`mcp get` starts the
@@ -344,13 +343,11 @@ func (c claudeCLI) find() (string, bool) {
 }
 
 func (c claudeCLI) run(ctx context.Context, path string, args ...string) (string, error) {
-	if c.exec != nil {
-		return c.exec(ctx, path, args...)
-	}
 	ctx, cancel := context.WithTimeout(ctx, claudeTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.WaitDelay = 2 * time.Second
+	cmd.Env = c.environ
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -391,5 +392,96 @@ func TestTraySetUpRunsInProcessAndSaysHowItWent(t *testing.T) {
 	n := claudeTrayNote(failed, false, exitError{code: 1})
 	if !strings.HasPrefix(n.Text, "✗") || !strings.HasPrefix(n.Tooltip, "could not add the hooks: settings.json:2:3") || !strings.Contains(n.Tooltip, "lets setup claude") {
 		t.Errorf("note on failure = %+v", n)
+	}
+}
+
+// Point: the real Claude Code CLI (the pinned one of `make claude-tools`)
+// takes the registration: setup adds the MCP server to a private HOME,
+// doctor reads it back through `claude mcp get lets`, a second setup only
+// looks, uninstall removes it.
+func TestSetupClaudeWithTheRealClaudeCLI(t *testing.T) {
+	claude := testutil.Claude(t)
+	home := t.TempDir()
+	lets := filepath.Join(home, "My Apps", "lets")
+	if err := os.MkdirAll(filepath.Dir(lets), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// A lets that ends at once: claude's health check of it fails, which
+	// `claude mcp get` reports without failing.
+	if err := os.WriteFile(lets, []byte("#!/bin/sh\nexit 0\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	var environ []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, claudesetup.ConfigDirEnv+"=") && !strings.HasPrefix(kv, "ANTHROPIC_") {
+			environ = append(environ, kv)
+		}
+	}
+	environ = append(environ, "HOME="+home)
+	path := filepath.Dir(claude)
+	s, out := testSetup(t, filepath.Join(home, ".claude"), lets, path)
+	s.claude.environ = environ
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := s.install(ctx); err != nil {
+		t.Fatalf("install: %v\n%s", err, out)
+	}
+	if !strings.Contains(out.String(), `MCP server "lets" registered for your user`) {
+		t.Fatalf("output:\n%s", out)
+	}
+	userConfig, err := os.ReadFile(filepath.Join(home, ".claude.json"))
+	if err != nil || !strings.Contains(string(userConfig), lets) {
+		t.Fatalf("~/.claude.json = %s, %v", userConfig, err)
+	}
+
+	vars := map[string]string{"HOME": home, "PATH": path}
+	d := &doctor{env: &Env{Getenv: func(k string) string { return vars[k] }}, letsPath: lets, claude: s.claude, timeout: time.Second}
+	if r := claudeLines(d.checkClaude(ctx))["claude mcp"]; r.level != checkOK || !strings.Contains(r.detail, lets+" mcp") {
+		t.Errorf("doctor: %+v", r)
+	}
+
+	out.Reset()
+	if err := s.install(ctx); err != nil || !strings.Contains(out.String(), "already registered") {
+		t.Fatalf("second install: %v\n%s", err, out)
+	}
+	out.Reset()
+	if err := s.uninstall(ctx); err != nil || !strings.Contains(out.String(), `MCP server "lets" removed`) {
+		t.Fatalf("uninstall: %v\n%s", err, out)
+	}
+	if userConfig, _ := os.ReadFile(filepath.Join(home, ".claude.json")); strings.Contains(string(userConfig), lets) {
+		t.Fatalf("~/.claude.json still names lets:\n%s", userConfig)
+	}
+}
+
+// Point: the real Claude Code CLI accepts the plugin layout of
+// --plugin-dir (`claude plugin validate`) and sees its hooks, MCP server
+// and skill.
+func TestSetupClaudePluginPassesClaudesValidation(t *testing.T) {
+	claude := testutil.Claude(t)
+	e := newTestEnv(t)
+	home := e.Env.Getenv("HOME")
+	dir := filepath.Join(t.TempDir(), "lets-plugin")
+	if code := e.run("setup", "claude", "--plugin-dir", dir); code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, e.out, e.err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, claude, "plugin", "validate", dir)
+	cmd.Dir = home
+	var environ []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, claudesetup.ConfigDirEnv+"=") {
+			environ = append(environ, kv)
+		}
+	}
+	cmd.Env = append(environ, "HOME="+home)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("claude plugin validate: %v\n%s", err, out)
+	}
+	for _, want := range []string{"PermissionRequest * command", "mcpServers: lets stdio", "skills: lets"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("claude plugin validate should list %q:\n%s", want, out)
+		}
 	}
 }

@@ -26,10 +26,12 @@ func PluginFiles() []string {
 // the lets program at letsPath: the manifest, the MCP server "lets"
 // (`<letsPath> mcp`), the hooks of Hooks and the skill.
 func Plugin(letsPath, version string, approvalTimeout time.Duration) (map[string][]byte, error) {
-	manifest, err := indentJSON(map[string]string{
+	manifest, err := indentJSON(map[string]any{
 		"name":        "lets",
 		"version":     version,
 		"description": "Lets for Claude Code: open windows with a companion and a chat, listen to people, and answer permission prompts from pads, phones and windows.",
+		"author":      map[string]string{"name": "Lets"},
+		"license":     "Apache-2.0",
 	})
 	if err != nil {
 		return nil, err
