@@ -11,7 +11,7 @@ import (
 // builtin holds the unique folders. Add a line per new built-in unique;
 // dot-files and _-files are left out by go:embed.
 //
-//go:embed chat hello
+//go:embed chat graph hello
 var builtin embed.FS
 
 // FS returns the built-in uniques, one top-level folder per unique.
