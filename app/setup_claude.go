@@ -123,6 +123,7 @@ func (s *claudeSetup) mcpCommand() string {
 // others; the command then exits 1.
 func (s *claudeSetup) install(ctx context.Context) error {
 	fmt.Fprintf(s.out, "Connecting Claude Code to Lets (%s):\n", s.letsPath)
+	s.warnIfTemporary()
 	failed := false
 	if !s.registerMCP(ctx) {
 		failed = true
@@ -159,6 +160,19 @@ func (s *claudeSetup) install(ctx context.Context) error {
 	}
 	fmt.Fprintln(s.out, "Done. Start a new Claude Code session to use Lets; `lets doctor` checks this set-up any time.")
 	return nil
+}
+
+// warnIfTemporary says so when this lets runs from a temporary folder
+// (`go run`, an unpacked download): Claude Code would call a program that
+// is soon gone.
+func (s *claudeSetup) warnIfTemporary() {
+	tmp, err := filepath.EvalSymlinks(os.TempDir())
+	if err != nil {
+		tmp = os.TempDir()
+	}
+	if rel, err := filepath.Rel(tmp, s.letsPath); err == nil && !strings.HasPrefix(rel, "..") {
+		s.note("this lets runs from a temporary folder; Claude Code will call it there, so install lets for good and run `lets setup claude` from that copy")
+	}
 }
 
 // uninstall removes exactly what install added.

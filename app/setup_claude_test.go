@@ -485,3 +485,20 @@ func TestSetupClaudePluginPassesClaudesValidation(t *testing.T) {
 		}
 	}
 }
+
+func TestSetupClaudeWarnsAboutALetsInATemporaryFolder(t *testing.T) {
+	s, out := testSetup(t, t.TempDir(), filepath.Join(os.TempDir(), "go-build1", "exe", "lets"), "")
+	if err := s.install(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "runs from a temporary folder") {
+		t.Errorf("output should warn about the temporary folder:\n%s", out)
+	}
+	s, out = testSetup(t, t.TempDir(), "/usr/local/bin/lets", "")
+	if err := s.install(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "temporary folder") {
+		t.Errorf("no warning for an installed lets:\n%s", out)
+	}
+}
