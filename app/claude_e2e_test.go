@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -347,10 +348,16 @@ type claudeOpts struct {
 	prompt   string
 	approval time.Duration // the approvalTimeoutS in the host's config
 	project  string        // working folder; default a fresh one
+	// turns keeps claude alive across turns: --input-format stream-json,
+	// the prompt is the first stdin line, claudeProc.say sends more, and
+	// claudeProc.end closes stdin.
+	turns bool
 }
 
 // claudeProc is a running `claude -p`.
 type claudeProc struct {
+	t       *testing.T
+	stdin   io.WriteCloser // with claudeOpts.turns
 	cancel  context.CancelFunc
 	ctx     context.Context
 	out     *syncBuffer
@@ -394,21 +401,37 @@ func startClaude(t *testing.T, h *e2eHost, stub *claudestub.Server, o claudeOpts
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	cmd := exec.CommandContext(ctx, claude, "-p",
+	args := []string{"-p",
 		"--mcp-config", mcpFile, "--strict-mcp-config",
 		"--settings", settingsFile,
 		"--allowedTools", "mcp__lets",
-		"--output-format", "stream-json", "--verbose",
-		o.prompt)
+		"--output-format", "stream-json", "--verbose"}
+	if o.turns {
+		args = append(args, "--input-format", "stream-json")
+	} else {
+		args = append(args, o.prompt)
+	}
+	cmd := exec.CommandContext(ctx, claude, args...)
 	cmd.Dir = project
 	// claude's hooks inherit its environment: the lets variables reach
 	// `lets hook` that way.
 	cmd.Env = append(stub.Env(chome), "PATH="+os.Getenv("PATH"), config.HomeEnv+"="+h.letsHome, "PAD_LATTICE_SOCKET="+h.sock)
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	p := &claudeProc{cancel: cancel, ctx: ctx, out: &syncBuffer{}, errb: &syncBuffer{}, project: project}
+	p := &claudeProc{t: t, cancel: cancel, ctx: ctx, out: &syncBuffer{}, errb: &syncBuffer{}, project: project}
 	cmd.Stdout, cmd.Stderr = p.out, p.errb
+	if o.turns {
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		p.stdin = stdin
+	}
 	p.begin = time.Now()
 	p.done, p.err = startGroup(t, cmd, "claude")
+	if o.turns {
+		p.say(o.prompt)
+	}
 	t.Cleanup(func() {
 		cancel()
 		<-p.done
@@ -421,6 +444,42 @@ func startClaude(t *testing.T, h *e2eHost, stub *claudestub.Server, o claudeOpts
 	})
 	return p
 }
+
+// say sends one user turn (claudeOpts.turns).
+func (p *claudeProc) say(text string) {
+	p.t.Helper()
+	line, err := json.Marshal(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": text}})
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	if _, err := p.stdin.Write(append(line, '\n')); err != nil {
+		p.t.Fatalf("write a turn to claude: %v", err)
+	}
+}
+
+// results counts the result lines (finished turns) claude printed.
+func (p *claudeProc) results() int {
+	return strings.Count(p.out.String(), `"type":"result"`)
+}
+
+// waitResults waits until claude finished n turns.
+func (p *claudeProc) waitResults(n int, within time.Duration) {
+	p.t.Helper()
+	deadline := time.Now().Add(within)
+	for p.results() < n {
+		select {
+		case <-p.done:
+			p.t.Fatalf("claude ended after %d turn(s), want %d (err %v)", p.results(), n, *p.err)
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("claude finished %d turn(s) within %v, want %d", p.results(), within, n)
+		}
+	}
+}
+
+// end closes claude's stdin, which ends a multi-turn session.
+func (p *claudeProc) end() { _ = p.stdin.Close() }
 
 // wait waits for claude to exit (at most 3 minutes from its start).
 func (p *claudeProc) wait(t *testing.T) claudeRun {
@@ -778,41 +837,78 @@ func TestClaudeE2EApprovalFromAWindow(t *testing.T) {
 	}
 }
 
-// TestClaudeE2EPromptCarriesPendingLetsEvents is scenario (3) of issue #13:
-// a person wrote in a Lets window before Claude's turn; on the next prompt
-// `lets hook UserPromptSubmit` hands the pending event to Claude Code as
-// additionalContext, and the model request the stub receives carries it.
+// requestText is the decoded text of every message block of a model
+// request, one block per line.
+func requestText(req claudestub.Request) string {
+	var b strings.Builder
+	for _, m := range req.Messages {
+		for _, blk := range m.Blocks() {
+			b.WriteString(blk.ResultText())
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// hookContext returns the <lets-events> block a hook of event added to a
+// model request ("<Event> hook additional context: <lets-events …>…"), or "".
+func hookContext(req claudestub.Request, event string) string {
+	_, rest, ok := strings.Cut(requestText(req), event+" hook additional context: <lets-events")
+	if !ok {
+		return ""
+	}
+	block, _, _ := strings.Cut(rest, "</lets-events>")
+	return block
+}
+
+// TestClaudeE2EPromptCarriesPendingLetsEvents is scenario (3) of issue #13.
+// A person wrote in a Lets window before Claude started: `lets hook
+// SessionStart` hands that to Claude Code as additionalContext and the
+// first model request carries it. Between two turns the person writes
+// again: on the next prompt `lets hook UserPromptSubmit` hands over only
+// the new event, and the second model request carries it.
 func TestClaudeE2EPromptCarriesPendingLetsEvents(t *testing.T) {
 	h := startE2EHost(t, e2eConfig(5*time.Second))
 	win, url := h.openWindow(t, "hello")
 	shell := dialE2EShell(t, h, url, win)
-	const note = "please water the plants at noon"
-	shell.send("chat.message", map[string]any{"text": note})
+	const before, between = "please water the plants at noon", "also feed the cat"
+	shell.send("chat.message", map[string]any{"text": before})
 	// The event is in the host once a listener with its own cursor sees it.
-	waitHostEvent(t, h, "e2e-probe", "chat.message", note)
+	waitHostEvent(t, h, "e2e-probe", "chat.message", before)
 
-	stub := claudestub.Start(t, claudestub.Say("Noted."))
-	run := runClaude(t, h, stub, claudeOpts{prompt: "Anything new in Lets?", approval: 5 * time.Second})
+	stub := claudestub.Start(t, claudestub.Say("Hello!"), claudestub.Say("Noted."))
+	p := startClaude(t, h, stub, claudeOpts{prompt: "Hello.", approval: 5 * time.Second, turns: true})
+	p.waitResults(1, 60*time.Second)
+	shell.send("chat.message", map[string]any{"text": between})
+	waitHostEvent(t, h, "e2e-probe", "chat.message", between)
+	p.say("Anything new in Lets?")
+	p.waitResults(2, 60*time.Second)
+	p.end()
+	run := p.wait(t)
 	if run.err != nil {
-		t.Fatalf("claude -p: %v", run.err)
+		t.Fatalf("claude: %v", run.err)
 	}
+
 	reqs := stub.MainRequests()
-	if len(reqs) == 0 {
-		t.Fatal("the stub received no model request")
+	if len(reqs) != 2 {
+		t.Fatalf("the stub received %d model requests, want 2", len(reqs))
 	}
-	body := string(reqs[0].Body)
-	if !strings.Contains(body, note) || !strings.Contains(body, "lets-events") || !strings.Contains(body, "chat.message") {
-		t.Fatalf("the model request does not carry the pending Lets event (%q in <lets-events>):\n%.4000s", note, body)
+	first, second := requestText(reqs[0]), requestText(reqs[1])
+	start := hookContext(reqs[0], "SessionStart")
+	if !strings.Contains(start, before) || !strings.Contains(start, "chat.message") {
+		t.Fatalf("the first model request does not carry the earlier message as SessionStart context (%q):\n%s", start, first)
 	}
-	if i := strings.Index(body, "lets-events"); i >= 0 {
-		t.Logf("the model received: …%s…", body[max(0, i-200):min(len(body), i+400)])
+	prompt := hookContext(reqs[1], "UserPromptSubmit")
+	if !strings.Contains(prompt, between) || !strings.Contains(prompt, "chat.message") {
+		t.Fatalf("the second model request does not carry the new message as UserPromptSubmit context (%q):\n%s", prompt, second)
 	}
-	if !strings.Contains(body, "Anything new in Lets?") {
-		t.Fatalf("the model request lost the prompt:\n%.4000s", body)
+	if strings.Contains(prompt, before) {
+		t.Errorf("UserPromptSubmit repeated an event Claude already had: %q", prompt)
 	}
-	if res := run.result(t); res["result"] != "Noted." {
-		t.Fatalf("claude's result: %v", res)
+	if !strings.Contains(second, "Anything new in Lets?") {
+		t.Fatalf("the second model request lost the prompt:\n%s", second)
 	}
+	t.Logf("UserPromptSubmit context: <lets-events%s</lets-events>", prompt)
 }
 
 // waitHostEvent long-polls the host's listen API with its own cursor until
