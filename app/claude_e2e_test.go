@@ -946,3 +946,141 @@ func waitHostEvent(t *testing.T, h *e2eHost, cursor, typ, text string) {
 	}
 	t.Fatalf("the host never listed a %s %q", typ, text)
 }
+
+// padAdmin finds the browser pad's loopback admin URL lets serve printed.
+var padAdmin = regexp.MustCompile(`Browser pad:\s+http://127\.0\.0\.1:(\d+)/#admin=([A-Za-z0-9_-]+)`)
+
+// e2ePad is the browser pad (Web Surface Protocol 1) as the local
+// administrator uses it.
+type e2ePad struct {
+	t  *testing.T
+	ws *websocket.Conn
+	mu sync.Mutex
+}
+
+func dialE2EPad(t *testing.T, h *e2eHost) *e2ePad {
+	t.Helper()
+	m := padAdmin.FindStringSubmatch(h.out.String())
+	if m == nil {
+		t.Fatalf("lets serve printed no browser pad admin URL:\n%s", h.out.String())
+	}
+	origin := "http://127.0.0.1:" + m[1]
+	d := websocket.Dialer{HandshakeTimeout: 5 * time.Second}
+	ws, _, err := d.Dial("ws://127.0.0.1:"+m[1]+"/ws", http.Header{"Origin": {origin}})
+	if err != nil {
+		t.Fatalf("dial the browser pad: %v", err)
+	}
+	t.Cleanup(func() { _ = ws.Close() })
+	p := &e2ePad{t: t, ws: ws}
+	p.send(map[string]any{"type": "authenticate", "credential": m[2]})
+	_ = ws.SetReadDeadline(time.Now().Add(5 * time.Second))
+	for {
+		var msg map[string]any
+		if err := ws.ReadJSON(&msg); err != nil {
+			t.Fatalf("the browser pad did not authenticate: %v", err)
+		}
+		if msg["type"] == "error" {
+			t.Fatalf("browser pad: %v", msg)
+		}
+		if msg["type"] == "authenticated" {
+			break
+		}
+	}
+	_ = ws.SetReadDeadline(time.Time{})
+	// Keep reading (surface updates) so the server never waits on us.
+	go func() {
+		for {
+			if _, _, err := ws.ReadMessage(); err != nil {
+				return
+			}
+		}
+	}()
+	return p
+}
+
+func (p *e2ePad) send(msg map[string]any) {
+	p.t.Helper()
+	msg["protocol"] = 1
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_ = p.ws.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	if err := p.ws.WriteJSON(msg); err != nil {
+		p.t.Fatalf("browser pad: send %v: %v", msg["type"], err)
+	}
+}
+
+// waitClaudeState polls the Wire daemon until a claude session is in state
+// and returns it.
+func waitClaudeState(t *testing.T, h *e2eHost, state wire.State, within time.Duration, p *claudeProc) wire.StatusSession {
+	t.Helper()
+	c := h.wire()
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		st, err := c.Status(ctx)
+		cancel()
+		if err == nil {
+			for _, s := range st.Sessions {
+				if s.Backend == "claude" && s.State == state {
+					return s
+				}
+			}
+		}
+		select {
+		case <-p.done:
+			t.Fatalf("claude ended before its session was %s (err %v)", state, *p.err)
+		case <-time.After(25 * time.Millisecond):
+		}
+	}
+	t.Fatalf("no claude session was %s within %v", state, within)
+	return wire.StatusSession{}
+}
+
+// TestClaudeE2EApprovalFromTheBrowserPad is the pad side of scenario (2):
+// with no Lets window open, a Bash call that needs approval puts the
+// Claude session in waiting_for_approval on the Wire daemon; Approve
+// pressed on the browser pad (the same Web Surface Protocol a phone
+// speaks), with that session selected, runs the command.
+func TestClaudeE2EApprovalFromTheBrowserPad(t *testing.T) {
+	const approval = 30 * time.Second
+	h := startE2EHost(t, e2eConfig(approval))
+	results := make(chan stepResult, 1)
+	stub := claudestub.Start(t,
+		claudestub.Call("Bash", map[string]any{"command": "touch pad-approved.txt", "description": "Create a file"}),
+		func(req claudestub.Request) claudestub.Turn {
+			results <- lastResult(req)
+			return claudestub.Turn{Text: "Done."}
+		},
+	)
+	p := startClaude(t, h, stub, claudeOpts{prompt: "Make a file.", approval: approval})
+	s := waitClaudeState(t, h, wire.StateWaitingForApproval, 60*time.Second, p)
+	if s.Slot < 0 {
+		t.Fatalf("the waiting claude session has no pad slot: %+v", s)
+	}
+	pad := dialE2EPad(t, h)
+	pad.send(map[string]any{"type": "select_session", "slot": s.Slot})
+	var r stepResult
+	// Press until the command ran (a press before the selection took
+	// effect is dropped by the gates); 0.4 s apart, past the debounce.
+	for tries := 0; ; tries++ {
+		pad.send(map[string]any{"type": "action", "action": "approve"})
+		select {
+		case r = <-results:
+		case <-p.done:
+			t.Fatalf("claude ended before the Bash result reached the model (err %v)", *p.err)
+		case <-time.After(400 * time.Millisecond):
+			if tries < 25 {
+				continue
+			}
+			t.Fatal("Approve on the browser pad did not answer the permission request within 10 s")
+		}
+		break
+	}
+	run := p.wait(t)
+	if _, err := os.Stat(filepath.Join(run.project, "pad-approved.txt")); r.err != nil || r.isError || err != nil {
+		t.Fatalf("approved on the pad, yet the command did not run: result %+v, file: %v", r, err)
+	}
+	if run.err != nil {
+		t.Fatalf("claude -p: %v", run.err)
+	}
+}
