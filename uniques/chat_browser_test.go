@@ -201,7 +201,11 @@ func (h *chatHost) waitFor(t *testing.T, typ string, ok func(map[string]any) boo
 				continue
 			}
 			h.used[i] = true
-			h.note("human: %s from %s %s", e.Type, e.From, clip(string(e.Data), 160))
+			who := "human"
+			if strings.HasPrefix(e.From, "host") {
+				who = "host"
+			}
+			h.note("%s: %s from %s %s", who, e.Type, e.From, clip(string(e.Data), 160))
 			return e
 		}
 		if time.Now().After(deadline) {

@@ -13,7 +13,7 @@
   const fresh = $("new");
 
   const BAND = 56;
-  const WELCOME = "Hi! I'm your Lets companion, and Claude is right here with us. Ask anything, paste an image, or start with one of these:";
+  const WELCOME = "Hi! I'm your Lets companion, and Claude is right here with us. Ask anything you like — you can paste an image too.";
   const SUGGESTIONS = [
     "Help me plan my week",
     "Explain something to me simply",
