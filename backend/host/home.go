@@ -1,7 +1,6 @@
 package host
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,9 +11,10 @@ import (
 	"os"
 	"os/exec"
 	"path"
-	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/lets-app/lets/backend/claudesetup"
 
 	"github.com/lets-app/lets/backend/lip"
 	"github.com/lets-app/lets/backend/manifest"
@@ -294,8 +294,8 @@ func (s *Server) handleHomeOverview(w http.ResponseWriter, r *http.Request) {
 }
 
 // claudeSetup reports whether Claude Code is installed (claude on PATH)
-// and whether its user settings call `lets hook` (what `lets setup claude`
-// writes).
+// and whether its user settings hold every hook `lets setup claude`
+// writes (CLAUDE_CONFIG_DIR or ~/.claude).
 func (s *Server) claudeSetup() homeClaude {
 	look := s.opts.Home.LookPath
 	if look == nil {
@@ -305,11 +305,10 @@ func (s *Server) claudeSetup() homeClaude {
 	if p, err := look("claude"); err == nil {
 		c.CLI, c.CLIPath = true, p
 	}
-	if home := s.opts.Getenv("HOME"); home != "" {
-		c.SettingsPath = filepath.Join(home, ".claude", "settings.json")
-		if b, err := readSmallFile(c.SettingsPath, 4<<20); err == nil {
-			c.Hooks = bytes.Contains(b, []byte("lets hook"))
-		}
+	if dir, err := claudesetup.Dir(s.opts.Getenv); err == nil {
+		p := claudesetup.Paths{Dir: dir}
+		c.SettingsPath = p.Settings()
+		c.Hooks = claudesetup.Check(p).Installed()
 	}
 	return c
 }

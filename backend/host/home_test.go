@@ -14,6 +14,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/lets-app/lets/backend/claudesetup"
 )
 
 // homeLink mints a link the way the app does and returns its key.
@@ -186,11 +188,23 @@ func TestHomeOverview(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(fakeHome, ".claude"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	settings := `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"lets hook stop"}]}]}}`
+	// One hook of Lets' is not a set-up Claude; all of them are, even
+	// behind a quoted path with a space.
+	settings := `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"lets hook Stop"}]}]}}`
 	if err := os.WriteFile(filepath.Join(fakeHome, ".claude", "settings.json"), []byte(settings), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if c := overview().Claude; !c.CLI || !c.Hooks || c.CLIPath != "/opt/bin/claude" {
+	if c := overview().Claude; !c.CLI || c.Hooks || c.CLIPath != "/opt/bin/claude" {
+		t.Errorf("claude with one hook: %+v", c)
+	}
+	full, _, err := claudesetup.Merge([]byte(settings), claudesetup.Hooks("/My Apps/lets", 2*time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(fakeHome, ".claude", "settings.json"), full, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c := overview().Claude; !c.CLI || !c.Hooks || c.SettingsPath != filepath.Join(fakeHome, ".claude", "settings.json") {
 		t.Errorf("claude set up: %+v", c)
 	}
 
