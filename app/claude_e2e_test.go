@@ -133,6 +133,33 @@ type e2eHost struct {
 // `lets serve --port 0` in its own process group.
 func startE2EHost(t *testing.T, configJSON string) *e2eHost {
 	t.Helper()
+	h := newE2EHost(t, configJSON)
+	cmd := exec.Command(h.bin, "serve", "--port", "0")
+	cmd.Env = h.env
+	cmd.Dir = h.home
+	cmd.Stdout, cmd.Stderr = h.out, h.out
+	startGroup(t, cmd, "lets serve")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("lets serve output:\n%s", h.out.String())
+		}
+	})
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if info, err := config.ReadHostInfo(config.Paths{Home: h.letsHome}); err == nil && strings.Contains(h.out.String(), "Press Ctrl+C") {
+			h.info = info
+			return h
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	t.Fatalf("lets serve did not start within 20 s:\n%s", h.out.String())
+	return nil
+}
+
+// newE2EHost prepares a Lets home (config.json = configJSON), a Wire socket
+// path and the environment of the lets processes, and starts nothing.
+func newE2EHost(t *testing.T, configJSON string) *e2eHost {
+	t.Helper()
 	bin := e2eBuild.build(t)
 	home := t.TempDir()
 	letsHome := filepath.Join(home, "lets-home")
@@ -158,26 +185,7 @@ func startE2EHost(t *testing.T, configJSON string) *e2eHost {
 		"PAD_LATTICE_SOCKET=" + h.sock,
 		"LANG=C.UTF-8",
 	}
-	cmd := exec.Command(bin, "serve", "--port", "0")
-	cmd.Env = h.env
-	cmd.Dir = home
-	cmd.Stdout, cmd.Stderr = h.out, h.out
-	startGroup(t, cmd, "lets serve")
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("lets serve output:\n%s", h.out.String())
-		}
-	})
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if info, err := config.ReadHostInfo(config.Paths{Home: letsHome}); err == nil && strings.Contains(h.out.String(), "Press Ctrl+C") {
-			h.info = info
-			return h
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-	t.Fatalf("lets serve did not start within 20 s:\n%s", h.out.String())
-	return nil
+	return h
 }
 
 func (h *e2eHost) base() string { return "http://127.0.0.1:" + strconv.Itoa(h.info.Port) }
@@ -352,6 +360,8 @@ type claudeOpts struct {
 	// the prompt is the first stdin line, claudeProc.say sends more, and
 	// claudeProc.end closes stdin.
 	turns bool
+	// noMCP leaves out --mcp-config (lets mcp would start a host).
+	noMCP bool
 }
 
 // claudeProc is a running `claude -p`.
@@ -401,11 +411,10 @@ func startClaude(t *testing.T, h *e2eHost, stub *claudestub.Server, o claudeOpts
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	args := []string{"-p",
-		"--mcp-config", mcpFile, "--strict-mcp-config",
-		"--settings", settingsFile,
-		"--allowedTools", "mcp__lets",
-		"--output-format", "stream-json", "--verbose"}
+	args := []string{"-p", "--strict-mcp-config", "--settings", settingsFile, "--output-format", "stream-json", "--verbose"}
+	if !o.noMCP {
+		args = append(args, "--mcp-config", mcpFile, "--allowedTools", "mcp__lets")
+	}
 	if o.turns {
 		args = append(args, "--input-format", "stream-json")
 	} else {
@@ -1082,5 +1091,72 @@ func TestClaudeE2EApprovalFromTheBrowserPad(t *testing.T) {
 	}
 	if run.err != nil {
 		t.Fatalf("claude -p: %v", run.err)
+	}
+}
+
+// TestClaudeE2EWithLetsDownClaudeWorksAsWithoutHooks: Lets' hooks are
+// installed but no Lets runs (no host.json, no Wire socket). Claude Code
+// runs as if there were no hooks: every hook Claude reports exits 0 and
+// prints nothing, a Bash call that needs approval is decided by -p at once
+// (the PermissionRequest hook does not wait out approvalTimeoutS), and no
+// hook starts a host.
+func TestClaudeE2EWithLetsDownClaudeWorksAsWithoutHooks(t *testing.T) {
+	const approval = 60 * time.Second
+	h := newE2EHost(t, e2eConfig(approval))
+	results := make(chan stepResult, 1)
+	stub := claudestub.Start(t,
+		claudestub.Call("Bash", map[string]any{"command": "echo hi", "description": "Say hi"}),
+		claudestub.Call("Bash", map[string]any{"command": "touch not-approved.txt", "description": "Create a file"}),
+		func(req claudestub.Request) claudestub.Turn {
+			results <- lastResult(req)
+			return claudestub.Turn{Text: "Done."}
+		},
+	)
+	run := runClaude(t, h, stub, claudeOpts{prompt: "Make a file.", approval: approval, noMCP: true})
+	if run.err != nil {
+		t.Fatalf("claude -p: %v", run.err)
+	}
+	if run.took > 30*time.Second {
+		t.Errorf("claude took %v with Lets down; the hooks must step aside at once", run.took)
+	}
+	select {
+	case r := <-results:
+		if !r.isError || strings.Contains(r.text, "Rejected from Lets") {
+			t.Errorf("with Lets down -p should deny as without hooks: %+v", r)
+		}
+		if _, err := os.Stat(filepath.Join(run.project, "not-approved.txt")); err == nil {
+			t.Error("the command ran without approval")
+		}
+	default:
+		t.Fatal("the denied Bash result never reached the model")
+	}
+	if res := run.result(t); res["result"] != "Done." {
+		t.Errorf("claude's result: %v", res)
+	}
+	responses := 0
+	for _, line := range strings.Split(run.out, "\n") {
+		var m struct {
+			Type     string `json:"type"`
+			Subtype  string `json:"subtype"`
+			Hook     string `json:"hook_name"`
+			Stdout   string `json:"stdout"`
+			ExitCode *int   `json:"exit_code"`
+			Outcome  string `json:"outcome"`
+		}
+		if json.Unmarshal([]byte(line), &m) != nil || m.Type != "system" || m.Subtype != "hook_response" {
+			continue
+		}
+		responses++
+		// stderr (log lines) is allowed: Claude Code does not give it to
+		// the model for exit code 0.
+		if m.ExitCode == nil || *m.ExitCode != 0 || m.Stdout != "" || m.Outcome != "success" {
+			t.Errorf("hook %s with Lets down: %s", m.Hook, line)
+		}
+	}
+	if responses == 0 {
+		t.Errorf("claude reported no hook_response; were the hooks installed?\n%s", run.out)
+	}
+	if _, err := os.Stat(config.Paths{Home: h.letsHome}.HostFile()); !os.IsNotExist(err) {
+		t.Errorf("a hook started a host (host.json: %v)", err)
 	}
 }
