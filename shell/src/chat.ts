@@ -7,7 +7,9 @@
 
 import { button, iconButton, dragHasFiles, h, imageFiles } from "./dom";
 import { linkText, parseMarkdownLite, type Block, type Inline } from "./markdown";
-import { ChatStream } from "./protocol";
+import { ChatStream, cleanEntries, type ChatEntry } from "./protocol";
+
+export type { ChatEntry };
 
 export interface UploadResult {
   path: string;
@@ -26,24 +28,11 @@ export interface ChromeDeps {
 
 const HISTORY_MAX = 200;
 
-/**
- * One turn of the conversation as the docked chat keeps it (for the
- * unique that asked for the docked chat: its export, snapshot and load).
- * "choice" turns are the human's picks in Claude's components.
- */
-export interface ChatEntry {
-  role: "human" | "claude";
-  text: string;
-  at: string;
-  kind?: "choice";
-  attachments?: { path: string; mime: string }[];
-}
 
 /** Why the transcript changed. */
 export type TranscriptWhy = "sent" | "answered" | "chose" | "loaded";
 
 const SUGGESTIONS_MAX = 6;
-const ENTRY_TEXT_MAX = 20000;
 const TYPING_MAX_MS = 30000;
 
 export class Chat {
@@ -443,25 +432,3 @@ export async function copyText(text: string, btn?: HTMLButtonElement): Promise<b
   return ok;
 }
 
-/** Keeps the well-formed turns of a saved conversation (newest 200). */
-export function cleanEntries(raw: unknown): ChatEntry[] {
-  if (!Array.isArray(raw)) return [];
-  const out: ChatEntry[] = [];
-  for (const v of raw) {
-    if (!v || typeof v !== "object") continue;
-    const o = v as Record<string, unknown>;
-    if ((o.role !== "human" && o.role !== "claude") || typeof o.text !== "string") continue;
-    const e: ChatEntry = { role: o.role, text: o.text.slice(0, ENTRY_TEXT_MAX), at: typeof o.at === "string" ? o.at.slice(0, 40) : "" };
-    if (o.kind === "choice" && o.role === "human") e.kind = "choice";
-    if (Array.isArray(o.attachments)) {
-      const files = o.attachments
-        .filter((a): a is { path: string; mime: string } => !!a && typeof a === "object" && typeof (a as { path?: unknown }).path === "string")
-        .map((a) => ({ path: a.path.slice(0, 1024), mime: typeof a.mime === "string" ? a.mime.slice(0, 64) : "" }))
-        .slice(0, 10);
-      if (files.length) e.attachments = files;
-    }
-    if (!e.text && !e.attachments) continue;
-    out.push(e);
-  }
-  return out.slice(-HISTORY_MAX);
-}

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { linkText, parseInlines, parseMarkdownLite } from "./markdown";
 import { Coalescer, type Timers } from "./coalesce";
-import { ChatStream, checkThemeVars } from "./protocol";
+import { ChatStream, checkThemeVars, cleanEntries } from "./protocol";
 import { oneLine, PromptQueue, promptView, QUEUE_MAX } from "./prompts";
 
 test("markdown-lite: paragraphs, lists and a fenced code block", () => {
@@ -180,4 +180,32 @@ test("prompt queue: one shown, a bounded queue, dismissed by id without an answe
   assert.equal(q.advance(), null);
   assert.equal(q.current, null);
   assert.equal(q.offer({ id: "b" }), "show", "an empty queue shows at once");
+});
+
+test("docked chat: a saved conversation keeps only well-formed turns", () => {
+  const got = cleanEntries([
+    { role: "human", text: "Hi", at: "2026-12-01T12:00:00Z" },
+    { role: "claude", text: "Hello!", at: 5 },
+    { role: "robot", text: "beep" },
+    { role: "human" },
+    "nope",
+    null,
+    { role: "human", kind: "choice", text: "Chose: Pixel", at: "" },
+    { role: "claude", kind: "choice", text: "not a pick" },
+    { role: "human", text: "", attachments: [{ path: "/u/a.png", mime: "image/png" }, { mime: "image/png" }, 7] },
+    { role: "human", text: "" },
+  ]);
+  assert.deepEqual(got, [
+    { role: "human", text: "Hi", at: "2026-12-01T12:00:00Z" },
+    { role: "claude", text: "Hello!", at: "" },
+    { role: "human", kind: "choice", text: "Chose: Pixel", at: "" },
+    { role: "claude", text: "not a pick", at: "" },
+    { role: "human", text: "", at: "", attachments: [{ path: "/u/a.png", mime: "image/png" }] },
+  ]);
+  assert.deepEqual(cleanEntries({ messages: [] }), []);
+  const many = Array.from({ length: 250 }, (_, i) => ({ role: "human", text: `m${i}` }));
+  const kept = cleanEntries(many);
+  assert.equal(kept.length, 200);
+  assert.equal(kept[0].text, "m50");
+  assert.equal(cleanEntries([{ role: "claude", text: "x".repeat(30000) }])[0].text.length, 20000);
 });

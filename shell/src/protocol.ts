@@ -162,3 +162,42 @@ export function uniqueMayEmit(type: string, domains: readonly string[], reserved
   if (reserved.has(domain)) return false;
   return domains.length === 0 || domains.includes(domain);
 }
+
+/**
+ * One turn of the conversation as the docked chat keeps it (for the
+ * unique that asked for the docked chat: its export, snapshot and load).
+ * "choice" turns are the human's picks in Claude's components.
+ */
+export interface ChatEntry {
+  role: "human" | "claude";
+  text: string;
+  at: string;
+  kind?: "choice";
+  attachments?: { path: string; mime: string }[];
+}
+
+const ENTRIES_MAX = 200;
+const ENTRY_TEXT_MAX = 20000;
+
+/** Keeps the well-formed turns of a saved conversation (newest 200). */
+export function cleanEntries(raw: unknown): ChatEntry[] {
+  if (!Array.isArray(raw)) return [];
+  const out: ChatEntry[] = [];
+  for (const v of raw) {
+    if (!v || typeof v !== "object") continue;
+    const o = v as Record<string, unknown>;
+    if ((o.role !== "human" && o.role !== "claude") || typeof o.text !== "string") continue;
+    const e: ChatEntry = { role: o.role, text: o.text.slice(0, ENTRY_TEXT_MAX), at: typeof o.at === "string" ? o.at.slice(0, 40) : "" };
+    if (o.kind === "choice" && o.role === "human") e.kind = "choice";
+    if (Array.isArray(o.attachments)) {
+      const files = o.attachments
+        .filter((a): a is { path: string; mime: string } => !!a && typeof a === "object" && typeof (a as { path?: unknown }).path === "string")
+        .map((a) => ({ path: a.path.slice(0, 1024), mime: typeof a.mime === "string" ? a.mime.slice(0, 64) : "" }))
+        .slice(0, 10);
+      if (files.length) e.attachments = files;
+    }
+    if (!e.text && !e.attachments) continue;
+    out.push(e);
+  }
+  return out.slice(-ENTRIES_MAX);
+}

@@ -148,7 +148,7 @@ async function fromUnique(m: Record<string, unknown>): Promise<void> {
   }
 }
 
-// The docked chat (lip.chat, docs/lip-deviations.md): a unique such as the
+// The docked chat (lip.chat, an addition to LIP 1 §7): a unique such as the
 // built-in chat makes the shell's chat panel its main view, writes a
 // welcome line and suggestion chips, and puts a saved conversation back.
 // It cannot type into the input or send as the human; a chip is sent only
