@@ -14,6 +14,7 @@ import (
 const (
 	ListenPath   = "/lip/listen"
 	ReportPath   = "/lip/claude"
+	WindowsPath  = "/lip/windows"
 	HookCursor   = "hook"
 	ClaudeCursor = "claude"
 	// PendingMax is how many events one prompt reads at most.
@@ -73,4 +74,21 @@ func (h HostHTTP) Pending(ctx context.Context) (PendingEvents, error) {
 // Report implements Host: POST /lip/claude with r as the body.
 func (h HostHTTP) Report(ctx context.Context, r Report) error {
 	return h.D.Do(ctx, http.MethodPost, ReportPath, nil, r, nil)
+}
+
+// WindowLister is a Host that can also list the open windows, for
+// SessionStart's context; HostHTTP is one.
+type WindowLister interface {
+	Windows(ctx context.Context) ([]OpenWindow, error)
+}
+
+// Windows implements WindowLister: GET /lip/windows.
+func (h HostHTTP) Windows(ctx context.Context) ([]OpenWindow, error) {
+	var out struct {
+		Windows []OpenWindow `json:"windows"`
+	}
+	if err := h.D.Do(ctx, http.MethodGet, WindowsPath, nil, nil, &out); err != nil {
+		return nil, err
+	}
+	return out.Windows, nil
 }

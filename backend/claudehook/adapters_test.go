@@ -73,3 +73,22 @@ func TestHostHTTPReport(t *testing.T) {
 		t.Fatalf("body %s", d.body)
 	}
 }
+
+// TestHostHTTPWindows: GET /lip/windows, the host's answer shape.
+func TestHostHTTPWindows(t *testing.T) {
+	d := &recordingDoer{answer: `{"windows":[{"window":"w_1","unique":"hello","title":"Hello","connected":true,"queued":0,"opened":5,"claude_pid":42}]}`}
+	ws, err := claudehook.HostHTTP{D: d}.Windows(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.method != "GET" || d.path != "/lip/windows" || d.body != nil {
+		t.Fatalf("request %s %s %s", d.method, d.path, d.body)
+	}
+	if len(ws) != 1 || ws[0] != (claudehook.OpenWindow{Window: "w_1", Unique: "hello", Title: "Hello", Connected: true}) {
+		t.Fatalf("%+v", ws)
+	}
+	d.err = errors.New("host down")
+	if _, err := (claudehook.HostHTTP{D: d}).Windows(context.Background()); err == nil {
+		t.Fatal("no error")
+	}
+}

@@ -222,16 +222,39 @@ func (h *hook) quick(parent context.Context, stdout io.Writer) {
 			}
 		})
 	}
-	var text string
+	// SessionStart also tells Claude which windows are open.
+	var windows []OpenWindow
+	if lister, ok := h.Host.(WindowLister); ok && h.event == EventSessionStart {
+		wg.Go(func() {
+			ws, err := lister.Windows(ctx)
+			if err != nil {
+				h.fail("could not list the open windows of the Lets host", err)
+				return
+			}
+			windows = ws
+		})
+	}
+	var pending PendingEvents
+	pendingOK := false
 	if p.context && h.Host != nil {
-		pending, err := h.Host.Pending(ctx)
-		if err != nil {
+		var err error
+		if pending, err = h.Host.Pending(ctx); err != nil {
 			h.fail("could not read pending window events from the Lets host", err)
 		} else {
-			text = PromptContext(pending)
+			pendingOK = true
 		}
 	}
 	wg.Wait()
+	var text string
+	switch {
+	case h.event == EventSessionStart:
+		if !pendingOK {
+			pending = PendingEvents{}
+		}
+		text = SessionContext(windows, pending)
+	case pendingOK:
+		text = PromptContext(pending)
+	}
 	if text == "" {
 		return
 	}
