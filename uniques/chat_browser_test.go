@@ -405,6 +405,8 @@ func TestBrowserChatEvents(t *testing.T) {
 		if band != "rgb(18, 19, 22)" {
 			t.Errorf("the band is %s in dark mode, want the shell's rgb(18, 19, 22)", band)
 		}
+		// The first view: the companion's welcome line and the starter chips.
+		browsertest.Screenshot(t, ctx, "chat-unique-dark.png")
 	})
 
 	t.Run("talk.welcome", func(t *testing.T) {
@@ -450,7 +452,6 @@ func TestBrowserChatEvents(t *testing.T) {
 			t.Errorf("Claude's turn in the snapshot: %v", last)
 		}
 		f.until(t, ctx, origin, `document.getElementById("status").textContent === "Saved · 2 messages"`)
-		browsertest.Screenshot(t, ctx, "chat-unique-dark.png")
 	})
 
 	t.Run("talk.load", func(t *testing.T) {

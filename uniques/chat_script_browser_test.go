@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
 	"github.com/lets-app/lets/backend/testenv/browsertest"
@@ -99,9 +100,34 @@ func TestBrowserChatScript(t *testing.T) {
 		t.Errorf("the chat shows %q\nwant %q", before, want)
 	}
 
-	// The human hands the conversation over.
+	// The human hands the conversation over, with the keyboard only:
+	// Shift+Tab from the input walks back into the band to Send to Claude.
 	f.until(t, ctx, origin, `!document.getElementById("handoff").disabled`)
-	f.eval(t, ctx, origin, `document.getElementById("handoff").click()`, nil)
+	if err := chromedp.Run(ctx, chromedp.Focus(`#lets-chat-input`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	var path []string
+	for i := 0; i < 8; i++ {
+		if err := chromedp.Run(ctx, chromedp.KeyEvent("\t", chromedp.KeyModifiers(input.ModifierShift))); err != nil {
+			t.Fatal(err)
+		}
+		var here string
+		f.eval(t, ctx, origin, `document.hasFocus() ? "band:" + (document.activeElement.id || document.activeElement.tagName) : ""`, &here)
+		if here == "" {
+			here = shellEval[string](t, ctx, `(() => { const a = document.activeElement; return a.id || a.className || a.tagName; })()`)
+		}
+		path = append(path, here)
+		if here == "band:handoff" {
+			break
+		}
+	}
+	if path[len(path)-1] != "band:handoff" {
+		t.Fatalf("Shift+Tab from the input never reached Send to Claude: %v", path)
+	}
+	t.Logf("Shift+Tab from the input: %v", path)
+	if err := chromedp.Run(ctx, chromedp.KeyEvent("\r")); err != nil {
+		t.Fatal(err)
+	}
 	ev := h.waitFor(t, "talk.export", nil)
 	id := checkChatExport(t, h, ev, []string{"human", "claude", "human", "claude"}, "You (picked): Chose: Pixel")
 	shellUntil(t, ctx, `document.querySelector("#lets-shell > .closed")?.textContent.startsWith("Sent to Claude")`)
