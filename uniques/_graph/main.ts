@@ -599,7 +599,6 @@ function startEdit(id: string, kind: "node" | "edge", fresh = false, from?: stri
   }
   editing = { id, kind, fresh, from, before };
   const p = toScreen(center);
-  const host = svg.getBoundingClientRect();
   const wrap = editor.parentElement as HTMLElement;
   const wr = wrap.getBoundingClientRect();
   editor.style.left = `${Math.round(p.x - wr.left - width / 2)}px`;
@@ -609,7 +608,6 @@ function startEdit(id: string, kind: "node" | "edge", fresh = false, from?: stri
   editor.setAttribute("aria-label", kind === "node" ? "Node label" : "Link label");
   editor.placeholder = kind === "node" ? "Name this node" : "Label this link";
   editor.hidden = false;
-  void host;
   editor.focus();
   editor.select();
 }
@@ -696,7 +694,7 @@ svg.addEventListener("pointerdown", (ev) => {
     const p = toGraph(ev.clientX, ev.clientY);
     preview.setAttribute("x2", String(p.x));
     preview.setAttribute("y2", String(p.y));
-    preview.style.display = "";
+    preview.classList.add("on");
     return;
   }
   if (hit.node) {
@@ -761,7 +759,7 @@ svg.addEventListener("pointermove", (ev) => {
       box.setAttribute("y", String(y));
       box.setAttribute("width", String(w));
       box.setAttribute("height", String(h));
-      box.style.display = "";
+      box.classList.add("on");
       const inside = new Set(drag.base);
       for (const n of graph.nodes.values()) if (n.x >= x && n.x <= x + w && n.y >= y && n.y <= y + h) inside.add(n.id);
       selected = inside;
@@ -789,7 +787,7 @@ function endDrag(ev: PointerEvent): void {
       else scheduleSnapshot(1500);
       break;
     case "box":
-      box.style.display = "none";
+      box.classList.remove("on");
       {
         const now = selected;
         selected = d.base;
@@ -797,7 +795,7 @@ function endDrag(ev: PointerEvent): void {
       }
       break;
     case "connect": {
-      preview.style.display = "none";
+      preview.classList.remove("on");
       const under = document.elementFromPoint(ev.clientX, ev.clientY);
       const node = under?.closest?.(".node") as SVGGElement | null;
       if (node && node.dataset.id && node.dataset.id !== d.from) humanConnect(d.from, node.dataset.id);
@@ -810,7 +808,10 @@ svg.addEventListener("pointerup", endDrag);
 svg.addEventListener("pointercancel", endDrag);
 
 svg.addEventListener("dblclick", (ev) => {
-  const hit = targetOf(ev);
+  // The pointer capture of the first click makes the board the target of
+  // the double-click; ask what is under the pointer instead.
+  const under = document.elementFromPoint(ev.clientX, ev.clientY);
+  const hit = targetOf({ target: under } as unknown as Event);
   if (hit.node) startEdit(hit.node, "node");
   else if (hit.edge) startEdit(hit.edge, "edge");
   else humanAddNode(toGraph(ev.clientX, ev.clientY));
@@ -837,7 +838,9 @@ svg.addEventListener("contextmenu", (ev) => {
   if (hit.node && !selected.has(hit.node)) setSelection([hit.node], []);
 });
 
-nodeLayer.addEventListener("focusin", (ev) => {
+// (On the board, not the node layer: Chromium makes an SVG group with a
+// focus listener a Tab stop of its own.)
+svg.addEventListener("focusin", (ev) => {
   const g = (ev.target as Element).closest(".node") as SVGGElement | null;
   if (g?.dataset.id && !drag && !selected.has(g.dataset.id) && !editing) setSelection([g.dataset.id], []);
 });

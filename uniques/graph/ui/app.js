@@ -886,7 +886,6 @@
     }
     editing = { id, kind, fresh, from, before };
     const p = toScreen(center);
-    const host = svg.getBoundingClientRect();
     const wrap = editor.parentElement;
     const wr = wrap.getBoundingClientRect();
     editor.style.left = `${Math.round(p.x - wr.left - width / 2)}px`;
@@ -896,7 +895,6 @@
     editor.setAttribute("aria-label", kind === "node" ? "Node label" : "Link label");
     editor.placeholder = kind === "node" ? "Name this node" : "Label this link";
     editor.hidden = false;
-    void host;
     editor.focus();
     editor.select();
   }
@@ -971,7 +969,7 @@
       const p = toGraph(ev.clientX, ev.clientY);
       preview.setAttribute("x2", String(p.x));
       preview.setAttribute("y2", String(p.y));
-      preview.style.display = "";
+      preview.classList.add("on");
       return;
     }
     if (hit.node) {
@@ -1035,7 +1033,7 @@
         box.setAttribute("y", String(y));
         box.setAttribute("width", String(w));
         box.setAttribute("height", String(h));
-        box.style.display = "";
+        box.classList.add("on");
         const inside = new Set(drag.base);
         for (const n of graph.nodes.values()) if (n.x >= x && n.x <= x + w && n.y >= y && n.y <= y + h) inside.add(n.id);
         selected = inside;
@@ -1062,7 +1060,7 @@
         else scheduleSnapshot(1500);
         break;
       case "box":
-        box.style.display = "none";
+        box.classList.remove("on");
         {
           const now = selected;
           selected = d.base;
@@ -1070,7 +1068,7 @@
         }
         break;
       case "connect": {
-        preview.style.display = "none";
+        preview.classList.remove("on");
         const under = document.elementFromPoint(ev.clientX, ev.clientY);
         const node = under?.closest?.(".node");
         if (node && node.dataset.id && node.dataset.id !== d.from) humanConnect(d.from, node.dataset.id);
@@ -1082,7 +1080,8 @@
   svg.addEventListener("pointerup", endDrag);
   svg.addEventListener("pointercancel", endDrag);
   svg.addEventListener("dblclick", (ev) => {
-    const hit = targetOf(ev);
+    const under = document.elementFromPoint(ev.clientX, ev.clientY);
+    const hit = targetOf({ target: under });
     if (hit.node) startEdit(hit.node, "node");
     else if (hit.edge) startEdit(hit.edge, "edge");
     else humanAddNode(toGraph(ev.clientX, ev.clientY));
@@ -1104,7 +1103,7 @@
     const hit = targetOf(ev);
     if (hit.node && !selected.has(hit.node)) setSelection([hit.node], []);
   });
-  nodeLayer.addEventListener("focusin", (ev) => {
+  svg.addEventListener("focusin", (ev) => {
     const g = ev.target.closest(".node");
     if (g?.dataset.id && !drag && !selected.has(g.dataset.id) && !editing) setSelection([g.dataset.id], []);
   });
