@@ -489,7 +489,10 @@ func TestBrowserGraphCommands(t *testing.T) {
 	p := newGraphPage(t, "dark")
 	nodes := func() (n int) { p.eval(`document.querySelectorAll("#nodes .node").length`, &n); return }
 	edges := func() (n int) { p.eval(`document.querySelectorAll("#edges .edge").length`, &n); return }
-	text := func(sel string) (s string) { p.eval(fmt.Sprintf(`(document.querySelector(%q) || {}).textContent || ""`, sel), &s); return }
+	text := func(sel string) (s string) {
+		p.eval(fmt.Sprintf(`(document.querySelector(%q) || {}).textContent || ""`, sel), &s)
+		return
+	}
 	attr := func(sel, name string) (s string) {
 		p.eval(fmt.Sprintf(`(document.querySelector(%q) || {getAttribute() { return "" }}).getAttribute(%q) || ""`, sel, name), &s)
 		return
