@@ -409,6 +409,19 @@ func TestBrowserChatEvents(t *testing.T) {
 		browsertest.Screenshot(t, ctx, "chat-unique-dark.png")
 	})
 
+	t.Run("ui.toast stays clear of the input", func(t *testing.T) {
+		h.send(t, win.Window, "ui.toast", map[string]any{"text": "Saved your trip notes", "level": "ok"}, "")
+		shellUntil(t, ctx, `document.querySelector(".toast")`)
+		got := shellEval[map[string]float64](t, ctx, `(() => {
+			const r = document.querySelector(".toast").getBoundingClientRect();
+			const f = document.querySelector("#lets-chat .chat-form").getBoundingClientRect();
+			return {right: r.right, bottom: r.bottom, width: innerWidth, formTop: f.top};
+		})()`)
+		if got["right"] < got["width"]-40 || got["bottom"] > got["formTop"] {
+			t.Errorf("toast %v: want it at the right, above the input", got)
+		}
+	})
+
 	t.Run("talk.welcome", func(t *testing.T) {
 		h.send(t, win.Window, "talk.welcome", map[string]any{"text": "Hi Sam! Shall we sort out the trip?", "suggestions": []string{"Find trains to Lyon", "Make a packing list"}}, "")
 		shellUntil(t, ctx, `document.querySelector(".chat-intro .chat-msg.companion")?.innerText === "Hi Sam! Shall we sort out the trip?"`)
