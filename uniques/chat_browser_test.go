@@ -165,7 +165,8 @@ func (h *chatHost) sendRaw(t *testing.T, body any) []string {
 	}
 	_ = json.Unmarshal(raw, &ans)
 	if code != 200 || len(ans.Rejected) > 0 || len(ans.Accepted) == 0 {
-		t.Fatalf("send %v: %d %s", body, code, raw)
+		data, _ := json.Marshal(body)
+		t.Fatalf("send %s: %d %s", clip(string(data), 300), code, raw)
 	}
 	return ans.Accepted
 }

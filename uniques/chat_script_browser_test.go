@@ -1,6 +1,7 @@
 package uniques_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -158,6 +159,29 @@ func TestBrowserChatScript(t *testing.T) {
 	}
 	h.waitFor(t, "chat.message", func(d map[string]any) bool { return d["text"] == "Thanks! What does she need on day one?" })
 	h.waitFor(t, "talk.snapshot", func(d map[string]any) bool { return len(d["messages"].([]any)) == 5 })
+
+	// A very long conversation still hands over in one envelope: the
+	// oldest turns are left out and counted.
+	long := make([]map[string]any, 200)
+	for i := range long {
+		role := []string{"human", "claude"}[i%2]
+		long[i] = map[string]any{"role": role, "text": fmt.Sprintf("turn %d: %s", i, strings.Repeat("a long line of text ", 55)), "at": ""}
+	}
+	h.send(t, again.Window, "talk.load", map[string]any{"messages": long}, "")
+	f2.until(t, ctx2, origin2, `document.getElementById("status").textContent === "Your conversation is back · 200 messages"`)
+	f2.eval(t, ctx2, origin2, `document.getElementById("handoff").click()`, nil)
+	big := h.waitFor(t, "talk.export", nil)
+	bd := big.data(t)
+	kept := bd["messages"].([]any)
+	dropped, _ := bd["dropped"].(float64)
+	if len(big.Data) > 200000 || dropped == 0 || len(kept)+int(dropped) != 200 || !strings.HasPrefix(kept[len(kept)-1].(map[string]any)["text"].(string), "turn 199:") {
+		t.Errorf("long export: %d bytes, %d turns kept, %v dropped", len(big.Data), len(kept), bd["dropped"])
+	}
+	if !strings.HasPrefix(bd["summary"].(string), "200 messages") {
+		t.Errorf("long export summary %q", bd["summary"])
+	}
+	h.waitFor(t, "session.saved", nil)
+	t.Logf("a 200-turn, %d KB conversation hands over as %d KB: %d turns kept, %v left out", len(fmt.Sprint(long))/1024, len(big.Data)/1024, len(kept), dropped)
 
 	t.Logf("the script, as played:\n  %s", strings.Join(h.script, "\n  "))
 }

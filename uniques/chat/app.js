@@ -77,7 +77,7 @@
       }
       if (dropped) data.dropped = dropped;
       if (keep.length <= 1 || size(data) <= MAX_BYTES) return data;
-      const cut = Math.max(1, Math.floor(keep.length / 10));
+      const cut = Math.max(1, Math.floor(keep.length / 20));
       keep = keep.slice(cut);
       dropped += cut;
     }
@@ -94,6 +94,9 @@
 
   lip.chat.onChange((list, why) => {
     messages = Array.isArray(list) ? list : [];
+    // With "handoff": "stay" the window stays open: a new turn after a
+    // handoff may be handed over again.
+    if (why !== "loaded" && why !== "docked") handedOver = false;
     render();
     switch (why) {
       case "sent":
