@@ -418,7 +418,8 @@ func startClaude(t *testing.T, h *e2eHost, stub *claudestub.Server, o claudeOpts
 	if o.turns {
 		args = append(args, "--input-format", "stream-json")
 	} else {
-		args = append(args, o.prompt)
+		// After "--": --allowedTools takes several values and would eat it.
+		args = append(args, "--", o.prompt)
 	}
 	cmd := exec.CommandContext(ctx, claude, args...)
 	cmd.Dir = project
@@ -859,14 +860,22 @@ func requestText(req claudestub.Request) string {
 	return b.String()
 }
 
-// hookContext returns the <lets-events> block a hook of event added to a
-// model request ("<Event> hook additional context: <lets-events …>…"), or "".
+// hookContext returns the <lets-events> block in the additionalContext a
+// hook of event added to a model request ("<Event> hook additional
+// context: …<lets-events …>…</lets-events>"), or "".
 func hookContext(req claudestub.Request, event string) string {
-	_, rest, ok := strings.Cut(requestText(req), event+" hook additional context: <lets-events")
+	_, rest, ok := strings.Cut(requestText(req), event+" hook additional context:")
 	if !ok {
 		return ""
 	}
-	block, _, _ := strings.Cut(rest, "</lets-events>")
+	ctx, _, _ := strings.Cut(rest, "</lets-events>")
+	if i := strings.Index(ctx, " hook additional context:"); i >= 0 {
+		ctx = ctx[:i] // the next hook's context: this one had no events
+	}
+	_, block, ok := strings.Cut(ctx, "<lets-events")
+	if !ok {
+		return ""
+	}
 	return block
 }
 
