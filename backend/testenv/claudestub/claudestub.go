@@ -281,6 +281,9 @@ func ParseMessages(req *Request) error {
 // IsSide reports whether a Messages API request is one of Claude's side
 // requests rather than the agent loop: the agent loop always offers tools
 // and asks for a stream; titles, topic and quota checks offer none.
+// (Claude Code 2.1.332 in `-p` with CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC
+// made none: only agent-loop POST /v1/messages, streamed, with tools. It
+// retries an HTTP 400 up to six times, each retry consuming a step.)
 func IsSide(req Request) bool {
 	return len(req.Tools) == 0
 }
