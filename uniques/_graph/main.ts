@@ -45,6 +45,7 @@ const HISTORY = 100;
 const $ = <T extends Element = HTMLElement>(id: string) => document.getElementById(id) as unknown as T;
 
 const svg = $<SVGSVGElement>("canvas");
+const wrap = $("board-wrap");
 const viewG = $<SVGGElement>("viewport");
 const edgeLayer = $<SVGGElement>("edges");
 const nodeLayer = $<SVGGElement>("nodes");
@@ -201,12 +202,36 @@ function el<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, 
   return e;
 }
 
-function applyView(): void {
+// Zooming redraws every label at a new size, which is slow on big graphs
+// (10–15 fps for 500 nodes in software rendering). So while the zoom
+// changes, the board's last drawing is scaled as a picture (a CSS
+// transform the compositor applies without repainting), and the SVG is
+// redrawn sharp once the zoom rests for a moment. Panning at a steady zoom
+// moves the SVG itself.
+let committed: Viewport = { ...view };
+let commitTimer = 0;
+
+function commitView(): void {
+  clearTimeout(commitTimer);
+  commitTimer = 0;
+  committed = { ...view };
   viewG.setAttribute("transform", `scale(${view.zoom}) translate(${-view.x} ${-view.y})`);
+  svg.style.removeProperty("transform");
   svg.dataset.zoom = view.zoom.toFixed(3);
 }
 
-function drawNode(n: GNode): SVGGElement {
+function applyView(): void {
+  if (view.zoom === committed.zoom) return commitView();
+  const k = view.zoom / committed.zoom;
+  if (k < 0.5 || k > 2.5) return commitView();
+  const tx = (committed.x - view.x) * view.zoom;
+  const ty = (committed.y - view.y) * view.zoom;
+  svg.style.transform = `translate(${tx}px, ${ty}px) scale(${k})`;
+  clearTimeout(commitTimer);
+  commitTimer = window.setTimeout(commitView, 140);
+}
+
+function drawNode(n: GNode, degree?: Map<string, number>): SVGGElement {
   let g = nodeEls.get(n.id);
   if (!g) {
     g = el("g", { class: "node", tabindex: "0", role: "button" });
@@ -251,7 +276,7 @@ function drawNode(n: GNode): SVGGElement {
   g.setAttribute("transform", `translate(${Math.round(n.x * 10) / 10} ${Math.round(n.y * 10) / 10})`);
   g.classList.toggle("selected", selected.has(n.id));
   g.setAttribute("aria-pressed", String(selected.has(n.id)));
-  const links = graph.edgesOf(n.id).length;
+  const links = degree ? (degree.get(n.id) ?? 0) : graph.edgesOf(n.id).length;
   g.setAttribute("aria-label", `${n.label || "Untitled"} — node, ${links} link${links === 1 ? "" : "s"}`);
   return g;
 }
@@ -306,7 +331,12 @@ function renderAll(): void {
       edgeEls.delete(id);
     }
   }
-  for (const n of graph.nodes.values()) drawNode(n);
+  const degree = new Map<string, number>();
+  for (const e of graph.edges.values()) {
+    degree.set(e.from, (degree.get(e.from) ?? 0) + 1);
+    if (e.to !== e.from) degree.set(e.to, (degree.get(e.to) ?? 0) + 1);
+  }
+  for (const n of graph.nodes.values()) drawNode(n, degree);
   for (const e of graph.edges.values()) drawEdge(e);
   emptyHint.hidden = graph.nodes.size > 0;
   const n = graph.nodes.size;
@@ -361,22 +391,22 @@ function flash(ids: Iterable<string>, cls = "fresh"): void {
 // ---- viewport ----------------------------------------------------------
 
 function size(): { w: number; h: number } {
-  const r = svg.getBoundingClientRect();
+  const r = wrap.getBoundingClientRect();
   return { w: r.width || 800, h: r.height || 600 };
 }
 
 function toGraph(clientX: number, clientY: number): Point {
-  const r = svg.getBoundingClientRect();
+  const r = wrap.getBoundingClientRect();
   return { x: view.x + (clientX - r.left) / view.zoom, y: view.y + (clientY - r.top) / view.zoom };
 }
 
 function toScreen(p: Point): Point {
-  const r = svg.getBoundingClientRect();
+  const r = wrap.getBoundingClientRect();
   return { x: r.left + (p.x - view.x) * view.zoom, y: r.top + (p.y - view.y) * view.zoom };
 }
 
 function zoomAt(factor: number, clientX?: number, clientY?: number): void {
-  const r = svg.getBoundingClientRect();
+  const r = wrap.getBoundingClientRect();
   const cx = clientX ?? r.left + r.width / 2;
   const cy = clientY ?? r.top + r.height / 2;
   const before = toGraph(cx, cy);
@@ -599,7 +629,6 @@ function startEdit(id: string, kind: "node" | "edge", fresh = false, from?: stri
   }
   editing = { id, kind, fresh, from, before };
   const p = toScreen(center);
-  const wrap = editor.parentElement as HTMLElement;
   const wr = wrap.getBoundingClientRect();
   editor.style.left = `${Math.round(p.x - wr.left - width / 2)}px`;
   editor.style.top = `${Math.round(p.y - wr.top - 16)}px`;

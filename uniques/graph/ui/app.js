@@ -399,6 +399,7 @@
   var HISTORY = 100;
   var $ = (id) => document.getElementById(id);
   var svg = $("canvas");
+  var wrap = $("board-wrap");
   var viewG = $("viewport");
   var edgeLayer = $("edges");
   var nodeLayer = $("nodes");
@@ -524,11 +525,27 @@
     for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
     return e;
   }
-  function applyView() {
+  var committed = { ...view };
+  var commitTimer = 0;
+  function commitView() {
+    clearTimeout(commitTimer);
+    commitTimer = 0;
+    committed = { ...view };
     viewG.setAttribute("transform", `scale(${view.zoom}) translate(${-view.x} ${-view.y})`);
+    svg.style.removeProperty("transform");
     svg.dataset.zoom = view.zoom.toFixed(3);
   }
-  function drawNode(n) {
+  function applyView() {
+    if (view.zoom === committed.zoom) return commitView();
+    const k = view.zoom / committed.zoom;
+    if (k < 0.5 || k > 2.5) return commitView();
+    const tx = (committed.x - view.x) * view.zoom;
+    const ty = (committed.y - view.y) * view.zoom;
+    svg.style.transform = `translate(${tx}px, ${ty}px) scale(${k})`;
+    clearTimeout(commitTimer);
+    commitTimer = window.setTimeout(commitView, 140);
+  }
+  function drawNode(n, degree) {
     let g = nodeEls.get(n.id);
     if (!g) {
       g = el("g", { class: "node", tabindex: "0", role: "button" });
@@ -573,7 +590,7 @@
     g.setAttribute("transform", `translate(${Math.round(n.x * 10) / 10} ${Math.round(n.y * 10) / 10})`);
     g.classList.toggle("selected", selected.has(n.id));
     g.setAttribute("aria-pressed", String(selected.has(n.id)));
-    const links = graph.edgesOf(n.id).length;
+    const links = degree ? degree.get(n.id) ?? 0 : graph.edgesOf(n.id).length;
     g.setAttribute("aria-label", `${n.label || "Untitled"} — node, ${links} link${links === 1 ? "" : "s"}`);
     return g;
   }
@@ -625,7 +642,12 @@
         edgeEls.delete(id);
       }
     }
-    for (const n2 of graph.nodes.values()) drawNode(n2);
+    const degree = /* @__PURE__ */ new Map();
+    for (const e of graph.edges.values()) {
+      degree.set(e.from, (degree.get(e.from) ?? 0) + 1);
+      if (e.to !== e.from) degree.set(e.to, (degree.get(e.to) ?? 0) + 1);
+    }
+    for (const n2 of graph.nodes.values()) drawNode(n2, degree);
     for (const e of graph.edges.values()) drawEdge(e);
     emptyHint.hidden = graph.nodes.size > 0;
     const n = graph.nodes.size;
@@ -672,19 +694,19 @@
     }
   }
   function size() {
-    const r = svg.getBoundingClientRect();
+    const r = wrap.getBoundingClientRect();
     return { w: r.width || 800, h: r.height || 600 };
   }
   function toGraph(clientX, clientY) {
-    const r = svg.getBoundingClientRect();
+    const r = wrap.getBoundingClientRect();
     return { x: view.x + (clientX - r.left) / view.zoom, y: view.y + (clientY - r.top) / view.zoom };
   }
   function toScreen(p) {
-    const r = svg.getBoundingClientRect();
+    const r = wrap.getBoundingClientRect();
     return { x: r.left + (p.x - view.x) * view.zoom, y: r.top + (p.y - view.y) * view.zoom };
   }
   function zoomAt(factor, clientX, clientY) {
-    const r = svg.getBoundingClientRect();
+    const r = wrap.getBoundingClientRect();
     const cx = clientX ?? r.left + r.width / 2;
     const cy = clientY ?? r.top + r.height / 2;
     const before = toGraph(cx, cy);
@@ -886,7 +908,6 @@
     }
     editing = { id, kind, fresh, from, before };
     const p = toScreen(center);
-    const wrap = editor.parentElement;
     const wr = wrap.getBoundingClientRect();
     editor.style.left = `${Math.round(p.x - wr.left - width / 2)}px`;
     editor.style.top = `${Math.round(p.y - wr.top - 16)}px`;
