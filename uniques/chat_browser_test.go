@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
@@ -412,7 +413,7 @@ func TestBrowserChatEvents(t *testing.T) {
 
 	t.Run("ui.toast stays clear of the input", func(t *testing.T) {
 		h.send(t, win.Window, "ui.toast", map[string]any{"text": "Saved your trip notes", "level": "ok"}, "")
-		shellUntil(t, ctx, `document.querySelector(".toast")`)
+		shellUntil(t, ctx, `document.querySelector(".toast")?.getAnimations().every((a) => a.playState === "finished")`)
 		got := shellEval[map[string]float64](t, ctx, `(() => {
 			const r = document.querySelector(".toast").getBoundingClientRect();
 			const f = document.querySelector("#lets-chat .chat-form").getBoundingClientRect();
@@ -421,6 +422,29 @@ func TestBrowserChatEvents(t *testing.T) {
 		if got["right"] < got["width"]-40 || got["bottom"] > got["formTop"] {
 			t.Errorf("toast %v: want it at the right, above the input", got)
 		}
+	})
+
+	t.Run("narrow window", func(t *testing.T) {
+		// A phone-narrow window (or a big zoom): everything stays reachable.
+		err := chromedp.Run(ctx, emulation.SetDeviceMetricsOverride(380, 640, 1, false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = chromedp.Run(ctx, emulation.ClearDeviceMetricsOverride()) }()
+		got := shellEval[map[string]float64](t, ctx, `(() => {
+			const r = (s) => document.querySelector(s).getBoundingClientRect();
+			return {w: innerWidth, h: innerHeight, input: r("#lets-chat-input").right, send: r("#lets-chat .send").right,
+				sendBottom: r("#lets-chat .send").bottom, frame: r("#lets-unique").width, scroll: document.documentElement.scrollWidth};
+		})()`)
+		if got["send"] > got["w"] || got["sendBottom"] > got["h"] || got["scroll"] > got["w"] || got["frame"] > got["w"] {
+			t.Errorf("narrow layout %v", got)
+		}
+		var band map[string]float64
+		f.eval(t, ctx, origin, `(() => { const b = document.getElementById("handoff").getBoundingClientRect(); return {right: b.right, width: innerWidth, scroll: document.documentElement.scrollWidth}; })()`, &band)
+		if band["right"] > band["width"] || band["scroll"] > band["width"] {
+			t.Errorf("narrow band %v", band)
+		}
+		browsertest.Screenshot(t, ctx, "chat-unique-narrow.png")
 	})
 
 	t.Run("talk.welcome", func(t *testing.T) {
