@@ -632,6 +632,7 @@ func TestClaudeE2EChatThroughLets(t *testing.T) {
 		if r.err != nil || r.isError || !strings.Contains(r.text, "hello from a person") || !strings.Contains(r.text, "chat.message") {
 			t.Fatalf("the listen result the model received: %+v", r)
 		}
+		t.Logf("the model received as the listen result: %.600s", r.text)
 	case <-p.done:
 		t.Fatalf("claude ended before the listen result reached the model (err %v)", *p.err)
 	case <-time.After(60 * time.Second):
