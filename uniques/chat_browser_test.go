@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +22,7 @@ import (
 
 	"github.com/lets-app/lets/backend/host"
 	"github.com/lets-app/lets/backend/testenv/browsertest"
+	"github.com/lets-app/lets/uniques"
 )
 
 // These tests drive the chat unique through a real host: Claude's side is
@@ -635,4 +638,35 @@ func checkChatExport(t *testing.T, h *chatHost, ev chatEnv, roles []string, text
 		t.Errorf("session file data: session %v, %d messages", fd.Session, len(fd.Messages))
 	}
 	return id
+}
+
+// TestBrowserChatOutsideLets: opened in a plain browser (no shell, no SDK)
+// the page says kindly where it works, and it is clean under the unique
+// CSP (no inline code, nothing from outside).
+func TestBrowserChatOutsideLets(t *testing.T) {
+	sub, err := fs.Sub(uniques.FS(), "chat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := http.FileServerFS(sub)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Security-Policy", "default-src 'self'; base-uri 'self'; form-action 'self'; object-src 'none'")
+		files.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	ctx := browsertest.New(t, browsertest.Options{Width: 700, Height: 500})
+	var got map[string]any
+	err = chromedp.Run(ctx,
+		chromedp.Navigate(srv.URL+"/index.html"),
+		chromedp.Evaluate(`window.__violations = []; document.addEventListener("securitypolicyviolation", (e) => window.__violations.push(e.violatedDirective)); true`, nil),
+		chromedp.WaitVisible(`#outside`, chromedp.ByQuery),
+		chromedp.Evaluate(`({status: document.getElementById("status").textContent, handoff: document.getElementById("handoff").disabled,
+			violations: window.__violations.length, outside: document.getElementById("outside").innerText})`, &got),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got["status"] != "Open this in Lets to chat with Claude." || got["handoff"] != true || got["violations"] != 0.0 || !strings.Contains(got["outside"].(string), "lets open chat") {
+		t.Errorf("outside Lets: %v", got)
+	}
 }
