@@ -605,6 +605,7 @@ func awaitOpen(t *testing.T, opened <-chan openedWin, p *claudeProc) openedWin {
 // shell channel, arrives in the listen tool result the model receives;
 // Claude sends chat.say with mcp__lets__send and the shell receives it.
 func TestClaudeE2EChatThroughLets(t *testing.T) {
+	testutil.Claude(t) // before anything starts: skip (or fail) at once without it
 	h := startE2EHost(t, e2eConfig(5*time.Second))
 	opened, goOn := make(chan openedWin, 1), make(chan struct{})
 	listened := make(chan stepResult, 1)
@@ -752,6 +753,7 @@ func (r claudeRun) sessionID(t *testing.T) string {
 // Wire daemon shows the session running → waiting_for_approval → success,
 // backend claude, labelled with the working folder's name.
 func TestClaudeE2EApprovalFromAWindow(t *testing.T) {
+	testutil.Claude(t) // before anything starts: skip (or fail) at once without it
 	const approval = 5 * time.Second
 	for _, answer := range []string{"allow", "deny", "none"} {
 		t.Run(answer, func(t *testing.T) {
@@ -887,6 +889,7 @@ func hookContext(req claudestub.Request, event string) string {
 // again: on the next prompt `lets hook UserPromptSubmit` hands over only
 // the new event, and the second model request carries it.
 func TestClaudeE2EPromptCarriesPendingLetsEvents(t *testing.T) {
+	testutil.Claude(t) // before anything starts: skip (or fail) at once without it
 	h := startE2EHost(t, e2eConfig(5*time.Second))
 	win, url := h.openWindow(t, "hello")
 	shell := dialE2EShell(t, h, url, win)
@@ -1061,6 +1064,7 @@ func waitClaudeState(t *testing.T, h *e2eHost, state wire.State, within time.Dur
 // pressed on the browser pad (the same Web Surface Protocol a phone
 // speaks), with that session selected, runs the command.
 func TestClaudeE2EApprovalFromTheBrowserPad(t *testing.T) {
+	testutil.Claude(t) // before anything starts: skip (or fail) at once without it
 	const approval = 30 * time.Second
 	h := startE2EHost(t, e2eConfig(approval))
 	results := make(chan stepResult, 1)
@@ -1111,6 +1115,7 @@ func TestClaudeE2EApprovalFromTheBrowserPad(t *testing.T) {
 // (the PermissionRequest hook does not wait out approvalTimeoutS), and no
 // hook starts a host.
 func TestClaudeE2EWithLetsDownClaudeWorksAsWithoutHooks(t *testing.T) {
+	testutil.Claude(t) // before anything starts: skip (or fail) at once without it
 	const approval = 60 * time.Second
 	h := newE2EHost(t, e2eConfig(approval))
 	results := make(chan stepResult, 1)

@@ -142,6 +142,8 @@ func (d *mcpDriver) call(name string, args map[string]any) mcpResult {
 // the window's shell channel arrives) and send (the shell receives the
 // command), against a real `lets serve`.
 func TestMCPClientDrivesLetsMCP(t *testing.T) {
+	testutil.Command(t, "node")
+	testutil.MCPSDK(t) // before anything starts
 	h := startE2EHost(t, `{"web": {"port": 0}}`)
 	d := startMCPDriver(t, h)
 
