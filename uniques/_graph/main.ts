@@ -158,14 +158,19 @@ let snapshotTimer = 0;
 /** The human changed the graph: graph.changed soon, and a snapshot. */
 function humanChanged(): void {
   clearTimeout(changedTimer);
-  changedTimer = window.setTimeout(() => lip.emit("graph.changed", graph.toWire()), 250);
+  changedTimer = window.setTimeout(function emitChanged() {
+    // A node still being named is not news yet: wait for its graph.node.add.
+    if (editing?.fresh) changedTimer = window.setTimeout(emitChanged, 250);
+    else lip.emit("graph.changed", graph.toWire());
+  }, 250);
   scheduleSnapshot();
 }
 
 function scheduleSnapshot(delay = 500): void {
   clearTimeout(snapshotTimer);
-  snapshotTimer = window.setTimeout(() => {
-    lip.snapshot({ summary: summaryLine(graph), ...graph.toWire(), viewport: roundView() });
+  snapshotTimer = window.setTimeout(function save() {
+    if (editing?.fresh) snapshotTimer = window.setTimeout(save, 250);
+    else lip.snapshot({ summary: summaryLine(graph), ...graph.toWire(), viewport: roundView() });
   }, delay);
 }
 

@@ -489,13 +489,17 @@
   var snapshotTimer = 0;
   function humanChanged() {
     clearTimeout(changedTimer);
-    changedTimer = window.setTimeout(() => lip.emit("graph.changed", graph.toWire()), 250);
+    changedTimer = window.setTimeout(function emitChanged() {
+      if (editing?.fresh) changedTimer = window.setTimeout(emitChanged, 250);
+      else lip.emit("graph.changed", graph.toWire());
+    }, 250);
     scheduleSnapshot();
   }
   function scheduleSnapshot(delay = 500) {
     clearTimeout(snapshotTimer);
-    snapshotTimer = window.setTimeout(() => {
-      lip.snapshot({ summary: summaryLine(graph), ...graph.toWire(), viewport: roundView() });
+    snapshotTimer = window.setTimeout(function save() {
+      if (editing?.fresh) snapshotTimer = window.setTimeout(save, 250);
+      else lip.snapshot({ summary: summaryLine(graph), ...graph.toWire(), viewport: roundView() });
     }, delay);
   }
   function roundView() {
