@@ -373,7 +373,11 @@ func TestBrowserChatEvents(t *testing.T) {
 	}
 	ctx := browsertest.New(t, browsertest.Options{Width: 900, Height: 720, Timeout: 150 * time.Second})
 	f := watchChatFrames(ctx)
-	if err := chromedp.Run(ctx, browsertest.Media("prefers-color-scheme", "dark")); err != nil {
+	// Dark, and the system asks for less motion.
+	err := chromedp.Run(ctx, emulation.SetEmulatedMedia().WithFeatures([]*emulation.MediaFeature{
+		{Name: "prefers-color-scheme", Value: "dark"}, {Name: "prefers-reduced-motion", Value: "reduce"},
+	}))
+	if err != nil {
 		t.Fatal(err)
 	}
 	origin := openChatPage(t, ctx, f, win.URL)
@@ -409,6 +413,13 @@ func TestBrowserChatEvents(t *testing.T) {
 		f.eval(t, ctx, origin, `getComputedStyle(document.body).backgroundColor`, &band)
 		if band != "rgb(18, 19, 22)" {
 			t.Errorf("the band is %s in dark mode, want the shell's rgb(18, 19, 22)", band)
+		}
+		// Reduced motion: the chips and the band's buttons do not animate.
+		chip := shellEval[string](t, ctx, `getComputedStyle(document.querySelector(".chat-chip")).transitionDuration`)
+		var button string
+		f.eval(t, ctx, origin, `getComputedStyle(document.getElementById("handoff")).transitionDuration`, &button)
+		if chip != "0.001s" || button != "0s" {
+			t.Errorf("with reduced motion: chip transition %s, band button %s", chip, button)
 		}
 		// The first view: the companion's welcome line and the starter chips.
 		browsertest.Screenshot(t, ctx, "chat-unique-dark.png")
