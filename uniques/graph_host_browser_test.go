@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -430,4 +431,70 @@ func TestBrowserGraphWithClaude(t *testing.T) {
 		t.Errorf("restored %v, edge labels %q", labels, edgeLabel)
 	}
 	h.note("human", "reopens the graph: %d nodes are back", len(labels))
+}
+
+// TestBrowserGraphScreenshots takes the graph window, through a real host,
+// in light and dark mode (reduced motion): a small product flow Claude
+// drew with the human, one node selected, the companion suggesting a next
+// step. LETS_SCREENSHOTS=$PWD/docs/screenshots keeps graph-light.png and
+// graph-dark.png.
+func TestBrowserGraphScreenshots(t *testing.T) {
+	h := startGraphHost(t)
+	for _, scheme := range []string{"light", "dark"} {
+		t.Run(scheme, func(t *testing.T) {
+			o := h.open(t, "")
+			ctx := browsertest.New(t, browsertest.Options{Width: 1200, Height: 780, Timeout: 90 * time.Second})
+			f := watchGraphFrames(ctx)
+			w := &graphWindow{t: t, ctx: ctx, f: f}
+			w.run(emulation.SetEmulatedMedia().WithFeatures([]*emulation.MediaFeature{
+				{Name: "prefers-color-scheme", Value: scheme}, {Name: "prefers-reduced-motion", Value: "reduce"}}))
+			w = openGraphWindow(t, ctx, f, o.URL)
+			n := func(id, label, shape, color string) map[string]any {
+				m := map[string]any{"id": id, "label": label, "shape": shape}
+				if color != "" {
+					m["color"] = color
+				}
+				return m
+			}
+			e := func(from, to, label string) map[string]any {
+				m := map[string]any{"from": from, "to": to}
+				if label != "" {
+					m["label"] = label
+				}
+				return m
+			}
+			h.send(t, o.Window,
+				map[string]any{"type": "graph.load", "data": map[string]any{
+					"nodes": []any{
+						n("idea", "An idea from a customer", "round", "green"),
+						n("spec", "Write a one-page spec", "box", ""),
+						n("ask", "Ask two users", "box", "purple"),
+						n("worth", "Worth building?", "diamond", "yellow"),
+						n("park", "Park it with a note", "note", "gray"),
+						n("build", "Build it", "box", "blue"),
+						n("review", "Code review", "box", "blue"),
+						n("ship", "Ship it", "round", "green"),
+					},
+					"edges": []any{
+						e("idea", "spec", ""), e("spec", "ask", ""), e("ask", "worth", ""),
+						e("worth", "build", "yes"), e("worth", "park", "no"),
+						e("build", "review", ""), e("review", "ship", "approved"), e("review", "build", "changes"),
+					},
+				}},
+				map[string]any{"type": "graph.layout", "data": map[string]any{"direction": "right"}},
+				map[string]any{"type": "graph.select", "data": map[string]any{"ids": []string{"review"}}},
+				map[string]any{"type": "entity.say", "data": map[string]any{"text": "Shall I add a test step before the review?", "mood": "curious", "ttl": 60000}},
+			)
+			w.until(`document.querySelectorAll("#nodes .node").length === 8 && document.querySelector(".node.selected")`)
+			w.run(chromedp.Poll(`document.querySelector(".lets-companion-bubble") && !document.querySelector(".lets-companion-bubble").hidden`, nil), chromedp.Sleep(400*time.Millisecond))
+			var bg string
+			w.eval(`getComputedStyle(document.getElementById("canvas")).backgroundColor`, &bg)
+			want := map[string]string{"light": "rgb(251, 250, 248)", "dark": "rgb(23, 22, 28)"}[scheme]
+			if bg != want {
+				t.Errorf("board background %s, want %s", bg, want)
+			}
+			path := browsertest.Screenshot(t, ctx, "graph-"+scheme+".png")
+			t.Logf("screenshot %s", path)
+		})
+	}
 }

@@ -182,13 +182,21 @@ export function boundary(n: GNode, dx: number, dy: number): Point {
   return { x: n.x + ux * t, y: n.y + uy * t };
 }
 
-/** The visible segment of an edge: from the source's outline to the target's. */
-export function edgeLine(a: GNode, b: GNode): { x1: number; y1: number; x2: number; y2: number } {
+/**
+ * The visible segment of an edge: from the source's outline to the
+ * target's. When a link also goes the other way, both move apart (each to
+ * its own right) so neither hides the other.
+ */
+export function edgeLine(a: GNode, b: GNode, twoWay = false): { x1: number; y1: number; x2: number; y2: number } {
   const dx = b.x - a.x;
   const dy = b.y - a.y;
   const p = boundary(a, dx, dy);
   const q = boundary(b, -dx, -dy);
-  return { x1: p.x, y1: p.y, x2: q.x, y2: q.y };
+  if (!twoWay) return { x1: p.x, y1: p.y, x2: q.x, y2: q.y };
+  const len = Math.hypot(dx, dy) || 1;
+  const ox = (-dy / len) * 7;
+  const oy = (dx / len) * 7;
+  return { x1: p.x + ox, y1: p.y + oy, x2: q.x + ox, y2: q.y + oy };
 }
 
 // ---- the graph ---------------------------------------------------------

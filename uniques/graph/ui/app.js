@@ -121,12 +121,16 @@
     else t = Math.min(ux ? a / Math.abs(ux) : Infinity, uy ? b / Math.abs(uy) : Infinity);
     return { x: n.x + ux * t, y: n.y + uy * t };
   }
-  function edgeLine(a, b) {
+  function edgeLine(a, b, twoWay = false) {
     const dx = b.x - a.x;
     const dy = b.y - a.y;
     const p = boundary(a, dx, dy);
     const q = boundary(b, -dx, -dy);
-    return { x1: p.x, y1: p.y, x2: q.x, y2: q.y };
+    if (!twoWay) return { x1: p.x, y1: p.y, x2: q.x, y2: q.y };
+    const len = Math.hypot(dx, dy) || 1;
+    const ox = -dy / len * 7;
+    const oy = dx / len * 7;
+    return { x1: p.x + ox, y1: p.y + oy, x2: q.x + ox, y2: q.y + oy };
   }
   var Graph = class {
     constructor() {
@@ -619,7 +623,7 @@
       y1 = a.y - h / 2;
       x2 = a.x + 10;
       y2 = a.y - h / 2 - 1;
-    } else ({ x1, y1, x2, y2 } = edgeLine(a, b));
+    } else ({ x1, y1, x2, y2 } = edgeLine(a, b, graph.hasEdge(e.to, e.from)));
     const r = (v) => String(Math.round(v * 10) / 10);
     for (const line of [g.children[0], g.children[1]]) {
       line.setAttribute("x1", r(x1));
@@ -1254,7 +1258,7 @@
       const a = graph.nodes.get(e.from);
       const z = graph.nodes.get(e.to);
       if (!a || !z || a === z) continue;
-      const l = edgeLine(a, z);
+      const l = edgeLine(a, z, graph.hasEdge(e.to, e.from));
       out.push(`<line x1="${l.x1.toFixed(1)}" y1="${l.y1.toFixed(1)}" x2="${l.x2.toFixed(1)}" y2="${l.y2.toFixed(1)}" stroke="${c.line}" stroke-width="1.6" marker-end="url(#a)"/>`);
       if (e.label) out.push(`<text x="${((l.x1 + l.x2) / 2).toFixed(1)}" y="${((l.y1 + l.y2) / 2 - 6).toFixed(1)}" text-anchor="middle" font-size="12" fill="${c.label}">${esc(e.label)}</text>`);
     }
@@ -1289,7 +1293,7 @@
       const a = graph.nodes.get(e.from);
       const z = graph.nodes.get(e.to);
       if (!a || !z || a === z) continue;
-      const l = edgeLine(a, z);
+      const l = edgeLine(a, z, graph.hasEdge(e.to, e.from));
       ctx.strokeStyle = c.line;
       ctx.fillStyle = c.line;
       ctx.beginPath();
@@ -1470,7 +1474,7 @@
     if (v && typeof v.x === "number" && typeof v.y === "number" && z >= MIN_ZOOM && z <= MAX_ZOOM) setView({ x: v.x, y: v.y, zoom: z }, false);
     else fit(void 0, false);
     if (res.dropped) say(`Loaded ${res.nodes} nodes and ${res.edges} links (${res.dropped} broken entries left out).`, true);
-    else say(res.nodes ? "Your graph is back." : "");
+    else say(res.nodes ? `Loaded ${res.nodes} node${res.nodes === 1 ? "" : "s"} and ${res.edges} link${res.edges === 1 ? "" : "s"}.` : "");
   });
   var on = (id, f) => $(id).addEventListener("click", f);
   on("add", () => humanAddNode(void 0, selected.size === 1 ? [...selected][0] : void 0));
