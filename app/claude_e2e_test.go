@@ -1060,51 +1060,78 @@ func waitClaudeState(t *testing.T, h *e2eHost, state wire.State, within time.Dur
 
 // TestClaudeE2EApprovalFromTheBrowserPad is the pad side of scenario (2):
 // with no Lets window open, a Bash call that needs approval puts the
-// Claude session in waiting_for_approval on the Wire daemon; Approve
-// pressed on the browser pad (the same Web Surface Protocol a phone
-// speaks), with that session selected, runs the command.
+// Claude session in waiting_for_approval on the Wire daemon; a press on
+// the browser pad (the same Web Surface Protocol a phone speaks), with that
+// session selected, answers it: Approve runs the command, Reject gives
+// Claude "Rejected from Lets". (Stop cannot answer a permission request
+// from a pad: Wire Protocol 1 §5.2 permits stop only while running, so the
+// daemon drops it in waiting_for_approval.)
 func TestClaudeE2EApprovalFromTheBrowserPad(t *testing.T) {
 	testutil.Claude(t) // before anything starts: skip (or fail) at once without it
 	const approval = 30 * time.Second
-	h := startE2EHost(t, e2eConfig(approval))
-	results := make(chan stepResult, 1)
-	stub := claudestub.Start(t,
-		claudestub.Call("Bash", map[string]any{"command": "touch pad-approved.txt", "description": "Create a file"}),
-		func(req claudestub.Request) claudestub.Turn {
-			results <- lastResult(req)
-			return claudestub.Turn{Text: "Done."}
-		},
-	)
-	p := startClaude(t, h, stub, claudeOpts{prompt: "Make a file.", approval: approval})
-	s := waitClaudeState(t, h, wire.StateWaitingForApproval, 60*time.Second, p)
-	if s.Slot < 0 {
-		t.Fatalf("the waiting claude session has no pad slot: %+v", s)
-	}
-	pad := dialE2EPad(t, h)
-	pad.send(map[string]any{"type": "select_session", "slot": s.Slot})
-	var r stepResult
-	// Press until the command ran (a press before the selection took
-	// effect is dropped by the gates); 0.4 s apart, past the debounce.
-	for tries := 0; ; tries++ {
-		pad.send(map[string]any{"type": "action", "action": "approve"})
-		select {
-		case r = <-results:
-		case <-p.done:
-			t.Fatalf("claude ended before the Bash result reached the model (err %v)", *p.err)
-		case <-time.After(400 * time.Millisecond):
-			if tries < 25 {
-				continue
+	for _, action := range []string{"approve", "reject"} {
+		t.Run(action, func(t *testing.T) {
+			h := startE2EHost(t, e2eConfig(approval))
+			results := make(chan stepResult, 1)
+			stub := claudestub.Start(t,
+				claudestub.Call("Bash", map[string]any{"command": "touch pad-approved.txt", "description": "Create a file"}),
+				func(req claudestub.Request) claudestub.Turn {
+					results <- lastResult(req)
+					return claudestub.Turn{Text: "Done."}
+				},
+			)
+			p := startClaude(t, h, stub, claudeOpts{prompt: "Make a file.", approval: approval})
+			s := waitClaudeState(t, h, wire.StateWaitingForApproval, 60*time.Second, p)
+			if s.Slot < 0 {
+				t.Fatalf("the waiting claude session has no pad slot: %+v", s)
 			}
-			t.Fatal("Approve on the browser pad did not answer the permission request within 10 s")
-		}
-		break
-	}
-	run := p.wait(t)
-	if _, err := os.Stat(filepath.Join(run.project, "pad-approved.txt")); r.err != nil || r.isError || err != nil {
-		t.Fatalf("approved on the pad, yet the command did not run: result %+v, file: %v", r, err)
-	}
-	if run.err != nil {
-		t.Fatalf("claude -p: %v", run.err)
+			pad := dialE2EPad(t, h)
+			pad.send(map[string]any{"type": "select_session", "slot": s.Slot})
+			// Press until claude answered (a press before the selection took
+			// effect is dropped by the gates); 0.4 s apart, past the debounce.
+			answered := func() bool {
+				select {
+				case <-p.done:
+					return true
+				default:
+				}
+				return len(results) > 0
+			}
+			for tries := 0; !answered(); tries++ {
+				if tries > 25 {
+					t.Fatalf("%s on the browser pad did not answer the permission request within 10 s", action)
+				}
+				pad.send(map[string]any{"type": "action", "action": action})
+				time.Sleep(400 * time.Millisecond)
+			}
+			run := p.wait(t)
+			_, statErr := os.Stat(filepath.Join(run.project, "pad-approved.txt"))
+			switch action {
+			case "approve":
+				var r stepResult
+				select {
+				case r = <-results:
+				default:
+					t.Fatalf("the Bash result never reached the model (claude err %v)", run.err)
+				}
+				if r.err != nil || r.isError || statErr != nil {
+					t.Fatalf("approved on the pad, yet the command did not run: result %+v, file: %v", r, statErr)
+				}
+				if run.err != nil {
+					t.Fatalf("claude -p: %v", run.err)
+				}
+			case "reject":
+				var r stepResult
+				select {
+				case r = <-results:
+				default:
+					t.Fatalf("the Bash result never reached the model (claude err %v)", run.err)
+				}
+				if !r.isError || !strings.Contains(r.text, "Rejected from Lets") || statErr == nil {
+					t.Fatalf("rejected on the pad: result %+v, file exists %v", r, statErr == nil)
+				}
+			}
+		})
 	}
 }
 
