@@ -609,6 +609,34 @@ func TestBrowserGraphCommands(t *testing.T) {
 	if snap["summary"] == "" {
 		t.Errorf("snapshot %v", snap)
 	}
+	// A graph too big for one envelope goes up trimmed, and says so.
+	var big strings.Builder
+	big.WriteString(`{"nodes":[`)
+	for i := 0; i < 2000; i++ {
+		if i > 0 {
+			big.WriteString(",")
+		}
+		fmt.Fprintf(&big, `{"id":"b%d","label":"%s %d","at":{"x":%d,"y":%d}}`, i, strings.Repeat("long label ", 15), i, (i%40)*200, (i/40)*90)
+	}
+	big.WriteString(`],"edges":[`)
+	for i := 0; i < 3000; i++ {
+		if i > 0 {
+			big.WriteString(",")
+		}
+		fmt.Fprintf(&big, `{"from":"b%d","to":"b%d","label":"step"}`, i%2000, (i*7+1)%2000)
+	}
+	big.WriteString(`]}`)
+	p.command("graph.load", big.String())
+	p.command("graph.layout", `{"direction":"right"}`)
+	snap = p.next("graph.snapshot")
+	raw, _ := json.Marshal(snap)
+	tr, _ := snap["truncated"].(map[string]any)
+	if len(raw) > 250_000 || tr == nil || tr["nodes"] != float64(2000) || tr["edges"] != float64(3000) || len(snap["nodes"].([]any)) == 0 {
+		t.Errorf("a 2000-node snapshot is %d bytes, truncated %v", len(raw), tr)
+	}
+	t.Logf("a 2000-node, 3000-link graph snapshot: %d bytes with %d nodes", len(raw), len(snap["nodes"].([]any)))
+	p.command("graph.clear", `{}`)
+
 	// Unknown ids and nodes without positions are handled kindly.
 	p.command("graph.node.update", `{"id":"ghost","label":"boo"}`)
 	var status string

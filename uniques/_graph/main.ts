@@ -152,6 +152,24 @@ function redo(): void {
 
 // ---- LIP out -----------------------------------------------------------
 
+// An envelope may carry at most 256 KiB. Huge graphs go up trimmed: first
+// without link labels and with labels cut to 40 characters, then without
+// the last nodes, and say so in "truncated".
+const MAX_WIRE = 200_000;
+
+function wireWithin(limit: number): Data {
+  const full = graph.toWire();
+  if (JSON.stringify(full).length <= limit) return { ...full };
+  let nodes = full.nodes.map((n) => ({ ...n, label: n.label.slice(0, 40) }));
+  let edges = full.edges.map((e) => ({ id: e.id, from: e.from, to: e.to }));
+  while (nodes.length && JSON.stringify({ nodes, edges }).length > limit) {
+    nodes = nodes.slice(0, Math.floor(nodes.length * 0.85));
+    const kept = new Set(nodes.map((n) => n.id));
+    edges = edges.filter((e) => kept.has(e.from) && kept.has(e.to));
+  }
+  return { nodes, edges, truncated: { nodes: full.nodes.length, edges: full.edges.length } };
+}
+
 let changedTimer = 0;
 let snapshotTimer = 0;
 
@@ -161,7 +179,7 @@ function humanChanged(): void {
   changedTimer = window.setTimeout(function emitChanged() {
     // A node still being named is not news yet: wait for its graph.node.add.
     if (editing?.fresh) changedTimer = window.setTimeout(emitChanged, 250);
-    else lip.emit("graph.changed", graph.toWire());
+    else lip.emit("graph.changed", wireWithin(MAX_WIRE));
   }, 250);
   scheduleSnapshot();
 }
@@ -170,7 +188,7 @@ function scheduleSnapshot(delay = 500): void {
   clearTimeout(snapshotTimer);
   snapshotTimer = window.setTimeout(function save() {
     if (editing?.fresh) snapshotTimer = window.setTimeout(save, 250);
-    else lip.snapshot({ summary: summaryLine(graph), ...graph.toWire(), viewport: roundView() });
+    else lip.snapshot({ summary: summaryLine(graph), ...wireWithin(MAX_WIRE), viewport: roundView() });
   }, delay);
 }
 
@@ -189,10 +207,11 @@ function sendToClaude(): void {
     return;
   }
   const selection = [...selected];
+  const text = textSummary(graph, selection);
   lip.export({
     summary: summaryLine(graph),
-    text: textSummary(graph, selection),
-    ...graph.toWire(),
+    text,
+    ...wireWithin(MAX_WIRE - text.length * 2),
     selection,
     viewport: roundView(),
   });

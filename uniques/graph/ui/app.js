@@ -489,13 +489,26 @@
     humanChanged();
     say("Redone.");
   }
+  var MAX_WIRE = 2e5;
+  function wireWithin(limit) {
+    const full = graph.toWire();
+    if (JSON.stringify(full).length <= limit) return { ...full };
+    let nodes = full.nodes.map((n) => ({ ...n, label: n.label.slice(0, 40) }));
+    let edges = full.edges.map((e) => ({ id: e.id, from: e.from, to: e.to }));
+    while (nodes.length && JSON.stringify({ nodes, edges }).length > limit) {
+      nodes = nodes.slice(0, Math.floor(nodes.length * 0.85));
+      const kept = new Set(nodes.map((n) => n.id));
+      edges = edges.filter((e) => kept.has(e.from) && kept.has(e.to));
+    }
+    return { nodes, edges, truncated: { nodes: full.nodes.length, edges: full.edges.length } };
+  }
   var changedTimer = 0;
   var snapshotTimer = 0;
   function humanChanged() {
     clearTimeout(changedTimer);
     changedTimer = window.setTimeout(function emitChanged() {
       if (editing?.fresh) changedTimer = window.setTimeout(emitChanged, 250);
-      else lip.emit("graph.changed", graph.toWire());
+      else lip.emit("graph.changed", wireWithin(MAX_WIRE));
     }, 250);
     scheduleSnapshot();
   }
@@ -503,7 +516,7 @@
     clearTimeout(snapshotTimer);
     snapshotTimer = window.setTimeout(function save() {
       if (editing?.fresh) snapshotTimer = window.setTimeout(save, 250);
-      else lip.snapshot({ summary: summaryLine(graph), ...graph.toWire(), viewport: roundView() });
+      else lip.snapshot({ summary: summaryLine(graph), ...wireWithin(MAX_WIRE), viewport: roundView() });
     }, delay);
   }
   function roundView() {
@@ -519,10 +532,11 @@
       return;
     }
     const selection = [...selected];
+    const text = textSummary(graph, selection);
     lip.export({
       summary: summaryLine(graph),
-      text: textSummary(graph, selection),
-      ...graph.toWire(),
+      text,
+      ...wireWithin(MAX_WIRE - text.length * 2),
       selection,
       viewport: roundView()
     });
