@@ -127,6 +127,8 @@ type e2eHost struct {
 	env      []string // for every lets process of this test (and node)
 	info     config.HostInfo
 	out      *syncBuffer
+	pgid     int             // of a started lets serve
+	done     <-chan struct{} // closes when lets serve exited
 }
 
 // startE2EHost builds lets, writes configJSON as config.json and starts
@@ -138,7 +140,8 @@ func startE2EHost(t *testing.T, configJSON string) *e2eHost {
 	cmd.Env = h.env
 	cmd.Dir = h.home
 	cmd.Stdout, cmd.Stderr = h.out, h.out
-	startGroup(t, cmd, "lets serve")
+	h.done, _ = startGroup(t, cmd, "lets serve")
+	h.pgid = cmd.Process.Pid
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("lets serve output:\n%s", h.out.String())
@@ -186,6 +189,17 @@ func newE2EHost(t *testing.T, configJSON string) *e2eHost {
 		"LANG=C.UTF-8",
 	}
 	return h
+}
+
+// stop ends lets serve as Ctrl+C would and waits for it to exit.
+func (h *e2eHost) stop(t *testing.T) {
+	t.Helper()
+	_ = syscall.Kill(-h.pgid, syscall.SIGINT)
+	select {
+	case <-h.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("lets serve did not stop within 10 s of SIGINT")
+	}
 }
 
 func (h *e2eHost) base() string { return "http://127.0.0.1:" + strconv.Itoa(h.info.Port) }
@@ -1200,5 +1214,47 @@ func TestClaudeE2EWithLetsDownClaudeWorksAsWithoutHooks(t *testing.T) {
 	}
 	if _, err := os.Stat(config.Paths{Home: h.letsHome}.HostFile()); !os.IsNotExist(err) {
 		t.Errorf("a hook started a host (host.json: %v)", err)
+	}
+}
+
+// TestClaudeE2ELetsStopsDuringApproval: Lets (host and Wire daemon) stops
+// while `lets hook PermissionRequest` waits for an answer. The hook steps
+// aside at once — it prints nothing, so -p decides as without Lets — and
+// does not wait out approvalTimeoutS.
+func TestClaudeE2ELetsStopsDuringApproval(t *testing.T) {
+	testutil.Claude(t) // before anything starts: skip (or fail) at once without it
+	const approval = 60 * time.Second
+	h := startE2EHost(t, e2eConfig(approval))
+	results := make(chan stepResult, 1)
+	stub := claudestub.Start(t,
+		claudestub.Call("Bash", map[string]any{"command": "touch never.txt", "description": "Create a file"}),
+		func(req claudestub.Request) claudestub.Turn {
+			results <- lastResult(req)
+			return claudestub.Turn{Text: "Done."}
+		},
+	)
+	p := startClaude(t, h, stub, claudeOpts{prompt: "Make a file.", approval: approval})
+	waitClaudeState(t, h, wire.StateWaitingForApproval, 60*time.Second, p)
+	stopped := time.Now()
+	h.stop(t)
+	var r stepResult
+	select {
+	case r = <-results:
+	case <-p.done:
+		t.Fatalf("claude ended before the Bash result reached the model (err %v)", *p.err)
+	case <-time.After(approval / 2):
+		t.Fatalf("the hook still waited %v after Lets stopped", approval/2)
+	}
+	took := time.Since(stopped)
+	t.Logf("the model had the Bash result %v after Lets stopped", took)
+	if took > 10*time.Second {
+		t.Errorf("the hook stepped aside %v after Lets stopped; want at once", took)
+	}
+	run := p.wait(t)
+	if _, err := os.Stat(filepath.Join(run.project, "never.txt")); err == nil || !r.isError || strings.Contains(r.text, "Rejected from Lets") {
+		t.Fatalf("with Lets gone mid-approval -p should deny as without Lets: result %+v, file exists %v", r, err == nil)
+	}
+	if run.err != nil {
+		t.Fatalf("claude -p: %v", run.err)
 	}
 }
