@@ -799,10 +799,10 @@ func TestClaudeE2EApprovalFromAWindow(t *testing.T) {
 			if card.Data["kind"] != "approval" || card.Data["tool"] != "Bash" || !strings.Contains(fmt.Sprint(card.Data["summary"]), "touch approved.txt") || card.Data["label"] != "approval-project" {
 				t.Fatalf("approval card %v", card.Data)
 			}
-			if seen := states.seen(); !inOrder(seen, []wire.State{wire.StateWaitingForApproval}) {
-				// The hook reports to the daemon before the host; give
-				// the poller a moment.
-				time.Sleep(100 * time.Millisecond)
+			// Answer once the state poller saw the wait (the hook reports
+			// to the daemon before the host, so this is quick).
+			for end := time.Now().Add(5 * time.Second); !inOrder(states.seen(), []wire.State{wire.StateWaitingForApproval}) && time.Now().Before(end); {
+				time.Sleep(20 * time.Millisecond)
 			}
 			if answer != "none" {
 				shell.send("shell.answer", map[string]any{"id": card.Data["id"], "choice": answer})
