@@ -119,7 +119,8 @@ func (r mcpResult) text() string {
 	return strings.Join(parts, "\n")
 }
 
-func (d *mcpDriver) call(name string, args map[string]any) mcpResult {
+// callRaw calls a tool and returns its result, tool errors included.
+func (d *mcpDriver) callRaw(name string, args map[string]any) mcpResult {
 	d.t.Helper()
 	var ans struct {
 		OK     bool      `json:"ok"`
@@ -130,17 +131,25 @@ func (d *mcpDriver) call(name string, args map[string]any) mcpResult {
 	if !ans.OK {
 		d.t.Fatalf("tools/call %s %v failed in the client: %s", name, args, ans.Error)
 	}
-	if ans.Result.IsError {
-		d.t.Fatalf("tools/call %s %v is a tool error: %s", name, args, ans.Result.text())
-	}
 	return ans.Result
+}
+
+// call calls a tool that must succeed.
+func (d *mcpDriver) call(name string, args map[string]any) mcpResult {
+	d.t.Helper()
+	res := d.callRaw(name, args)
+	if res.IsError {
+		d.t.Fatalf("tools/call %s %v is a tool error: %s", name, args, res.text())
+	}
+	return res
 }
 
 // TestMCPClientDrivesLetsMCP runs `lets mcp` under the real npm MCP client
 // (issue #13 acceptance): it lists the tools with their schemas, and calls
 // status, uniques, open (hello), listen (a human chat.message sent through
-// the window's shell channel arrives) and send (the shell receives the
-// command), against a real `lets serve`.
+// the window's shell channel arrives), send (the shell receives the
+// command), a failing open (a tool error that says what to do), sessions
+// and close, against a real `lets serve`.
 func TestMCPClientDrivesLetsMCP(t *testing.T) {
 	testutil.Command(t, "node")
 	testutil.MCPSDK(t) // before anything starts
@@ -235,5 +244,20 @@ func TestMCPClientDrivesLetsMCP(t *testing.T) {
 	d.call("send", map[string]any{"window": win, "type": "chat.say", "data": map[string]any{"text": "Nice to meet you.", "done": true}})
 	if say := shell.next("chat.say", 10*time.Second); say.Data["text"] != "Nice to meet you." {
 		t.Fatalf("the window got chat.say %v", say.Data)
+	}
+
+	// A tool error names the LIP error code and what to do, and the client
+	// sees it as a tool error (isError), not a protocol failure.
+	bad := d.callRaw("open", map[string]any{"unique": "no-such-unique"})
+	if !bad.IsError || !strings.Contains(bad.text(), "Lets could not do this") || !strings.Contains(bad.text(), "What to do") {
+		t.Errorf("open of a missing unique: %+v", bad)
+	}
+	d.call("sessions", map[string]any{"unique": "hello"})
+	closed := d.call("close", map[string]any{"window": win})
+	if closed.text() == "" {
+		t.Errorf("close answered no text: %+v", closed)
+	}
+	if sc := shell.next("session.close", 10*time.Second); sc.Data["reason"] != "claude" {
+		t.Errorf("the window was asked to close with %v", sc.Data)
 	}
 }
