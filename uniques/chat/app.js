@@ -11,6 +11,8 @@
   const status = $("status");
   const handoff = $("handoff");
   const fresh = $("new");
+  const stop = $("stop");
+  const folder = $("folder");
 
   const BAND = 56;
   const WELCOME = "Hi! I'm your Lets companion, and Claude is right here with us. Ask anything you like — you can paste an image too.";
@@ -154,6 +156,26 @@
 
   lip.on("talk.load", (data) => {
     lip.chat.load(Array.isArray(data.messages) ? data.messages : []);
+  });
+
+  // When Lets runs Claude behind this window (issue #15) it says whether
+  // Claude is working (then Stop shows) and in which folder.
+  lip.on("talk.agent", (data) => {
+    const working = data.working === true;
+    stop.hidden = !working;
+    stop.disabled = false;
+    if (typeof data.folder === "string") {
+      folder.hidden = data.folder === "";
+      folder.textContent = data.folder ? `Working folder: ${data.folder}` : "";
+      folder.title = data.folder;
+    }
+  });
+
+  stop.addEventListener("click", () => {
+    if (stop.hidden || stop.disabled) return;
+    stop.disabled = true;
+    lip.emit("talk.stop", {});
+    say("Stopping…");
   });
 
   lip.on("talk.welcome", (data) => {
