@@ -136,27 +136,36 @@ type e2eHost struct {
 func startE2EHost(t *testing.T, configJSON string) *e2eHost {
 	t.Helper()
 	h := newE2EHost(t, configJSON)
+	h.serve(t)
+	return h
+}
+
+// serve starts `lets serve --port 0` for this home in its own process group
+// and waits until it is ready (again after stop, for a restart).
+func (h *e2eHost) serve(t *testing.T) {
+	t.Helper()
+	out := &syncBuffer{}
+	h.out = out
 	cmd := exec.Command(h.bin, "serve", "--port", "0")
 	cmd.Env = h.env
 	cmd.Dir = h.home
-	cmd.Stdout, cmd.Stderr = h.out, h.out
+	cmd.Stdout, cmd.Stderr = out, out
 	h.done, _ = startGroup(t, cmd, "lets serve")
 	h.pgid = cmd.Process.Pid
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("lets serve output:\n%s", h.out.String())
+			t.Logf("lets serve output:\n%s", out.String())
 		}
 	})
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
-		if info, err := config.ReadHostInfo(config.Paths{Home: h.letsHome}); err == nil && strings.Contains(h.out.String(), "Press Ctrl+C") {
+		if info, err := config.ReadHostInfo(config.Paths{Home: h.letsHome}); err == nil && info.PID == cmd.Process.Pid && strings.Contains(out.String(), "Press Ctrl+C") {
 			h.info = info
-			return h
+			return
 		}
 		time.Sleep(25 * time.Millisecond)
 	}
-	t.Fatalf("lets serve did not start within 20 s:\n%s", h.out.String())
-	return nil
+	t.Fatalf("lets serve did not start within 20 s:\n%s", out.String())
 }
 
 // newE2EHost prepares a Lets home (config.json = configJSON), a Wire socket

@@ -7,9 +7,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
@@ -260,4 +262,65 @@ func TestMCPClientDrivesLetsMCP(t *testing.T) {
 	if sc := shell.next("session.close", 10*time.Second); sc.Data["reason"] != "claude" {
 		t.Errorf("the window was asked to close with %v", sc.Data)
 	}
+}
+
+// TestMCPClientSurvivesAHostRestart: Lets restarts (new port, new token in
+// host.json) while the MCP client stays connected to the same `lets mcp`;
+// the next tool calls work without the client noticing.
+func TestMCPClientSurvivesAHostRestart(t *testing.T) {
+	testutil.Command(t, "node")
+	testutil.MCPSDK(t) // before anything starts
+	h := startE2EHost(t, `{"web": {"port": 0}, "wire": {"midi": false}}`)
+	d := startMCPDriver(t, h)
+	d.call("status", nil)
+	before := h.info
+	h.stop(t)
+	h.serve(t)
+	if h.info.Token == before.Token {
+		t.Fatal("the restarted host kept its token; the test proves nothing")
+	}
+	st := d.call("status", nil)
+	if !strings.Contains(st.text(), "running") {
+		t.Errorf("status after the restart: %q", st.text())
+	}
+	op := d.call("open", map[string]any{"unique": "hello"})
+	if url, _ := op.StructuredContent["url"].(string); !strings.HasPrefix(url, h.base()+"/") {
+		t.Errorf("open after the restart points at %q, want the new host %s", url, h.base())
+	}
+}
+
+// TestMCPClientStartsLetsWhenNoneRuns: with no Lets running (and no
+// display), `lets mcp` starts `lets serve` itself and the first tool call
+// works.
+func TestMCPClientStartsLetsWhenNoneRuns(t *testing.T) {
+	testutil.Command(t, "node")
+	testutil.MCPSDK(t) // before anything starts
+	h := newE2EHost(t, `{"web": {"port": 0}, "wire": {"midi": false}}`)
+	// The host lets mcp starts is not in any process group of ours: end it
+	// by the pid it wrote to host.json.
+	t.Cleanup(func() {
+		info, err := config.ReadHostInfo(config.Paths{Home: h.letsHome})
+		if err != nil || info.PID <= 0 {
+			return
+		}
+		_ = syscall.Kill(info.PID, syscall.SIGTERM)
+		for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(25 * time.Millisecond) {
+			if syscall.Kill(info.PID, 0) != nil {
+				return
+			}
+		}
+		t.Logf("the host lets mcp started (pid %d) did not stop within 5 s of SIGTERM; killing it", info.PID)
+		_ = syscall.Kill(info.PID, syscall.SIGKILL)
+	})
+	d := startMCPDriver(t, h)
+	begin := time.Now()
+	st := d.call("status", nil)
+	if !strings.Contains(st.text(), "running") {
+		t.Errorf("status: %q", st.text())
+	}
+	info, err := config.ReadHostInfo(config.Paths{Home: h.letsHome})
+	if err != nil || syscall.Kill(info.PID, 0) != nil {
+		t.Fatalf("no running host after the first tool call: %+v %v", info, err)
+	}
+	t.Logf("the first tool call, host start included, took %v", time.Since(begin))
 }
