@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -258,6 +259,8 @@ type e2eShell struct {
 	frames chan []e2eEnvelope
 	n      int
 	buf    []e2eEnvelope
+	hmu    sync.Mutex
+	hist   []e2eEnvelope // everything received, in order
 }
 
 // dialE2EShell loads a window's one-time URL (taking the window token the
@@ -300,6 +303,9 @@ func (s *e2eShell) readLoop() {
 			envs = []e2eEnvelope{e}
 		}
 		if err == nil {
+			s.hmu.Lock()
+			s.hist = append(s.hist, envs...)
+			s.hmu.Unlock()
 			s.frames <- envs
 		}
 	}
@@ -350,6 +356,19 @@ func (s *e2eShell) tryNext(typ string, within time.Duration) (e2eEnvelope, bool)
 			return e2eEnvelope{}, false
 		}
 	}
+}
+
+// history returns what the shell received so far of type typ, in order.
+func (s *e2eShell) history(typ string) []e2eEnvelope {
+	s.hmu.Lock()
+	defer s.hmu.Unlock()
+	var out []e2eEnvelope
+	for _, e := range s.hist {
+		if e.Type == typ {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // claudeRun is one finished `claude -p`.
@@ -853,6 +872,22 @@ func TestClaudeE2EApprovalFromAWindow(t *testing.T) {
 			if answer != "allow" {
 				return
 			}
+			// The bound window's companion followed the session: alert
+			// while it waited for approval, proud when it succeeded.
+			var moods []string
+			for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+				moods = moods[:0]
+				for _, e := range shell.history("entity.mood") {
+					moods = append(moods, fmt.Sprint(e.Data["mood"]))
+				}
+				if i := slices.Index(moods, "alert"); i >= 0 && slices.Contains(moods[i:], "proud") {
+					break
+				}
+			}
+			if i := slices.Index(moods, "alert"); i < 0 || !slices.Contains(moods[i:], "proud") {
+				t.Errorf("the bound window's companion moods were %v, want alert then proud", moods)
+			}
+			t.Logf("companion moods in the bound window: %v; Wire states: %v", moods, states.seen())
 			// Scenario (4): the Wire daemon followed the session.
 			deadline := time.Now().Add(10 * time.Second)
 			want := []wire.State{wire.StateRunning, wire.StateWaitingForApproval, wire.StateRunning, wire.StateSuccess}
