@@ -305,6 +305,25 @@ func TestBrowserGraphHumanActs(t *testing.T) {
 		t.Errorf("select after the new node %v", sel)
 	}
 
+	// Escape while naming a new node: no node.
+	var corner []float64
+	p.eval(`(() => { const r = document.getElementById("canvas").getBoundingClientRect(); return [r.right - 120, r.bottom - 40]; })()`, &corner)
+	p.dblclick(corner[0], corner[1])
+	p.run(chromedp.WaitVisible(`#editor`, chromedp.ByQuery), chromedp.KeyEvent("Oops"), chromedp.KeyEvent(kb.Escape))
+	var n int
+	p.eval(`document.querySelectorAll("#nodes .node").length`, &n)
+	if n != 3 {
+		t.Errorf("Escape on a new node left %d nodes", n)
+	}
+	for _, e := range p.emitted() {
+		if e.Type == "graph.node.add" && strings.Contains(fmt.Sprint(e.Data["label"]), "Oops") {
+			t.Errorf("a cancelled node was announced: %v", e.Data)
+		}
+	}
+	if sel := p.next("graph.node.select"); len(asStrings(sel["ids"])) != 0 { // the click on the empty board
+		t.Errorf("a click on the board %v", sel)
+	}
+
 	// Selection: click, shift-click, box, Escape.
 	x1, y1 := p.center(`.node[data-id="n1"] .shape`)
 	p.click(x1, y1, 0)

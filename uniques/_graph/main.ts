@@ -674,6 +674,17 @@ function finishEdit(commit: boolean): void {
   if (kind === "node") {
     const n = graph.nodes.get(id);
     if (!n) return;
+    if (fresh && !commit) {
+      // Escape on a node still being named: it was never there.
+      graph.nodes.delete(id);
+      selected.delete(id);
+      undoStack.pop();
+      renderAll();
+      updateButtons();
+      svg.focus({ preventScroll: true });
+      say("No node added.");
+      return;
+    }
     if (fresh) {
       // A new node is announced once it has its name.
       n.label = commit ? label : "";
@@ -712,7 +723,7 @@ editor.addEventListener("keydown", (ev) => {
     finishEdit(true);
   } else if (ev.key === "Escape") {
     ev.preventDefault();
-    finishEdit(editing?.fresh ?? false);
+    finishEdit(false);
   }
   ev.stopPropagation();
 });

@@ -950,6 +950,16 @@
     if (kind === "node") {
       const n = graph.nodes.get(id);
       if (!n) return;
+      if (fresh && !commit) {
+        graph.nodes.delete(id);
+        selected.delete(id);
+        undoStack.pop();
+        renderAll();
+        updateButtons();
+        svg.focus({ preventScroll: true });
+        say("No node added.");
+        return;
+      }
       if (fresh) {
         n.label = commit ? label : "";
         drawNode(n);
@@ -986,7 +996,7 @@
       finishEdit(true);
     } else if (ev.key === "Escape") {
       ev.preventDefault();
-      finishEdit(editing?.fresh ?? false);
+      finishEdit(false);
     }
     ev.stopPropagation();
   });
