@@ -404,6 +404,20 @@ type claudeOpts struct {
 	turns bool
 	// noMCP leaves out --mcp-config (lets mcp would start a host).
 	noMCP bool
+	// home is claude's HOME (a fresh one when empty); with installed,
+	// claude uses only what is installed there (by `lets setup claude`):
+	// no --settings, no --mcp-config.
+	home      string
+	installed bool
+}
+
+// claudeEnv is the environment of claude (and of `lets setup claude` run
+// for it): only the stub, HOME under home, the lets variables, and PATH
+// with the pinned claude first.
+func claudeEnv(stub *claudestub.Server, home string, h *e2eHost, claude string) []string {
+	return append(stub.Env(home),
+		"PATH="+filepath.Dir(claude)+string(os.PathListSeparator)+os.Getenv("PATH"),
+		config.HomeEnv+"="+h.letsHome, "PAD_LATTICE_SOCKET="+h.sock)
 }
 
 // claudeProc is a running `claude -p`.
@@ -427,7 +441,10 @@ type claudeProc struct {
 func startClaude(t *testing.T, h *e2eHost, stub *claudestub.Server, o claudeOpts) *claudeProc {
 	t.Helper()
 	claude := testutil.Claude(t)
-	chome := t.TempDir()
+	chome := o.home
+	if chome == "" {
+		chome = t.TempDir()
+	}
 	project := o.project
 	if project == "" {
 		project = filepath.Join(chome, "project")
@@ -453,9 +470,14 @@ func startClaude(t *testing.T, h *e2eHost, stub *claudestub.Server, o claudeOpts
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	args := []string{"-p", "--strict-mcp-config", "--settings", settingsFile, "--output-format", "stream-json", "--verbose"}
-	if !o.noMCP {
-		args = append(args, "--mcp-config", mcpFile, "--allowedTools", "mcp__lets")
+	args := []string{"-p", "--output-format", "stream-json", "--verbose"}
+	switch {
+	case o.installed:
+		args = append(args, "--allowedTools", "mcp__lets")
+	case o.noMCP:
+		args = append(args, "--strict-mcp-config", "--settings", settingsFile)
+	default:
+		args = append(args, "--strict-mcp-config", "--settings", settingsFile, "--mcp-config", mcpFile, "--allowedTools", "mcp__lets")
 	}
 	if o.turns {
 		args = append(args, "--input-format", "stream-json")
@@ -467,7 +489,7 @@ func startClaude(t *testing.T, h *e2eHost, stub *claudestub.Server, o claudeOpts
 	cmd.Dir = project
 	// claude's hooks inherit its environment: the lets variables reach
 	// `lets hook` that way.
-	cmd.Env = append(stub.Env(chome), "PATH="+os.Getenv("PATH"), config.HomeEnv+"="+h.letsHome, "PAD_LATTICE_SOCKET="+h.sock)
+	cmd.Env = claudeEnv(stub, chome, h, claude)
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	p := &claudeProc{t: t, cancel: cancel, ctx: ctx, out: &syncBuffer{}, errb: &syncBuffer{}, project: project}
 	cmd.Stdout, cmd.Stderr = p.out, p.errb
@@ -1300,5 +1322,85 @@ func TestClaudeE2ELetsStopsDuringApproval(t *testing.T) {
 	}
 	if run.err != nil {
 		t.Fatalf("claude -p: %v", run.err)
+	}
+}
+
+// TestClaudeE2ESetupClaudeThenClaudeUsesLets: `lets setup claude` (with
+// the pinned claude on PATH, so it registers the MCP server through
+// `claude mcp add`) installs into a fresh HOME what real Claude Code then
+// uses on its own — no --settings, no --mcp-config: the lets MCP server is
+// connected and its tools work, the lets skill is listed, and the hooks
+// from settings.json report the session to the Wire daemon.
+func TestClaudeE2ESetupClaudeThenClaudeUsesLets(t *testing.T) {
+	claude := testutil.Claude(t) // before anything starts
+	h := startE2EHost(t, e2eConfig(5*time.Second))
+	results := make(chan stepResult, 1)
+	stub := claudestub.Start(t,
+		claudestub.Call("mcp__lets__status", map[string]any{}),
+		func(req claudestub.Request) claudestub.Turn {
+			results <- lastResult(req)
+			return claudestub.Turn{Text: "Lets is there."}
+		},
+	)
+	chome := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	setup := exec.CommandContext(ctx, h.bin, "setup", "claude")
+	setup.Env = claudeEnv(stub, chome, h, claude)
+	setup.Dir = chome
+	out, err := setup.CombinedOutput()
+	if err != nil {
+		t.Fatalf("lets setup claude: %v\n%s", err, out)
+	}
+	t.Logf("lets setup claude said:\n%s", out)
+
+	states := watchClaudeStates(t, h)
+	run := runClaude(t, h, stub, claudeOpts{prompt: "Is Lets there?", home: chome, installed: true})
+	if run.err != nil {
+		t.Fatalf("claude -p: %v", run.err)
+	}
+	var init struct {
+		Tools      []string `json:"tools"`
+		Skills     []string `json:"skills"`
+		MCPServers []struct {
+			Name   string `json:"name"`
+			Status string `json:"status"`
+		} `json:"mcp_servers"`
+	}
+	for _, line := range strings.Split(run.out, "\n") {
+		if strings.Contains(line, `"subtype":"init"`) {
+			if err := json.Unmarshal([]byte(line), &init); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if !slices.Contains(init.Tools, "mcp__lets__open") || !slices.Contains(init.Tools, "mcp__lets__listen") {
+		t.Errorf("claude does not offer the lets tools: %v", init.Tools)
+	}
+	connected := false
+	for _, m := range init.MCPServers {
+		connected = connected || (m.Name == "lets" && m.Status == "connected")
+	}
+	if !connected {
+		t.Errorf("the lets MCP server is not connected: %+v", init.MCPServers)
+	}
+	if !slices.Contains(init.Skills, "lets") {
+		t.Errorf("claude does not list the lets skill: %v", init.Skills)
+	}
+	select {
+	case r := <-results:
+		// The model gets the structuredContent (the host's status JSON).
+		if r.err != nil || r.isError || !strings.Contains(r.text, h.letsHome) {
+			t.Errorf("mcp__lets__status as the model saw it: %+v", r)
+		}
+	default:
+		t.Error("the status tool's result never reached the model")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !inOrder(states.seen(), []wire.State{wire.StateRunning, wire.StateSuccess}) && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if seen := states.seen(); !inOrder(seen, []wire.State{wire.StateRunning, wire.StateSuccess}) {
+		t.Errorf("the hooks setup installed did not report the session: Wire states %v", seen)
 	}
 }
