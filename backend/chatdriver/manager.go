@@ -1,0 +1,255 @@
+// Package chatdriver binds "Chat with Claude" conversations to chat
+// windows: each open conversation gets one chat window (the chat unique)
+// and one Claude Code agent. What the person types becomes a user turn;
+// the agent's streamed text comes back as chat.say; Stop interrupts;
+// permission requests the hooks did not answer show the approval card;
+// the first-run screens (Claude Code missing, not signed in) are drawn
+// with the shell's components. Everything goes through the host's
+// privileged API (hostclient), as `lets mcp` does.
+//
+// Mood: the driver sets the companion's mood itself (thinking while
+// streaming, busy while a tool runs, alert while asking or on an error,
+// proud on success). When the agent runs with Lets' hooks the host also
+// sets it from the hooks' reports for windows bound to the claude pid;
+// both map the same states to the same moods (host.moodFor), and the host
+// only sends a mood when its own state changes, so the two agree instead
+// of fighting: the driver adds the one state the hooks cannot tell apart
+// (busy while a tool runs).
+package chatdriver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/lets-app/lets/backend/config"
+	"github.com/lets-app/lets/backend/conversations"
+	"github.com/lets-app/lets/backend/hostclient"
+)
+
+// DefaultCoalesce is the shortest time between two chat.say chunks of one
+// reply (≤ 30 updates a second); the first chunk goes out at once.
+const DefaultCoalesce = 33 * time.Millisecond
+
+// ChatUnique is the unique a conversation is shown in.
+const ChatUnique = "chat"
+
+// ErrNotRunning: Open or Delete before Run started or after it ended.
+var ErrNotRunning = errors.New("the chat manager is not running: start Lets again")
+
+// Options configure a Manager.
+type Options struct {
+	// Paths locates host.json (the host's port and token) and the uploads
+	// folder images are read from.
+	Paths config.Paths
+	// HTTP is the host client's transport; nil means hostclient's default.
+	HTTP  *http.Client
+	Store *conversations.Store
+	Start Starter
+	// Agent is the base of every agent's options (Claude, MCPConfig,
+	// Settings, Env, PermissionPromptStdio); Dir, SessionID, Resume and
+	// PermissionMode come from the conversation.
+	Agent AgentOptions
+	// Auth checks `claude auth status`; nil assumes the person is signed
+	// in.
+	Auth func(ctx context.Context) (AuthState, error)
+	// Login starts `claude auth login`; nil shows how to sign in without
+	// running it.
+	Login func(ctx context.Context) (Login, error)
+	// OpenURL opens the sign-in page in the person's browser; nil leaves
+	// the link to be copied.
+	OpenURL func(url string) error
+	// Coalesce is the shortest time between two chat.say chunks; 0 means
+	// DefaultCoalesce.
+	Coalesce time.Duration
+	// ApproveWait bounds how long the approval card waits for the person
+	// (the host caps it at 10 minutes); 0 means 10 minutes.
+	ApproveWait time.Duration
+	// OnFirstToken, when set, is told how long the first streamed text of
+	// each reply took from arriving to its chat.say being accepted.
+	OnFirstToken func(time.Duration)
+	Now          func() time.Time
+	Logger       *slog.Logger
+}
+
+// Manager runs one driver per open conversation.
+type Manager struct {
+	opts Options
+
+	mu      sync.Mutex
+	ctx     context.Context // Run's; nil before Run and after it
+	drivers map[string]*driver
+	wg      sync.WaitGroup
+}
+
+// New returns a manager; Run makes it serve.
+func New(opts Options) (*Manager, error) {
+	if opts.Store == nil {
+		return nil, errors.New("chatdriver: Options.Store is required")
+	}
+	if opts.Start == nil {
+		return nil, errors.New("chatdriver: Options.Start is required")
+	}
+	if opts.Coalesce <= 0 {
+		opts.Coalesce = DefaultCoalesce
+	}
+	if opts.ApproveWait <= 0 {
+		opts.ApproveWait = 10 * time.Minute
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Manager{opts: opts, drivers: map[string]*driver{}}, nil
+}
+
+// Run serves until ctx ends, then stops every agent (the conversations
+// stay) and returns nil.
+func (m *Manager) Run(ctx context.Context) error {
+	m.mu.Lock()
+	m.ctx = ctx
+	m.mu.Unlock()
+	<-ctx.Done()
+	m.mu.Lock()
+	m.ctx = nil
+	m.mu.Unlock()
+	m.wg.Wait()
+	return nil
+}
+
+func (m *Manager) client(pid int) *hostclient.Client {
+	return hostclient.New(m.opts.Paths, hostclient.Options{HTTP: m.opts.HTTP, ClaudePID: pid})
+}
+
+// Open shows a conversation in a chat window and returns the window id:
+// convID "" starts a new conversation; a conversation already open returns
+// its window. Errors: ErrNotRunning, conversations' errors, the host's
+// (hostclient) or the agent's.
+func (m *Manager) Open(ctx context.Context, convID string) (string, error) {
+	m.mu.Lock()
+	runCtx := m.ctx
+	if runCtx == nil {
+		m.mu.Unlock()
+		return "", ErrNotRunning
+	}
+	if d := m.drivers[convID]; convID != "" && d != nil {
+		m.mu.Unlock()
+		return d.currentWindow(), nil
+	}
+	m.mu.Unlock()
+
+	var conv *conversations.Conversation
+	var err error
+	if convID == "" {
+		conv, err = m.opts.Store.Create(conversations.CreateOptions{PermissionMode: m.opts.Agent.PermissionMode})
+	} else {
+		conv, err = m.opts.Store.Get(convID)
+	}
+	if err != nil {
+		return "", err
+	}
+	dctx, cancel := context.WithCancel(runCtx)
+	d := newDriver(m, conv, cancel)
+	if err := d.start(ctx, dctx); err != nil {
+		cancel()
+		d.cleanup()
+		return "", err
+	}
+	m.mu.Lock()
+	if m.ctx == nil {
+		m.mu.Unlock()
+		cancel()
+		d.cleanup()
+		return "", ErrNotRunning
+	}
+	if other := m.drivers[conv.ID]; other != nil {
+		// Opened twice at once: keep the first.
+		m.mu.Unlock()
+		cancel()
+		d.cleanup()
+		_, _ = d.client.Close(ctx, d.currentWindow())
+		return other.currentWindow(), nil
+	}
+	m.drivers[conv.ID] = d
+	m.wg.Add(1)
+	m.mu.Unlock()
+	go func() {
+		defer m.wg.Done()
+		d.loop(dctx)
+		m.forget(d)
+	}()
+	return d.currentWindow(), nil
+}
+
+// forget drops a finished driver.
+func (m *Manager) forget(d *driver) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for id, x := range m.drivers {
+		if x == d {
+			delete(m.drivers, id)
+		}
+	}
+}
+
+// rekey moves a driver to a new conversation id (after "New chat").
+func (m *Manager) rekey(d *driver, newID string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for id, x := range m.drivers {
+		if x == d {
+			delete(m.drivers, id)
+		}
+	}
+	m.drivers[newID] = d
+}
+
+// List returns the conversations, newest first (unreadable ones are left
+// out and logged).
+func (m *Manager) List() []conversations.Info {
+	list, err := m.opts.Store.List()
+	if err != nil {
+		m.opts.Logger.Warn("chat: cannot list the conversations", "err", err)
+		return []conversations.Info{}
+	}
+	return list
+}
+
+// Window returns the chat window of an open conversation, or "".
+func (m *Manager) Window(convID string) string {
+	m.mu.Lock()
+	d := m.drivers[convID]
+	m.mu.Unlock()
+	if d == nil {
+		return ""
+	}
+	return d.currentWindow()
+}
+
+// Delete stops a conversation when it is open (its window closes, its
+// agent stops) and removes its file. Claude Code's own session files stay.
+func (m *Manager) Delete(id string) error {
+	if !conversations.ValidID(id) {
+		return &conversations.BadIDError{ID: id}
+	}
+	m.mu.Lock()
+	d := m.drivers[id]
+	m.mu.Unlock()
+	if d != nil {
+		d.stop(true)
+	}
+	return m.opts.Store.Delete(id)
+}
+
+// String names a manager in logs.
+func (m *Manager) String() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return fmt.Sprintf("chat manager (%d open)", len(m.drivers))
+}
