@@ -112,11 +112,14 @@ func (a *fakeAgent) AnswerPermission(id string, allow bool, input json.RawMessag
 	a.answers <- fakeAnswer{id, allow, input, msg}
 	return nil
 }
-func (a *fakeAgent) Events() <-chan Event   { return a.events }
-func (a *fakeAgent) PID() int               { return a.pid }
-func (a *fakeAgent) SessionID() string      { return a.opts.SessionID }
-func (a *fakeAgent) Done() <-chan struct{}  { return a.done }
-func (a *fakeAgent) Close() error           { a.closeOnce.Do(func() { a.closed.Store(true); close(a.done) }); return nil }
+func (a *fakeAgent) Events() <-chan Event  { return a.events }
+func (a *fakeAgent) PID() int              { return a.pid }
+func (a *fakeAgent) SessionID() string     { return a.opts.SessionID }
+func (a *fakeAgent) Done() <-chan struct{} { return a.done }
+func (a *fakeAgent) Close() error {
+	a.closeOnce.Do(func() { a.closed.Store(true); close(a.done) })
+	return nil
+}
 func (a *fakeAgent) emit(t *testing.T, e Event) {
 	t.Helper()
 	select {
