@@ -1403,4 +1403,36 @@ func TestClaudeE2ESetupClaudeThenClaudeUsesLets(t *testing.T) {
 	if seen := states.seen(); !inOrder(seen, []wire.State{wire.StateRunning, wire.StateSuccess}) {
 		t.Errorf("the hooks setup installed did not report the session: Wire states %v", seen)
 	}
+	states.close()
+
+	// Uninstall: the next claude has no lets tools, no lets skill and no
+	// Lets hooks.
+	unsetup := exec.CommandContext(ctx, h.bin, "setup", "claude", "--uninstall")
+	unsetup.Env = claudeEnv(stub, chome, h, claude)
+	unsetup.Dir = chome
+	if out, err := unsetup.CombinedOutput(); err != nil {
+		t.Fatalf("lets setup claude --uninstall: %v\n%s", err, out)
+	}
+	stub2 := claudestub.Start(t, claudestub.Say("Hi."))
+	run = runClaude(t, h, stub2, claudeOpts{prompt: "Hello.", home: chome, installed: true})
+	if run.err != nil {
+		t.Fatalf("claude -p after uninstall: %v", run.err)
+	}
+	if strings.Contains(run.out, "mcp__lets__") || strings.Contains(run.out, `"hook_name":"SessionStart`) {
+		t.Errorf("after uninstall claude still has Lets' tools or hooks:\n%s", run.out)
+	}
+	for _, line := range strings.Split(run.out, "\n") {
+		if strings.Contains(line, `"subtype":"init"`) {
+			init.Skills = nil
+			if err := json.Unmarshal([]byte(line), &init); err != nil {
+				t.Fatal(err)
+			}
+			if slices.Contains(init.Skills, "lets") {
+				t.Errorf("after uninstall claude still lists the lets skill: %v", init.Skills)
+			}
+		}
+	}
+	if data, err := os.ReadFile(filepath.Join(chome, ".claude", "settings.json")); err == nil && strings.Contains(string(data), h.bin) {
+		t.Errorf("after uninstall settings.json still names lets:\n%s", data)
+	}
 }
