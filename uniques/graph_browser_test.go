@@ -492,6 +492,16 @@ func TestBrowserGraphHumanActs(t *testing.T) {
 	if focused != "n2" {
 		t.Errorf("] focused %q", focused)
 	}
+	p.run(chromedp.Focus(`#fit`, chromedp.ByQuery), chromedp.KeyEvent(kb.ArrowRight))
+	p.eval(`document.activeElement.id`, &focused)
+	if focused != "zoom-in" {
+		t.Errorf("ArrowRight in the toolbar focused %q", focused)
+	}
+	p.run(chromedp.KeyEvent(kb.End))
+	p.eval(`document.activeElement.id`, &focused)
+	if focused != "send" {
+		t.Errorf("End in the toolbar focused %q", focused)
+	}
 	var violations string
 	p.eval(`JSON.stringify(window.__violations)`, &violations)
 	if violations != "[]" {

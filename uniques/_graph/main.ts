@@ -1303,6 +1303,20 @@ on("export-png", exportPNG);
 on("export-svg", exportSVG);
 on("send", sendToClaude);
 
+// Left/Right (and Home/End) also move along the toolbar.
+const bar = document.querySelector(".bar") as HTMLElement;
+bar.addEventListener("keydown", (ev) => {
+  const keys = ["ArrowLeft", "ArrowRight", "Home", "End"];
+  if (!keys.includes(ev.key) || (ev.target as Element).closest("select")) return;
+  const items = [...bar.querySelectorAll<HTMLElement>("button:not(:disabled), select")];
+  const i = items.indexOf(ev.target as HTMLElement);
+  if (i < 0) return;
+  ev.preventDefault();
+  ev.stopPropagation();
+  const next = ev.key === "Home" ? 0 : ev.key === "End" ? items.length - 1 : (i + (ev.key === "ArrowRight" ? 1 : -1) + items.length) % items.length;
+  items[next].focus();
+});
+
 // Shape and colour pickers apply to the selection (and to new nodes).
 function restyle(): void {
   if (!selected.size) return;

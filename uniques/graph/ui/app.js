@@ -1513,6 +1513,18 @@
   on("export-png", exportPNG);
   on("export-svg", exportSVG);
   on("send", sendToClaude);
+  var bar = document.querySelector(".bar");
+  bar.addEventListener("keydown", (ev) => {
+    const keys = ["ArrowLeft", "ArrowRight", "Home", "End"];
+    if (!keys.includes(ev.key) || ev.target.closest("select")) return;
+    const items = [...bar.querySelectorAll("button:not(:disabled), select")];
+    const i = items.indexOf(ev.target);
+    if (i < 0) return;
+    ev.preventDefault();
+    ev.stopPropagation();
+    const next = ev.key === "Home" ? 0 : ev.key === "End" ? items.length - 1 : (i + (ev.key === "ArrowRight" ? 1 : -1) + items.length) % items.length;
+    items[next].focus();
+  });
   function restyle() {
     if (!selected.size) return;
     remember();
