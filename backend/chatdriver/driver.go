@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/lets-app/lets/backend/agent"
 	"github.com/lets-app/lets/backend/conversations"
 	"github.com/lets-app/lets/backend/hostclient"
 )
@@ -60,6 +61,7 @@ type driver struct {
 	window string
 	client *hostclient.Client
 
+	life         context.Context // the driver's; set by start
 	conv         *conversations.Conversation
 	agent        Agent
 	listenCancel context.CancelFunc
@@ -69,6 +71,7 @@ type driver struct {
 	flushC       <-chan time.Time
 	screen       string // "", "install", "signin"
 	login        Login
+	loginURL     string
 	mood         string
 	closing      bool
 }
@@ -95,14 +98,8 @@ func (d *driver) currentWindow() string {
 // (bound to the agent's pid) and draws the conversation or the first-run
 // screen. dctx is the driver's life.
 func (d *driver) start(ctx, dctx context.Context) error {
-	state := LoggedIn
-	if d.m.opts.Auth != nil {
-		s, err := d.m.opts.Auth(ctx)
-		if err != nil {
-			return fmt.Errorf("check whether Claude Code is ready: %w", err)
-		}
-		state = s
-	}
+	d.life = dctx
+	state := d.authState(ctx)
 	if state == LoggedIn {
 		if err := d.startAgent(dctx); err != nil {
 			return err
@@ -120,12 +117,36 @@ func (d *driver) start(ctx, dctx context.Context) error {
 	return nil
 }
 
+// authState asks Claude Code whether it is installed and signed in. An
+// answer Lets cannot read counts as signed in: the first turn then shows
+// the sign-in screen if it was not.
+func (d *driver) authState(ctx context.Context) AuthState {
+	if d.m.opts.Auth == nil {
+		return LoggedIn
+	}
+	s, err := d.m.opts.Auth(ctx)
+	switch {
+	case s == NotInstalled || s == LoggedOut || s == LoggedIn:
+		return s
+	case err != nil:
+		d.log.Warn("chat: cannot tell whether Claude Code is signed in; trying anyway", "err", err)
+	}
+	return LoggedIn
+}
+
 func (d *driver) startAgent(ctx context.Context) error {
 	dir, err := conversations.EnsureDir(d.conv)
 	if err != nil {
 		return err
 	}
 	o := d.m.opts.Agent
+	if d.m.opts.FindClaude != nil {
+		claude, err := d.m.opts.FindClaude()
+		if err != nil {
+			return fmt.Errorf("find Claude Code: %w", err)
+		}
+		o.Claude = claude
+	}
 	o.Dir = dir
 	o.SessionID = d.conv.ClaudeSessionID
 	o.Resume = len(d.conv.Transcript) > 0
@@ -319,7 +340,7 @@ func (d *driver) cleanup() {
 		d.agent = nil
 	}
 	if d.login != nil {
-		_ = d.login.Close()
+		d.login.Cancel()
 		d.login = nil
 	}
 	if d.flush != nil {
@@ -512,6 +533,11 @@ func (d *driver) onAgent(ctx context.Context, ev Event) {
 		d.onDelta(ctx, ev)
 	case Assistant:
 		t := d.current()
+		if ev.Error != "" {
+			// The CLI made this message up to report an API error; the
+			// Result that follows says it in Lets' words.
+			return
+		}
 		for _, b := range ev.Blocks {
 			switch b.Type {
 			case "tool_use":
@@ -532,7 +558,12 @@ func (d *driver) onAgent(ctx context.Context, ev Event) {
 		d.finish(ctx, ev)
 	case Restarted:
 		for len(d.turns) > 0 {
-			d.finish(ctx, Result{IsError: true, Error: "restarted"})
+			d.finish(ctx, Result{IsError: true, Error: agent.ErrCodeCrashed})
+		}
+		// The new claude has a new pid: reopen so its hooks' reports and
+		// approval cards reach this window again.
+		if ev.PID > 0 && d.agent != nil {
+			d.reopen(ctx)
 		}
 	}
 }
@@ -607,13 +638,13 @@ func (d *driver) finish(ctx context.Context, r Result) {
 	mood := "proud"
 	var note string
 	switch {
-	case t.stopped:
+	case t.stopped || r.Error == agent.ErrCodeInterrupted:
 		note = "(Stopped.)"
 		mood = "idle"
-	case r.IsError && r.Error == ErrorAuthenticationFailed:
+	case r.Error == agent.ErrCodeAuthenticationFailed:
 		note = "Claude needs you to sign in before it can answer. The steps are below."
 		mood = "alert"
-	case r.Error == "restarted":
+	case r.Error == agent.ErrCodeCrashed:
 		note = "Claude had to restart and lost this answer. Please send your message again."
 		mood = "alert"
 	case r.Error == "agent_ended":
@@ -644,7 +675,7 @@ func (d *driver) finish(ctx context.Context, r Result) {
 		}
 	}
 	d.setMood(ctx, mood)
-	if r.IsError && r.Error == ErrorAuthenticationFailed {
+	if r.Error == agent.ErrCodeAuthenticationFailed {
 		d.turns = nil
 		if d.agent != nil {
 			_ = d.agent.Close()

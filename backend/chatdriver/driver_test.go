@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lets-app/lets/backend/agent"
 	"github.com/lets-app/lets/backend/conversations"
 )
 
@@ -68,7 +69,7 @@ func TestStreamingTurn(t *testing.T) {
 		a.emit(t, TextDelta{Index: 0, Text: w})
 		time.Sleep(time.Millisecond)
 	}
-	a.emit(t, Assistant{Blocks: []AssistantBlock{{Type: "text", Text: "ignored: the deltas carried it"}}})
+	a.emit(t, Assistant{Blocks: []Block{{Type: "text", Text: "ignored: the deltas carried it"}}})
 	a.emit(t, Result{Text: "done"})
 	elapsed := time.Since(start)
 	var got strings.Builder
@@ -130,11 +131,11 @@ func TestToolMoodsAndQueuedTurns(t *testing.T) {
 	sh.next("entity.mood", 5*time.Second, moodIs("thinking"))
 	re2 := sh.emit("chat.message", "shell", map[string]any{"text": "two"})
 	<-a.sent
-	a.emit(t, Assistant{Blocks: []AssistantBlock{{Type: "tool_use", ID: "tu1", Name: "Bash", Input: json.RawMessage(`{"command":"ls"}`)}}})
+	a.emit(t, Assistant{Blocks: []Block{{Type: "tool_use", ID: "tu1", Name: "Bash", Input: json.RawMessage(`{"command":"ls"}`)}}})
 	sh.next("entity.mood", 5*time.Second, moodIs("busy"))
-	a.emit(t, ToolResult{ToolUseID: "tu1"})
+	a.emit(t, ToolResult{Results: []agent.ToolResultBlock{{ToolUseID: "tu1"}}})
 	sh.next("entity.mood", 5*time.Second, moodIs("thinking"))
-	a.emit(t, Assistant{Blocks: []AssistantBlock{{Type: "text", Text: "First answer."}}})
+	a.emit(t, Assistant{Blocks: []Block{{Type: "text", Text: "First answer."}}})
 	a.emit(t, Result{})
 	if f := sh.next("chat.say", 5*time.Second, nil); f.Re != re1 || dataMap(f)["text"] != "First answer." {
 		t.Fatalf("first reply re=%s %s", f.Re, f.Data)

@@ -334,7 +334,7 @@ func dialShell(t *testing.T, h *testHost, window string) *fakeShell {
 				s.frames <- f
 			}
 			if len(ids) > 0 {
-				s.write(map[string]any{"lip": 1, "id": "ack-" + strconv.FormatInt(now.UnixNano(), 36), "type": "lip.ack", "from": "shell", "data": map[string]any{"ids": ids}})
+				s.writeQuiet(map[string]any{"lip": 1, "id": "ack-" + strconv.FormatInt(now.UnixNano(), 36), "type": "lip.ack", "from": "shell", "data": map[string]any{"ids": ids}})
 			}
 		}
 	}()
@@ -357,6 +357,15 @@ func (s *fakeShell) write(v any) {
 	if err := s.ws.WriteJSON(v); err != nil {
 		s.t.Errorf("write to the shell channel: %v", err)
 	}
+}
+
+// writeQuiet writes without failing the test (the acks of a closing
+// channel).
+func (s *fakeShell) writeQuiet(v any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_ = s.ws.SetWriteDeadline(time.Now().Add(2 * time.Second))
+	_ = s.ws.WriteJSON(v)
 }
 
 // emit sends an up-event; it returns the envelope id.
@@ -402,4 +411,9 @@ func dataMap(f frame) map[string]any {
 
 func moodIs(m string) func(frame) bool {
 	return func(f frame) bool { return dataMap(f)["mood"] == m }
+}
+
+func toJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

@@ -54,8 +54,12 @@ type Options struct {
 	// Settings, Env, PermissionPromptStdio); Dir, SessionID, Resume and
 	// PermissionMode come from the conversation.
 	Agent AgentOptions
+	// FindClaude, when set, locates claude each time an agent starts (so
+	// a claude installed after Lets started is found); it overrides
+	// Agent.Claude.
+	FindClaude func() (string, error)
 	// Auth checks `claude auth status`; nil assumes the person is signed
-	// in.
+	// in. ClaudeAuth makes Auth and Login.
 	Auth func(ctx context.Context) (AuthState, error)
 	// Login starts `claude auth login`; nil shows how to sign in without
 	// running it.

@@ -3,6 +3,7 @@ package chatdriver
 import (
 	"context"
 	"encoding/json"
+	"time"
 )
 
 // The first-run screens, drawn in the chat window with the shell's
@@ -19,6 +20,12 @@ const (
 	idSignInOpen = "lets-signin-open"
 	idSignInLink = "lets-signin-link"
 	idSignInForm = "lets-signin-code"
+)
+
+// How long the sign-in link and the sign-in itself may take.
+const (
+	loginURLWait = 30 * time.Second
+	loginWait    = 60 * time.Second
 )
 
 var setupIDs = []string{idSetupNote, idSetupCode, idSetupCheck, idSignInOpen, idSignInLink, idSignInForm}
@@ -58,14 +65,25 @@ func (d *driver) showSignIn(ctx context.Context) {
 	url := ""
 	if d.m.opts.Login != nil {
 		if d.login != nil {
-			_ = d.login.Close()
+			d.login.Cancel()
 			d.login = nil
 		}
-		l, err := d.m.opts.Login(ctx)
+		// claude auth login lives as long as the driver, not the request
+		// that drew this screen.
+		l, err := d.m.opts.Login(d.life)
+		if err == nil {
+			uctx, cancel := context.WithTimeout(ctx, loginURLWait)
+			url, err = l.URL(uctx)
+			cancel()
+			if err != nil {
+				l.Cancel()
+			} else {
+				d.login, d.loginURL = l, url
+			}
+		}
 		if err != nil {
 			d.log.Warn("chat: starting the sign-in failed", "err", err)
-		} else {
-			d.login, url = l, l.URL()
+			url = ""
 		}
 	}
 	if url == "" {
@@ -112,7 +130,7 @@ func (d *driver) onSetupAction(ctx context.Context, raw json.RawMessage) {
 			d.send(ctx, "ui.toast", map[string]any{"text": "Copy the link below into your web browser.", "level": "info"}, "")
 			return
 		}
-		if err := d.m.opts.OpenURL(d.login.URL()); err != nil {
+		if err := d.m.opts.OpenURL(d.loginURL); err != nil {
 			d.send(ctx, "ui.toast", map[string]any{"text": "Lets could not open your browser. Copy the link below into it instead.", "level": "warn"}, "")
 		}
 	case a.ID == idSignInForm && a.Action == "submit":
@@ -128,7 +146,12 @@ func (d *driver) onSetupAction(ctx context.Context, raw json.RawMessage) {
 		d.send(ctx, "ui.toast", map[string]any{"text": "Signing in…", "level": "info"}, "")
 		d.setMood(ctx, "thinking")
 		go func() {
-			err := l.Code(ctx, v.Code)
+			err := l.SubmitCode(v.Code)
+			if err == nil {
+				wctx, cancel := context.WithTimeout(ctx, loginWait)
+				err = l.Wait(wctx)
+				cancel()
+			}
 			d.post(func(ctx context.Context) {
 				if err != nil {
 					d.log.Warn("chat: sign-in failed", "err", err)
@@ -144,16 +167,7 @@ func (d *driver) onSetupAction(ctx context.Context, raw json.RawMessage) {
 
 // recheck asks Claude Code again and moves on when it is ready.
 func (d *driver) recheck(ctx context.Context) {
-	state := LoggedIn
-	if d.m.opts.Auth != nil {
-		s, err := d.m.opts.Auth(ctx)
-		if err != nil {
-			d.log.Warn("chat: checking Claude Code failed", "err", err)
-			s = NotInstalled
-		}
-		state = s
-	}
-	switch state {
+	switch d.authState(ctx) {
 	case NotInstalled:
 		d.send(ctx, "ui.toast", map[string]any{"text": "Claude Code is not there yet. Run the install command, then check again.", "level": "warn", "ttl": 8000}, "")
 		if d.screen != "install" {
@@ -173,7 +187,7 @@ func (d *driver) recheck(ctx context.Context) {
 // ready: Claude Code works now; start the agent in a window bound to it.
 func (d *driver) ready(ctx context.Context) {
 	if d.login != nil {
-		_ = d.login.Close()
+		d.login.Cancel()
 		d.login = nil
 	}
 	d.clearSetup(ctx)
