@@ -630,7 +630,7 @@ function humanDelete(): void {
 }
 
 // Inline label editing: an input laid over the node or link.
-let editing: { id: string; kind: "node" | "edge"; fresh: boolean; from?: string; before: string } | null = null;
+let editing: { id: string; kind: "node" | "edge"; fresh: boolean; from?: string; before: string; depth: number } | null = null;
 
 function startEdit(id: string, kind: "node" | "edge", fresh = false, from?: string): void {
   let center: Point;
@@ -651,7 +651,7 @@ function startEdit(id: string, kind: "node" | "edge", fresh = false, from?: stri
     before = e.label ?? "";
     width = 160;
   }
-  editing = { id, kind, fresh, from, before };
+  editing = { id, kind, fresh, from, before, depth: undoStack.length };
   const p = toScreen(center);
   const wr = wrap.getBoundingClientRect();
   editor.style.left = `${Math.round(p.x - wr.left - width / 2)}px`;
@@ -667,7 +667,7 @@ function startEdit(id: string, kind: "node" | "edge", fresh = false, from?: stri
 
 function finishEdit(commit: boolean): void {
   if (!editing) return;
-  const { id, kind, fresh, from, before } = editing;
+  const { id, kind, fresh, from, before, depth } = editing;
   editing = null;
   editor.hidden = true;
   const label = cleanLabel(editor.value);
@@ -678,7 +678,8 @@ function finishEdit(commit: boolean): void {
       // Escape on a node still being named: it was never there.
       graph.nodes.delete(id);
       selected.delete(id);
-      undoStack.pop();
+      // Drop the undo step that made it, unless Claude changed things since.
+      if (undoStack.length === depth) undoStack.pop();
       renderAll();
       updateButtons();
       svg.focus({ preventScroll: true });
@@ -917,8 +918,8 @@ function contextFor(target: Element | null, ev: MouseEvent): unknown {
     return {
       node: {
         ...wireNode(n),
-        in: edges.filter((e) => e.to === n.id).map((e) => graph.label(e.from)),
-        out: edges.filter((e) => e.from === n.id).map((e) => graph.label(e.to)),
+        in: edges.filter((e) => e.to === n.id).slice(0, 20).map((e) => graph.label(e.from)),
+        out: edges.filter((e) => e.from === n.id).slice(0, 20).map((e) => graph.label(e.to)),
       },
     };
   }

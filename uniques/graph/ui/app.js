@@ -928,7 +928,7 @@
       before = e.label ?? "";
       width = 160;
     }
-    editing = { id, kind, fresh, from, before };
+    editing = { id, kind, fresh, from, before, depth: undoStack.length };
     const p = toScreen(center);
     const wr = wrap.getBoundingClientRect();
     editor.style.left = `${Math.round(p.x - wr.left - width / 2)}px`;
@@ -943,7 +943,7 @@
   }
   function finishEdit(commit) {
     if (!editing) return;
-    const { id, kind, fresh, from, before } = editing;
+    const { id, kind, fresh, from, before, depth } = editing;
     editing = null;
     editor.hidden = true;
     const label = cleanLabel(editor.value);
@@ -953,7 +953,7 @@
       if (fresh && !commit) {
         graph.nodes.delete(id);
         selected.delete(id);
-        undoStack.pop();
+        if (undoStack.length === depth) undoStack.pop();
         renderAll();
         updateButtons();
         svg.focus({ preventScroll: true });
@@ -1168,8 +1168,8 @@
       return {
         node: {
           ...wireNode(n),
-          in: edges.filter((e) => e.to === n.id).map((e) => graph.label(e.from)),
-          out: edges.filter((e) => e.from === n.id).map((e) => graph.label(e.to))
+          in: edges.filter((e) => e.to === n.id).slice(0, 20).map((e) => graph.label(e.from)),
+          out: edges.filter((e) => e.from === n.id).slice(0, 20).map((e) => graph.label(e.to))
         }
       };
     }
