@@ -409,6 +409,8 @@ type claudeOpts struct {
 	// no --settings, no --mcp-config.
 	home      string
 	installed bool
+	// pluginDir, with installed, loads a plugin: --plugin-dir.
+	pluginDir string
 }
 
 // claudeEnv is the environment of claude (and of `lets setup claude` run
@@ -473,7 +475,10 @@ func startClaude(t *testing.T, h *e2eHost, stub *claudestub.Server, o claudeOpts
 	args := []string{"-p", "--output-format", "stream-json", "--verbose"}
 	switch {
 	case o.installed:
-		args = append(args, "--allowedTools", "mcp__lets")
+		args = append(args, "--allowedTools", "mcp__lets", "mcp__plugin_lets_lets")
+		if o.pluginDir != "" {
+			args = append(args, "--plugin-dir", o.pluginDir)
+		}
 	case o.noMCP:
 		args = append(args, "--strict-mcp-config", "--settings", settingsFile)
 	default:
@@ -1434,5 +1439,82 @@ func TestClaudeE2ESetupClaudeThenClaudeUsesLets(t *testing.T) {
 	}
 	if data, err := os.ReadFile(filepath.Join(chome, ".claude", "settings.json")); err == nil && strings.Contains(string(data), h.bin) {
 		t.Errorf("after uninstall settings.json still names lets:\n%s", data)
+	}
+}
+
+// TestClaudeE2EPluginDirIsAWorkingPlugin: `lets setup claude --plugin-dir
+// DIR` writes a plugin that real Claude Code loads with --plugin-dir and
+// nothing else installed: its MCP server connects and answers, its skill
+// is listed, and its hooks report the session to the Wire daemon.
+func TestClaudeE2EPluginDirIsAWorkingPlugin(t *testing.T) {
+	claude := testutil.Claude(t) // before anything starts
+	h := startE2EHost(t, e2eConfig(5*time.Second))
+	results := make(chan stepResult, 1)
+	// A plugin's MCP server is named plugin:<plugin>:<server>, so its tools
+	// are mcp__plugin_lets_lets__<tool>. Claude Code 2.1.332 defers MCP
+	// tools (ToolSearch) rather than listing them in the request's tools,
+	// yet runs a direct call.
+	const statusTool = "mcp__plugin_lets_lets__status"
+	deferred := make(chan bool, 1)
+	stub := claudestub.Start(t,
+		func(req claudestub.Request) claudestub.Turn {
+			deferred <- strings.Contains(requestText(req)+string(req.System), statusTool)
+			return claudestub.Turn{Tools: []claudestub.ToolCall{{Name: statusTool, Input: map[string]any{}}}}
+		},
+		func(req claudestub.Request) claudestub.Turn {
+			results <- lastResult(req)
+			return claudestub.Turn{Text: "Lets is there."}
+		},
+	)
+	chome := t.TempDir()
+	plugin := filepath.Join(chome, "lets-plugin")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	setup := exec.CommandContext(ctx, h.bin, "setup", "claude", "--plugin-dir", plugin)
+	setup.Env = claudeEnv(stub, chome, h, claude)
+	setup.Dir = chome
+	if out, err := setup.CombinedOutput(); err != nil {
+		t.Fatalf("lets setup claude --plugin-dir: %v\n%s", err, out)
+	}
+	states := watchClaudeStates(t, h)
+	run := runClaude(t, h, stub, claudeOpts{prompt: "Is Lets there?", home: chome, installed: true, pluginDir: plugin})
+	if run.err != nil {
+		t.Fatalf("claude -p --plugin-dir: %v", run.err)
+	}
+	if !strings.Contains(run.out, `"`+statusTool+`"`) {
+		t.Errorf("claude's init does not list %s:\n%s", statusTool, run.out)
+	}
+	if !<-deferred {
+		t.Errorf("the model was not told about %s (neither in tools nor among the deferred tools)", statusTool)
+	}
+	select {
+	case r := <-results:
+		if r.err != nil || r.isError || !strings.Contains(r.text, h.letsHome) {
+			t.Errorf("%s as the model saw it: %+v", statusTool, r)
+		}
+	default:
+		t.Errorf("the %s result never reached the model", statusTool)
+	}
+	var init struct {
+		Skills []string `json:"skills"`
+	}
+	for _, line := range strings.Split(run.out, "\n") {
+		if strings.Contains(line, `"subtype":"init"`) {
+			_ = json.Unmarshal([]byte(line), &init)
+		}
+	}
+	hasSkill := false
+	for _, sk := range init.Skills {
+		hasSkill = hasSkill || sk == "lets" || strings.HasSuffix(sk, ":lets")
+	}
+	if !hasSkill {
+		t.Errorf("claude does not list the plugin's lets skill: %v", init.Skills)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !inOrder(states.seen(), []wire.State{wire.StateRunning, wire.StateSuccess}) && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if seen := states.seen(); !inOrder(seen, []wire.State{wire.StateRunning, wire.StateSuccess}) {
+		t.Errorf("the plugin's hooks did not report the session: Wire states %v", seen)
 	}
 }
