@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -15,7 +16,7 @@ import (
 )
 
 // startFake starts the test binary as a fake claude.
-func startFake(t *testing.T, o Options, env ...string) (*Process, string) {
+func startFake(t testing.TB, o Options, env ...string) (*Process, string) {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
@@ -354,6 +355,32 @@ func TestInputSchemaRejects(t *testing.T) {
 	} {
 		if schemas.ValidateJSON(s, []byte(bad)) == nil {
 			t.Errorf("schema accepted %s", bad)
+		}
+	}
+}
+
+// BenchmarkIdleProcessOverhead reports Lets' side of idle conversations:
+// the Go heap and stacks one Process holds (reader buffer, event channel,
+// three goroutines), measured over several processes of the fake claude.
+func BenchmarkIdleProcessOverhead(b *testing.B) {
+	const n = 10
+	for i := 0; i < b.N; i++ {
+		runtime.GC()
+		var before runtime.MemStats
+		runtime.ReadMemStats(&before)
+		ps := make([]*Process, n)
+		for j := range ps {
+			ps[j], _ = startFake(b, Options{})
+			send(b, ps[j], "hi")
+			next[Result](b, ps[j], 5*time.Second)
+		}
+		runtime.GC()
+		var after runtime.MemStats
+		runtime.ReadMemStats(&after)
+		per := (int64(after.HeapInuse+after.StackInuse) - int64(before.HeapInuse+before.StackInuse)) / n
+		b.ReportMetric(float64(per)/1024, "KiB/idle-process")
+		for _, p := range ps {
+			_ = p.Close()
 		}
 	}
 }
