@@ -33,7 +33,7 @@ NODE_TYPES_VERSION := 20.19.43
 # Inside node_modules, so removing that folder also forgets the install.
 TOOLS_STAMP := $(TOOLS)/node_modules/.lets-typescript-$(TYPESCRIPT_VERSION)-types-node-$(NODE_TYPES_VERSION)
 TSC := $(TOOLS)/node_modules/.bin/tsc
-TSCONFIGS := shell/tsconfig.json shell/tsconfig.test.json frontend/tsconfig.json frontend/tsconfig.test.json
+TSCONFIGS := shell/tsconfig.json shell/tsconfig.test.json frontend/tsconfig.json frontend/tsconfig.test.json uniques/_graph/tsconfig.json
 # Real Claude Code and the real MCP client for the offline end-to-end tests
 # (issue #13), pinned, in their own npm prefix under the same ignored folder.
 # backend/testenv/testutil finds them there (testutil.Claude, testutil.MCPSDK).
@@ -131,7 +131,7 @@ $(CLAUDE_TOOLS_STAMP):
 	mkdir -p $(CLAUDE_TOOLS)
 	npm install --prefix $(CLAUDE_TOOLS) --no-save --no-package-lock --no-audit --no-fund --loglevel=error \
 		@anthropic-ai/claude-code@$(CLAUDE_CODE_VERSION) @modelcontextprotocol/sdk@$(MCP_SDK_VERSION)
-	$(CLAUDE_TOOLS)/node_modules/.bin/claude --version
+	DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 $(CLAUDE_TOOLS)/node_modules/.bin/claude --version
 	touch $@
 
 ## generate: rebuild shell/dist and frontend/dist from TypeScript (esbuild Go API)
