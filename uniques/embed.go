@@ -3,6 +3,8 @@
 // them at start-up like any other unique.
 package uniques
 
+//go:generate go run ../app/internal/bundler/cmd/bundle uniques/_graph
+
 import (
 	"embed"
 	"io/fs"

@@ -26,6 +26,13 @@ type Target struct {
 	Format api.Format
 	// GlobalName names the IIFE global, when Format is IIFE.
 	GlobalName string
+	// OutFile, when set, makes the target one readable file instead of a
+	// minified dist folder: the single entry is bundled, not minified and
+	// without a source map, to OutFile (relative to the repository root),
+	// headed by Banner. Only that file is written, so it can live beside
+	// hand-written files (a built-in unique's page, which authors read).
+	OutFile string
+	Banner  string
 }
 
 // Targets lists every bundle the repository commits.
@@ -33,6 +40,8 @@ func Targets() []Target {
 	return []Target{
 		{Dir: "shell", Entries: []string{"src/envelope.ts", "src/shell.ts", "src/sdk.ts"}, Format: api.FormatIIFE},
 		{Dir: "frontend", Entries: []string{"src/home.ts", "src/pad.ts"}, Format: api.FormatIIFE},
+		{Dir: "uniques/_graph", Entries: []string{"main.ts"}, Format: api.FormatIIFE, OutFile: "uniques/graph/ui/app.js",
+			Banner: "// Generated from uniques/_graph/*.ts by `go generate ./uniques/` (the esbuild Go API). Edit the TypeScript."},
 	}
 }
 
@@ -45,6 +54,9 @@ func Build(root string, t Target) (map[string][]byte, error) {
 	abs, err := filepath.Abs(filepath.Join(root, t.Dir))
 	if err != nil {
 		return nil, err
+	}
+	if t.OutFile != "" {
+		return buildOne(root, abs, t)
 	}
 	outdir := filepath.Join(abs, DistDir)
 	entries := make([]string, len(t.Entries))
@@ -83,8 +95,51 @@ func Build(root string, t Target) (map[string][]byte, error) {
 	return out, nil
 }
 
-// Write replaces the target's dist folder with files, removing stale ones.
+// buildOne bundles a single-file target (Target.OutFile), readable.
+func buildOne(root, abs string, t Target) (map[string][]byte, error) {
+	rootAbs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	if len(t.Entries) != 1 {
+		return nil, fmt.Errorf("bundle %s: a target with OutFile takes exactly one entry, not %d", t.Dir, len(t.Entries))
+	}
+	name := filepath.Base(t.OutFile)
+	res := api.Build(api.BuildOptions{
+		EntryPoints:   []string{filepath.Join(abs, filepath.FromSlash(t.Entries[0]))},
+		Outfile:       name,
+		AbsWorkingDir: rootAbs, // the path comments name files from the repository root, wherever this runs
+		Bundle:        true,
+		Write:         false,
+		Format:        t.Format,
+		GlobalName:    t.GlobalName,
+		Target:        api.ES2020,
+		Platform:      api.PlatformBrowser,
+		Charset:       api.CharsetUTF8,
+		LegalComments: api.LegalCommentsNone,
+		Banner:        map[string]string{"js": t.Banner},
+		LogLevel:      api.LogLevelSilent,
+	})
+	if len(res.Errors) > 0 {
+		msgs := api.FormatMessages(res.Errors, api.FormatMessagesOptions{Kind: api.ErrorMessage})
+		return nil, fmt.Errorf("bundle %s: %s", t.Dir, strings.Join(msgs, "\n"))
+	}
+	if len(res.OutputFiles) != 1 {
+		return nil, fmt.Errorf("bundle %s: esbuild made %d files, want 1", t.Dir, len(res.OutputFiles))
+	}
+	return map[string][]byte{name: res.OutputFiles[0].Contents}, nil
+}
+
+// Write replaces the target's dist folder with files, removing stale ones;
+// a single-file target writes its one file only.
 func Write(root string, t Target, files map[string][]byte) error {
+	if t.OutFile != "" {
+		data, ok := files[filepath.Base(t.OutFile)]
+		if !ok || len(files) != 1 {
+			return fmt.Errorf("bundle %s: want exactly %s to write", t.Dir, filepath.Base(t.OutFile))
+		}
+		return os.WriteFile(filepath.Join(root, filepath.FromSlash(t.OutFile)), data, 0o644)
+	}
 	dist := filepath.Join(root, t.Dir, DistDir)
 	if err := os.MkdirAll(dist, 0o755); err != nil {
 		return err
@@ -112,8 +167,19 @@ func Write(root string, t Target, files map[string][]byte) error {
 	return nil
 }
 
-// ReadDist reads the committed dist folder of a target.
+// ReadDist reads the committed dist folder of a target (its one file,
+// for a single-file target).
 func ReadDist(root string, t Target) (map[string][]byte, error) {
+	if t.OutFile != "" {
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(t.OutFile)))
+		if errors.Is(err, fs.ErrNotExist) {
+			return map[string][]byte{}, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		return map[string][]byte{filepath.Base(t.OutFile): data}, nil
+	}
 	dist := filepath.Join(root, t.Dir, DistDir)
 	out := map[string][]byte{}
 	err := filepath.WalkDir(dist, func(p string, d fs.DirEntry, err error) error {

@@ -63,6 +63,18 @@ func TestBuildIsDeterministicAndMapped(t *testing.T) {
 		if d := Diff(a, b); len(d) > 0 {
 			t.Fatalf("%s: two builds differ: %v", target.Dir, d)
 		}
+		if target.OutFile != "" {
+			// A single readable file for authors: one file, not minified,
+			// headed by the banner that says where it comes from.
+			code, ok := a[filepath.Base(target.OutFile)]
+			if len(a) != 1 || !ok {
+				t.Fatalf("%s: want only %s, got %v", target.Dir, filepath.Base(target.OutFile), keys(a))
+			}
+			if !strings.HasPrefix(string(code), target.Banner) || strings.Count(string(code), "\n") < 50 {
+				t.Errorf("%s: %s should start with the banner and be readable", target.Dir, target.OutFile)
+			}
+			continue
+		}
 		for _, e := range target.Entries {
 			js := strings.TrimSuffix(filepath.Base(e), ".ts") + ".js"
 			code, ok := a[js]

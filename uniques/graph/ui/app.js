@@ -1,11 +1,10 @@
-// Generated from uniques/_graph/*.ts by TestGraphBundleIsFresh
-// (LETS_WRITE_BUNDLES=1 go test ./uniques/ -run TestGraphBundleIsFresh). Edit the TypeScript.
+// Generated from uniques/_graph/*.ts by `go generate ./uniques/` (the esbuild Go API). Edit the TypeScript.
 (() => {
   var __defProp = Object.defineProperty;
   var __defNormalProp = (obj, key, value) => key in obj ? __defProp(obj, key, { enumerable: true, configurable: true, writable: true, value }) : obj[key] = value;
   var __publicField = (obj, key, value) => __defNormalProp(obj, typeof key !== "symbol" ? key + "" : key, value);
 
-  // _graph/model.ts
+  // uniques/_graph/model.ts
   var SHAPES = ["box", "round", "ellipse", "diamond", "note"];
   var PALETTE = ["gray", "blue", "green", "yellow", "orange", "red", "purple", "pink"];
   var MAX_LABEL = 200;
@@ -396,7 +395,7 @@
     return text;
   }
 
-  // _graph/main.ts
+  // uniques/_graph/main.ts
   var SVG_NS = "http://www.w3.org/2000/svg";
   var MIN_ZOOM = 0.1;
   var MAX_ZOOM = 4;

@@ -33,6 +33,10 @@ func main() {
 			fmt.Fprintln(os.Stderr, "bundle: write", t.Dir, err)
 			os.Exit(1)
 		}
+		if t.OutFile != "" {
+			fmt.Printf("bundled %s into %s\n", t.Dir, t.OutFile)
+			continue
+		}
 		fmt.Printf("bundled %s/%s (%d files)\n", t.Dir, bundler.DistDir, len(files))
 	}
 }
