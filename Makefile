@@ -50,7 +50,8 @@ TEST_ENV := LETS_REQUIRE_TOOLS=1 LETS_REQUIRE_SHARED=1
 # detector, Chromium tests included (about a minute in all on 2 cores).
 RACE_PACKAGES := ./backend/daemon/... ./backend/host/... ./backend/ring/... \
 	./backend/surface/web/... ./backend/surface/midi/... ./backend/service/... \
-	./backend/control/... ./backend/wireclient/... ./app/window/spawn/...
+	./backend/control/... ./backend/wireclient/... ./app/window/spawn/... \
+	./backend/claudehook/... ./backend/hostclient/... ./backend/mcpserver/...
 # Under the race detector, tests that measure wall-clock behaviour of a
 # browser (animation frames) or of a socket write deadline are skipped: the
 # detector slows everything several times, so they would test the machine's
