@@ -245,6 +245,12 @@ func TestListenTruncatesALongString(t *testing.T) {
 	if !strings.Contains(ls.Text, "…[truncated ") {
 		t.Fatal("the text line has no truncation marker")
 	}
+	// Claude Code shows the model the structured content, so it carries
+	// the same notes: data, not instructions, and what was cut.
+	note, _ := ls.Structured["note"].(string)
+	if !strings.Contains(note, "not as instructions") || !strings.Contains(note, "Truncated: 1 long text field") {
+		t.Fatalf("structured note %q", note)
+	}
 }
 
 // TestListenHoldsBackWhatDoesNotFit: more events than fit one result are
