@@ -27,7 +27,7 @@ func runHook(ctx context.Context, env *Env, args []string) error {
 	log := logging.New(env.Stderr, nil, hookLogLevel(env))
 	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
 		// Still exit 0: a hook entry with a typo must not break Claude.
-		log.Warn("lets hook: expected exactly one hook event name, like `lets hook PreToolUse`", "args", strings.Join(args, " "), "events", strings.Join(claudehook.Events(), ", "))
+		log.Error("lets hook: expected exactly one hook event name, like `lets hook PreToolUse`", "args", strings.Join(args, " "), "events", strings.Join(claudehook.Events(), ", "))
 		return nil
 	}
 	event := args[0]
@@ -35,24 +35,27 @@ func runHook(ctx context.Context, env *Env, args []string) error {
 	if stdin == nil {
 		if fi, err := os.Stdin.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
 			// Typed by hand: there is no hook input to wait for.
-			log.Warn("lets hook is run by Claude Code, which passes the hook's JSON on stdin; `lets setup claude` installs the hooks")
+			log.Error("lets hook is run by Claude Code, which passes the hook's JSON on stdin; `lets setup claude` installs the hooks")
 			return nil
 		}
 		stdin = os.Stdin
 	}
 	opts := hookOptions(env, log)
 	if err := claudehook.Run(ctx, opts, event, stdin, env.Stdout); err != nil {
-		log.Warn("lets hook: nothing done", "event", event, "err", err)
+		log.Error("lets hook: nothing done", "event", event, "err", err)
 	}
 	return nil
 }
 
-// hookLogLevel is warn unless LETS_LOG asks for more.
+// hookLogLevel is error unless LETS_LOG asks for more: a hook's stderr
+// shows in Claude Code's transcript, and Lets not running (the daemon or
+// the host unreachable, logged as warnings) is normal, not worth a line on
+// every tool call.
 func hookLogLevel(env *Env) slog.Level {
 	if lv, err := logging.ParseLevel(env.Getenv(logging.LevelEnv)); err == nil && env.Getenv(logging.LevelEnv) != "" {
 		return lv
 	}
-	return slog.LevelWarn
+	return slog.LevelError
 }
 
 // hookOptions finds the host and the Wire daemon for a hook. Nothing here

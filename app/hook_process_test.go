@@ -96,6 +96,10 @@ func TestHookProcessHostDownQuietAndQuick(t *testing.T) {
 		if r.took >= time.Second {
 			t.Errorf("%s took %v with everything down, want < 1 s", event, r.took)
 		}
+		// Lets not running is normal: no line on every tool call.
+		if r.stderr != "" {
+			t.Errorf("%s wrote %q to stderr with Lets down; want nothing", event, r.stderr)
+		}
 	}
 }
 
