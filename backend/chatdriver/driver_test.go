@@ -321,6 +321,7 @@ func TestDeleteRunning(t *testing.T) {
 	win := r.open(t, "")
 	a := r.agents.next(t)
 	sh := dialShell(t, r.h, win)
+	sh.next("talk.agent", 5*time.Second, nil) // the shell is up
 	id := r.m.List()[0].ID
 	if err := r.m.Delete(id); err != nil {
 		t.Fatal(err)

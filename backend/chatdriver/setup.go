@@ -61,7 +61,6 @@ func (d *driver) showInstall(ctx context.Context) {
 func (d *driver) showSignIn(ctx context.Context) {
 	d.clearSetup(ctx)
 	d.screen = "signin"
-	d.send(ctx, "talk.welcome", map[string]any{"text": "Almost there: sign in to Claude once, and we can talk."}, "")
 	url := ""
 	if d.m.opts.Login != nil {
 		if d.login != nil {
@@ -87,6 +86,7 @@ func (d *driver) showSignIn(ctx context.Context) {
 		}
 	}
 	if url == "" {
+		d.send(ctx, "talk.welcome", map[string]any{"text": "Almost there: sign in to Claude once, and we can talk."}, "")
 		d.component(ctx, idSetupNote, "note", map[string]any{
 			"title": "Sign in to Claude",
 			"text":  "Claude needs you to sign in once with your Claude account, and Lets could not start the sign-in by itself. Press “Check again” to try once more.",
@@ -96,14 +96,11 @@ func (d *driver) showSignIn(ctx context.Context) {
 		d.setMood(ctx, "alert")
 		return
 	}
-	d.component(ctx, idSetupNote, "note", map[string]any{
-		"title": "Sign in to Claude",
-		"text":  "Claude needs you to sign in once with your Claude account. Open the sign-in page, sign in there, then copy the code it shows you into the box below.",
-		"tone":  "info",
-	})
-	items := []map[string]string{{"id": "open", "label": "Open the sign-in page", "hint": "Opens in your web browser"}}
-	d.component(ctx, idSignInOpen, "options", map[string]any{"label": "Step 1", "items": items})
-	d.component(ctx, idSignInLink, "code", map[string]any{"title": "Or copy this link into your browser", "code": url})
+	// Three small parts, so they fit above the input of a small window;
+	// the companion's welcome line says what they are for.
+	d.send(ctx, "talk.welcome", map[string]any{"text": "Almost there: sign in to Claude once with your Claude account, then paste the code it shows you below."}, "")
+	items := []map[string]string{{"id": "open", "label": "Open the sign-in page", "hint": "In your web browser"}, {"id": "link", "label": "Show the link to copy"}}
+	d.component(ctx, idSignInOpen, "options", map[string]any{"label": "Step 1: sign in", "items": items})
 	d.component(ctx, idSignInForm, "form", map[string]any{
 		"title":  "Step 2: paste your code",
 		"fields": []map[string]any{{"name": "code", "label": "Sign-in code", "kind": "text", "placeholder": "Paste the code here", "required": true}},
@@ -125,14 +122,17 @@ func (d *driver) onSetupAction(ctx context.Context, raw json.RawMessage) {
 	switch {
 	case a.ID == idSetupCheck && a.Action == "select":
 		d.recheck(ctx)
-	case a.ID == idSignInOpen && a.Action == "select":
-		if d.login == nil || d.m.opts.OpenURL == nil {
-			d.send(ctx, "ui.toast", map[string]any{"text": "Copy the link below into your web browser.", "level": "info"}, "")
-			return
-		}
-		if err := d.m.opts.OpenURL(d.loginURL); err != nil {
+	case a.ID == idSignInOpen && a.Action == "select" && d.login != nil:
+		var which string
+		_ = json.Unmarshal(a.Value, &which)
+		if which == "open" && d.m.opts.OpenURL != nil {
+			if err := d.m.opts.OpenURL(d.loginURL); err == nil {
+				return
+			}
 			d.send(ctx, "ui.toast", map[string]any{"text": "Lets could not open your browser. Copy the link below into it instead.", "level": "warn"}, "")
 		}
+		// The link itself, only when asked for: the steps stay small.
+		d.component(ctx, idSignInLink, "code", map[string]any{"title": "Copy this link into your web browser", "code": d.loginURL})
 	case a.ID == idSignInForm && a.Action == "submit":
 		var v struct {
 			Code string `json:"code"`

@@ -141,12 +141,17 @@ func TestSignInScreen(t *testing.T) {
 	})
 	win := r.open(t, "")
 	sh := dialShell(t, r.h, win)
-	cs := componentIDs(t, sh, 4)
-	if cs[idSignInLink]["props"].(map[string]any)["code"] != cur.Load().url || cs[idSignInForm]["type"] != "form" || cs[idSignInOpen]["type"] != "options" {
+	cs := componentIDs(t, sh, 2)
+	if cs[idSignInForm]["type"] != "form" || cs[idSignInOpen]["type"] != "options" {
 		t.Fatalf("sign-in components %v", cs)
 	}
 	sh.emit("component.action", "shell", map[string]any{"id": idSignInOpen, "action": "select", "value": "open"})
 	waitFor(t, "the browser to open", func() bool { u, _ := opened.Load().(string); return u == cur.Load().url })
+	// The link to copy, when asked for.
+	sh.emit("component.action", "shell", map[string]any{"id": idSignInOpen, "action": "select", "value": "link"})
+	if f := sh.next("component.create", 5*time.Second, nil); dataMap(f)["props"].(map[string]any)["code"] != cur.Load().url {
+		t.Fatalf("link component %s", f.Data)
+	}
 
 	l := cur.Load()
 	sh.emit("component.action", "shell", map[string]any{"id": idSignInForm, "action": "submit", "value": map[string]any{"code": "WRONG"}})
@@ -155,7 +160,7 @@ func TestSignInScreen(t *testing.T) {
 	}
 	l.ok <- false
 	sh.next("ui.toast", 5*time.Second, func(f frame) bool { return strings.Contains(string(f.Data), "did not work") })
-	componentIDs(t, sh, 4) // the screen again, with a fresh login
+	componentIDs(t, sh, 2) // the screen again, with a fresh login
 	waitFor(t, "a second login", func() bool { return logins.Load() == 2 && l.canceled.Load() })
 
 	l = cur.Load()
@@ -190,7 +195,7 @@ func TestAuthFailedMidTurn(t *testing.T) {
 	if txt := dataMap(f)["text"].(string); !strings.Contains(txt, "sign in") || strings.Contains(txt, "Invalid API key") {
 		t.Fatalf("auth failure chunk %q", txt)
 	}
-	cs := componentIDs(t, sh, 4)
+	cs := componentIDs(t, sh, 2)
 	if cs[idSignInForm] == nil {
 		t.Fatalf("no sign-in form: %v", cs)
 	}

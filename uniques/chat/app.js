@@ -161,6 +161,8 @@
   // When Lets runs Claude behind this window (issue #15) it says whether
   // Claude is working (then Stop shows) and in which folder.
   lip.on("talk.agent", (data) => {
+    // Lets itself runs Claude here: there is no terminal to hand over to.
+    handoff.hidden = true;
     const working = data.working === true;
     stop.hidden = !working;
     stop.disabled = false;
