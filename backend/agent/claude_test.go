@@ -364,3 +364,23 @@ func BenchmarkFirstDelta(b *testing.B) {
 }
 
 func killPG(pid int) error { return syscall.Kill(-pid, syscall.SIGKILL) }
+
+// TestClaudeEndSession checks that the CLI accepts the end_session control
+// request EncodeEndSession writes: claude ends without its stdin closing.
+func TestClaudeEndSession(t *testing.T) {
+	stub := claudestub.Start(t, claudestub.Say("Bye."))
+	r := startRecorder(t, stub)
+	line, err := EncodeUserTurn([]Block{TextBlock("Hi")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.send(strings.TrimSuffix(string(line), "\n"))
+	r.until(`"type":"result"`)
+	end, err := EncodeEndSession("lets-end-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.send(strings.TrimSuffix(string(end), "\n"))
+	r.drain() // fails the test if claude does not exit within 30 s
+	t.Logf("after end_session: %s", r.all[len(r.all)-1])
+}

@@ -235,6 +235,12 @@ func (p *Process) spawn(ctx context.Context) (*child, error) {
 		// Whatever claude left behind in its group (Bash commands, MCP
 		// servers) goes with it.
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		p.mu.Lock()
+		if p.child == c {
+			p.child = nil
+			p.ready = make(chan struct{})
+		}
+		p.mu.Unlock()
 		_ = inW.Close()
 		close(c.exit)
 	}()
@@ -258,8 +264,6 @@ func (p *Process) supervise(c *child) {
 		<-c.exit
 		p.mu.Lock()
 		closed := p.closed
-		p.ready = make(chan struct{})
-		p.child = nil
 		p.pending = map[string]json.RawMessage{}
 		lost := p.inFlight
 		p.inFlight = 0
@@ -509,6 +513,16 @@ func (p *Process) write(ctx context.Context, line []byte, turn bool) error {
 						p.inFlight--
 					}
 					p.mu.Unlock()
+				}
+				if errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed) {
+					// claude just ended: wait for it to be restarted and
+					// write the line to the new one.
+					select {
+					case <-c.exit:
+						continue
+					case <-ctx.Done():
+						return ctx.Err()
+					}
 				}
 				return fmt.Errorf("agent: write to claude: %w", err)
 			}
