@@ -89,3 +89,45 @@ func TestSaveKeepsTheClaudeSectionAndItsUnknownKeys(t *testing.T) {
 		t.Fatalf("round trip: %+v, %v", back.Claude, err)
 	}
 }
+
+func TestClaudePermissionModeIsAskByDefaultOrAcceptEdits(t *testing.T) {
+	cfg, err := Parse([]byte(`{}`))
+	if err != nil || cfg.Claude.PermissionMode != "" {
+		t.Fatalf("default permission mode = %q, %v; want \"\" (ask)", cfg.Claude.PermissionMode, err)
+	}
+	cfg, err = Parse([]byte(`{"claude": {"permissionMode": "acceptEdits"}}`))
+	if err != nil || cfg.Claude.PermissionMode != "acceptEdits" || len(cfg.UnknownKeys()) != 0 {
+		t.Fatalf("acceptEdits = %q, %v, unknown %v", cfg.Claude.PermissionMode, err, cfg.UnknownKeys())
+	}
+	for _, bad := range []string{`"bypassPermissions"`, `"plan"`, `"AcceptEdits"`, `"ask"`} {
+		text := `{"claude": {"permissionMode": ` + bad + `}}`
+		cfg, err := Parse([]byte(text))
+		if err == nil || !strings.Contains(err.Error(), `"claude": {"permissionMode"} must be "" (ask before every tool) or "acceptEdits"`) {
+			t.Errorf("%s: want a clear error, got %v", text, err)
+		}
+		if cfg.Claude.PermissionMode != "" {
+			t.Errorf("%s: a bad value must give the default (ask), got %q", text, cfg.Claude.PermissionMode)
+		}
+	}
+	if _, err := Parse([]byte(`{"claude": {"permissionMode": 1}}`)); err == nil {
+		t.Error("a number as permissionMode must be an error")
+	}
+	// Saved only when set, so a default file stays as it was.
+	p := filepath.Join(t.TempDir(), "config.json")
+	if err := Save(p, Defaults()); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(p)
+	if strings.Contains(string(data), "permissionMode") {
+		t.Fatalf("the default must not be written:\n%s", data)
+	}
+	cfg = Defaults()
+	cfg.Claude.PermissionMode = "acceptEdits"
+	if err := Save(p, cfg); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(p)
+	if err != nil || back.Claude.PermissionMode != "acceptEdits" {
+		t.Fatalf("round trip: %+v, %v", back.Claude, err)
+	}
+}

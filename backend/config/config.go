@@ -92,6 +92,10 @@ type ClaudeConfig struct {
 	// waits for Approve or Reject from a pad, a phone or a window before
 	// Claude Code asks in its terminal as usual (5 to 3600).
 	ApprovalTimeoutS int `json:"approvalTimeoutS"`
+	// PermissionMode is how "Chat with Claude" lets Claude act: "" (ask
+	// before every tool, the default) or "acceptEdits" (file edits in the
+	// conversation's folder without asking; everything else still asks).
+	PermissionMode string `json:"permissionMode,omitempty"`
 
 	// Unknown holds the keys of the "claude" section this version does not
 	// know; kept like Config.Unknown.
@@ -101,6 +105,21 @@ type ClaudeConfig struct {
 // ApprovalTimeout is ApprovalTimeoutS as a duration.
 func (c ClaudeConfig) ApprovalTimeout() time.Duration {
 	return time.Duration(c.ApprovalTimeoutS) * time.Second
+}
+
+// PermissionModes are the values of "claude": {"permissionMode"}: ""
+// asks before every tool (the default), "acceptEdits" lets Claude edit
+// files in the conversation's folder without asking.
+var PermissionModes = []string{"", "acceptEdits"}
+
+// ValidPermissionMode says whether m is one of PermissionModes.
+func ValidPermissionMode(m string) bool {
+	for _, k := range PermissionModes {
+		if m == k {
+			return true
+		}
+	}
+	return false
 }
 
 // The approval wait: its default and the range Validate accepts.
@@ -129,7 +148,7 @@ var (
 	topKeys    = []string{"version", "handoff", "host_port", "wire", "web", "claude"}
 	wireKeys   = []string{"enabled", "socket", "midi", "midi_profile", "activity_motion", "audio_feedback"}
 	webKeys    = []string{"enabled", "port", "lan", "bind_host", "advertise_host"}
-	claudeKeys = []string{"approvalTimeoutS"}
+	claudeKeys = []string{"approvalTimeoutS", "permissionMode"}
 )
 
 // ParseError tells where config.json is broken.
@@ -313,6 +332,9 @@ func (c Config) Validate() error {
 	}
 	if s := c.Claude.ApprovalTimeoutS; s < MinApprovalTimeoutS || s > MaxApprovalTimeoutS {
 		return fmt.Errorf(`"claude": {"approvalTimeoutS"} must be between %d and %d seconds, not %d`, MinApprovalTimeoutS, MaxApprovalTimeoutS, s)
+	}
+	if m := c.Claude.PermissionMode; !ValidPermissionMode(m) {
+		return fmt.Errorf(`"claude": {"permissionMode"} must be "" (ask before every tool) or "acceptEdits", not %q`, m)
 	}
 	return nil
 }
