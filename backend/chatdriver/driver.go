@@ -449,16 +449,51 @@ func (d *driver) onEnvelope(ctx context.Context, e envelope) {
 	}
 }
 
+// chatMessage is a chat.message's data (from the shell page: untrusted).
+type chatMessage struct {
+	Text        string          `json:"text"`
+	Attachments []attachmentRef `json:"attachments"`
+}
+
+type attachmentRef struct {
+	Path string `json:"path"`
+	Mime string `json:"mime"`
+}
+
+// Limits of a chat.message the driver passes on.
+const (
+	maxMessageText = 100_000
+	maxPathLen     = 4096
+)
+
+// decodeChatMessage reads a chat.message's data: a text of at most 100 000
+// bytes of valid UTF-8, and at most 10 attachments with absolute paths.
+func decodeChatMessage(raw json.RawMessage) (chatMessage, error) {
+	var in chatMessage
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return chatMessage{}, fmt.Errorf("chat.message data is not {text, attachments?}: %w", err)
+	}
+	if len(in.Text) > maxMessageText || !utf8.ValidString(in.Text) {
+		return chatMessage{}, fmt.Errorf("chat.message text is longer than %d bytes or not UTF-8", maxMessageText)
+	}
+	if len(in.Attachments) > conversations.MaxAttachments {
+		in.Attachments = in.Attachments[:conversations.MaxAttachments]
+	}
+	kept := in.Attachments[:0]
+	for _, a := range in.Attachments {
+		if a.Path != "" && len(a.Path) <= maxPathLen && strings.HasPrefix(a.Path, "/") {
+			kept = append(kept, a)
+		}
+	}
+	in.Attachments = kept
+	return in, nil
+}
+
 // onMessage turns the person's chat.message into a user turn.
 func (d *driver) onMessage(ctx context.Context, e envelope) {
-	var in struct {
-		Text        string `json:"text"`
-		Attachments []struct {
-			Path string `json:"path"`
-			Mime string `json:"mime"`
-		} `json:"attachments"`
-	}
-	if json.Unmarshal(e.Data, &in) != nil {
+	in, err := decodeChatMessage(e.Data)
+	if err != nil {
+		d.log.Warn("chat: a chat.message Lets cannot read", "err", err)
 		return
 	}
 	if d.agent == nil {
@@ -474,10 +509,7 @@ func (d *driver) onMessage(ctx context.Context, e envelope) {
 		blocks = append(blocks, Block{Type: "text", Text: in.Text})
 	}
 	var kept []conversations.Attachment
-	for i, a := range in.Attachments {
-		if i >= conversations.MaxAttachments {
-			break
-		}
+	for _, a := range in.Attachments {
 		b, err := imageBlock(d.m.opts.Paths.UploadsDir(), a.Path)
 		if err != nil {
 			d.log.Warn("chat: attachment refused", "err", err)
