@@ -113,14 +113,19 @@ func TestClaudeTwoTurnsOneProcess(t *testing.T) {
 	}
 }
 
-func TestClaudeImageTurn(t *testing.T) {
+func TestClaudeImageTurnAcceptEdits(t *testing.T) {
 	stub := claudestub.Start(t, claudestub.Say("A red pixel."))
-	p := startReal(t, realOptions(t, stub))
+	o := realOptions(t, stub)
+	o.PermissionMode = "acceptEdits"
+	p := startReal(t, o)
 	png := "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := p.Send(ctx, []Block{TextBlock("What is this?"), ImageBlock("image/png", png)}); err != nil {
 		t.Fatal(err)
+	}
+	if in := next[Init](t, p, claudeWait); in.PermissionMode != "acceptEdits" {
+		t.Errorf("permission mode %q, want acceptEdits", in.PermissionMode)
 	}
 	if r := next[Result](t, p, claudeWait); r.IsError {
 		t.Fatalf("result %+v", r)

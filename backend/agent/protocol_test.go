@@ -51,7 +51,7 @@ func TestDecodeRecordedTwoTurns(t *testing.T) {
 	if in.SessionID == "" || in.Model != "claude-opus-5-5" || in.CWD != "/home/user/project" || in.PermissionMode != "default" || in.Version != "2.1.332" {
 		t.Errorf("init: %+v", in)
 	}
-	if !contains(in.Tools, "Bash") || in.MCPServers == nil && false {
+	if !contains(in.Tools, "Bash") || len(in.MCPServers) != 0 {
 		t.Errorf("init tools: %v", in.Tools)
 	}
 	deltas := count[TextDelta](evs)
@@ -302,4 +302,15 @@ func FuzzDecodeLine(f *testing.F) {
 			_ = r
 		}
 	})
+}
+
+func TestDecodeInitWithMCPServers(t *testing.T) {
+	ev, err := DecodeLine([]byte(`{"type":"system","subtype":"init","session_id":"s1","model":"m","permissionMode":"acceptEdits","tools":["Bash","mcp__lets__open"],"mcp_servers":[{"name":"lets","status":"connected"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, ok := ev.(Init)
+	if !ok || in.SessionID != "s1" || in.PermissionMode != "acceptEdits" || len(in.MCPServers) != 1 || in.MCPServers[0] != (MCPServer{Name: "lets", Status: "connected"}) || !contains(in.Tools, "mcp__lets__open") {
+		t.Errorf("%+v", ev)
+	}
 }
