@@ -52,6 +52,13 @@ type Saved struct {
 	SavedAt time.Time
 }
 
+// Chat is one "Chat with Claude" conversation.
+type Chat struct {
+	ID      string
+	Title   string
+	Updated time.Time
+}
+
 // Snapshot is everything the menu shows. Two snapshots that are Equal give
 // the same menu and icon.
 type Snapshot struct {
@@ -68,6 +75,10 @@ type Snapshot struct {
 	ClaudeNote Note
 	// StartAtLogin is the state of the XDG autostart entry.
 	StartAtLogin bool
+	// ChatOn says "Chat with Claude" runs in this Lets; Chats are its
+	// conversations (any order: the menu shows the newest ChatRecent).
+	ChatOn bool
+	Chats  []Chat
 }
 
 // Note is a line the menu shows under an action about how it went, with
@@ -80,7 +91,7 @@ type Note struct {
 // Equal reports whether a and b show the same menu.
 func (a Snapshot) Equal(b Snapshot) bool {
 	return a.PadOn == b.PadOn && a.BrowserPad == b.BrowserPad && a.ClaudeNote == b.ClaudeNote &&
-		a.StartAtLogin == b.StartAtLogin &&
+		a.StartAtLogin == b.StartAtLogin && a.ChatOn == b.ChatOn && chatsEqual(a.Chats, b.Chats) &&
 		sliceEqual(a.Sessions, b.Sessions) && sliceEqual(a.Windows, b.Windows) &&
 		sliceEqual(a.Uniques, b.Uniques) && savedEqual(a.Saved, b.Saved)
 }
@@ -91,6 +102,18 @@ func sliceEqual[T comparable](a, b []T) bool {
 	}
 	for i := range a {
 		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func chatsEqual(a, b []Chat) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].ID != b[i].ID || a[i].Title != b[i].Title || !a[i].Updated.Equal(b[i].Updated) {
 			return false
 		}
 	}
@@ -125,6 +148,8 @@ const (
 	ActionToggleStartAtLogin
 	ActionQuit
 	ActionShowHome
+	ActionNewChat
+	ActionContinueChat
 )
 
 // Action is a click, with the thing it is about.
@@ -134,6 +159,7 @@ type Action struct {
 	Session string // ActionSelectSession: the agent session; ActionResume, ActionFocusWindow: the saved session
 	Window  string // ActionFocusWindow
 	Unique  string // ActionFocusWindow, ActionOpenUnique, ActionResume
+	Chat    string // ActionContinueChat: the conversation
 }
 
 // Item is one menu entry. A separator has Separator set and nothing else.
@@ -152,6 +178,10 @@ type Item struct {
 // each unique, newest first.
 const ResumePerUnique = 3
 
+// ChatRecent is how many conversations the menu offers to continue,
+// newest first.
+const ChatRecent = 5
+
 // maxLabel keeps menu entries readable in every tray host.
 const maxLabel = 60
 
@@ -160,6 +190,9 @@ func Menu(s Snapshot) []Item {
 	items := []Item{
 		{Label: "Home…", Tooltip: "Your uniques, saved sessions, paired phones and Claude set-up", Action: Action{Kind: ActionShowHome}},
 		{Separator: true},
+	}
+	if s.ChatOn {
+		items = append(append(items, chatItems(s.Chats)...), Item{Separator: true})
 	}
 
 	// Agent sessions: most urgent first, so the one that needs a person
@@ -236,6 +269,29 @@ func Menu(s Snapshot) []Item {
 		Item{Separator: true},
 		Item{Label: "Quit Lets", Tooltip: "Stop Lets and close its windows", Action: Action{Kind: ActionQuit}},
 	)
+	return items
+}
+
+// chatItems are "Chat with Claude" and the newest conversations to
+// continue.
+func chatItems(chats []Chat) []Item {
+	items := []Item{{Label: "Chat with Claude", Tooltip: "Start a new conversation with Claude in a window", Action: Action{Kind: ActionNewChat}}}
+	recent := append([]Chat(nil), chats...)
+	sort.SliceStable(recent, func(i, j int) bool { return recent[i].Updated.After(recent[j].Updated) })
+	for i, c := range recent {
+		if i == ChatRecent {
+			break
+		}
+		title := c.Title
+		if strings.TrimSpace(title) == "" {
+			title = "Untitled conversation"
+		}
+		items = append(items, Item{
+			Label:   clip("Continue: " + title),
+			Tooltip: "Last used " + c.Updated.Local().Format("2 Jan 15:04"),
+			Action:  Action{Kind: ActionContinueChat, Chat: c.ID},
+		})
+	}
 	return items
 }
 

@@ -344,3 +344,64 @@ func TestMenuShowsHowClaudeSetUpWent(t *testing.T) {
 		t.Fatalf("the note is not clipped: %d runes", len([]rune(it.Label)))
 	}
 }
+
+// Point (issue #15): with Chat with Claude running, the menu offers a new
+// conversation and the ChatRecent newest ones to continue, right under
+// Home; without it, no chat items at all.
+func TestMenuOffersChatWithClaudeAndTheNewestConversations(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	var chats []Chat
+	for i := range 7 {
+		chats = append(chats, Chat{ID: "conv_" + string(rune('a'+i)), Title: "talk " + string(rune('a'+i)), Updated: t0.Add(time.Duration(i) * time.Minute)})
+	}
+	chats[3].Title = "   "
+	chats[6].Title = strings.Repeat("long words ", 20)
+	s := Snapshot{PadOn: true, ChatOn: true, Chats: chats}
+	items := Menu(s)
+	got := strings.Join(labels(items, ""), "\n")
+	want := strings.Join([]string{
+		"Home…",
+		"---",
+		"Chat with Claude",
+		"Continue: long words long words long words long words long …",
+		"Continue: talk f",
+		"Continue: talk e",
+		"Continue: Untitled conversation",
+		"Continue: talk c",
+		"---",
+		"No agents are working right now",
+	}, "\n")
+	if !strings.HasPrefix(got, want+"\n") {
+		t.Fatalf("menu:\n%s\nwant it to start with:\n%s", got, want)
+	}
+	if n := find(t, items, "Chat with Claude"); n.Action != (Action{Kind: ActionNewChat}) || n.Disabled {
+		t.Errorf("new chat item = %+v", n)
+	}
+	if c := find(t, items, "Continue: talk f"); c.Action != (Action{Kind: ActionContinueChat, Chat: "conv_f"}) || !strings.HasPrefix(c.Tooltip, "Last used ") {
+		t.Errorf("continue item = %+v", c)
+	}
+	if a := (Action{Kind: ActionContinueChat, Chat: "conv_f"}).String(); a != "continue-chat conv_f" {
+		t.Errorf("action log name = %q", a)
+	}
+
+	// The input is not reordered.
+	if chats[0].ID != "conv_a" {
+		t.Error("Menu sorted the snapshot's own slice")
+	}
+	// No chat manager: nothing about chat.
+	off := strings.Join(labels(Menu(Snapshot{PadOn: true, Chats: chats}), ""), "\n")
+	if strings.Contains(off, "Chat") || strings.Contains(off, "Continue") {
+		t.Errorf("chat items without ChatOn:\n%s", off)
+	}
+	// Only ChatOn and no conversations yet: just the new chat.
+	only := labels(Menu(Snapshot{PadOn: true, ChatOn: true}), "")
+	if strings.Join(only[:4], "|") != "Home…|---|Chat with Claude|---" {
+		t.Errorf("menu with no conversations starts %q", only[:4])
+	}
+	// A changed title or a new conversation is a different snapshot.
+	a := Snapshot{ChatOn: true, Chats: []Chat{{ID: "x", Title: "a", Updated: t0}}}
+	b := Snapshot{ChatOn: true, Chats: []Chat{{ID: "x", Title: "b", Updated: t0}}}
+	if a.Equal(b) || !a.Equal(a) || a.Equal(Snapshot{Chats: a.Chats}) {
+		t.Error("Equal does not compare the chats")
+	}
+}

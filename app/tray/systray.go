@@ -298,6 +298,7 @@ func (a Action) String() string {
 		ActionOpenUnique: "open", ActionResume: "resume", ActionPairPhone: "pair-phone",
 		ActionVirtualPad: "virtual-pad", ActionSetupClaude: "setup-claude",
 		ActionToggleStartAtLogin: "start-at-login", ActionQuit: "quit", ActionShowHome: "home",
+		ActionNewChat: "new-chat", ActionContinueChat: "continue-chat",
 	}
-	return fmt.Sprintf("%s %s%s%s%s", names[a.Kind], a.Backend, a.Session, a.Window, a.Unique)
+	return fmt.Sprintf("%s %s%s%s%s%s", names[a.Kind], a.Backend, a.Session, a.Window, a.Unique, a.Chat)
 }
