@@ -8,6 +8,7 @@
 package claudestub
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -36,6 +37,10 @@ type Turn struct {
 	// Fail, when set, answers with this API error instead of a message
 	// (e.g. to make Claude's StopFailure hook fire).
 	Fail *APIError
+	// WordDelay, when set on a streamed answer, sends Text one word per
+	// text_delta with this pause before each word, and stops (leaving the
+	// stream unfinished) when the client goes away, e.g. on an interrupt.
+	WordDelay time.Duration
 }
 
 // APIError is an error answer of the Messages API.
@@ -319,7 +324,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		s.record(req)
-		s.answer(w, req, turn)
+		s.answer(r.Context(), w, req, turn)
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages/count_tokens":
 		s.record(req)
 		w.Header().Set("Content-Type", "application/json")
@@ -383,7 +388,7 @@ func (s *Server) blocks(turn Turn) ([]contentBlock, string) {
 	return out, stop
 }
 
-func (s *Server) answer(w http.ResponseWriter, req Request, turn Turn) {
+func (s *Server) answer(ctx context.Context, w http.ResponseWriter, req Request, turn Turn) {
 	if turn.Fail != nil {
 		writeError(w, turn.Fail.Status, turn.Fail.Type, turn.Fail.Message)
 		return
@@ -406,7 +411,15 @@ func (s *Server) answer(w http.ResponseWriter, req Request, turn Turn) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
-	for _, ev := range streamEvents(id, model, blocks, stop) {
+	for _, ev := range streamEvents(id, model, blocks, stop, turn.WordDelay) {
+		if ev.Delay > 0 {
+			select {
+			case <-time.After(ev.Delay):
+			case <-ctx.Done():
+				s.log.Info("claudestub: the client left in the middle of a slow answer")
+				return
+			}
+		}
 		if err := writeEvent(w, ev); err != nil {
 			s.log.Warn("claudestub: writing the stream failed", "err", err)
 			return
@@ -416,14 +429,16 @@ func (s *Server) answer(w http.ResponseWriter, req Request, turn Turn) {
 
 // event is one SSE event: its name and JSON data.
 type event struct {
-	Name string
-	Data any
+	Name  string
+	Data  any
+	Delay time.Duration // pause before sending it (Turn.WordDelay)
 }
 
 // streamEvents returns the SSE events of one assistant message in the order
 // the Messages API sends them.
-func streamEvents(id, model string, blocks []contentBlock, stop string) []event {
-	evs := []event{{"message_start", map[string]any{"type": "message_start", "message": map[string]any{
+// With wordDelay, text goes one word per delta, each after that pause.
+func streamEvents(id, model string, blocks []contentBlock, stop string, wordDelay time.Duration) []event {
+	evs := []event{{Name: "message_start", Data: map[string]any{"type": "message_start", "message": map[string]any{
 		"id": id, "type": "message", "role": "assistant", "model": model, "content": []any{},
 		"stop_reason": nil, "stop_sequence": nil,
 		"usage": map[string]int{"input_tokens": 10, "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
@@ -432,19 +447,24 @@ func streamEvents(id, model string, blocks []contentBlock, stop string) []event 
 		switch b.Type {
 		case "text":
 			empty := ""
-			evs = append(evs,
-				event{"content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": contentBlock{Type: "text", Text: &empty}}},
-				event{"content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "text_delta", "text": *b.Text}}})
+			evs = append(evs, event{Name: "content_block_start", Data: map[string]any{"type": "content_block_start", "index": i, "content_block": contentBlock{Type: "text", Text: &empty}}})
+			pieces := []string{*b.Text}
+			if wordDelay > 0 {
+				pieces = strings.SplitAfter(*b.Text, " ")
+			}
+			for _, piece := range pieces {
+				evs = append(evs, event{Name: "content_block_delta", Data: map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "text_delta", "text": piece}}, Delay: wordDelay})
+			}
 		case "tool_use":
 			evs = append(evs,
-				event{"content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": contentBlock{Type: "tool_use", ID: b.ID, Name: b.Name, Input: json.RawMessage(`{}`)}}},
-				event{"content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "input_json_delta", "partial_json": string(b.Input)}}})
+				event{Name: "content_block_start", Data: map[string]any{"type": "content_block_start", "index": i, "content_block": contentBlock{Type: "tool_use", ID: b.ID, Name: b.Name, Input: json.RawMessage(`{}`)}}},
+				event{Name: "content_block_delta", Data: map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "input_json_delta", "partial_json": string(b.Input)}}})
 		}
-		evs = append(evs, event{"content_block_stop", map[string]any{"type": "content_block_stop", "index": i}})
+		evs = append(evs, event{Name: "content_block_stop", Data: map[string]any{"type": "content_block_stop", "index": i}})
 	}
 	return append(evs,
-		event{"message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]int{"output_tokens": 5}}},
-		event{"message_stop", map[string]any{"type": "message_stop"}})
+		event{Name: "message_delta", Data: map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]int{"output_tokens": 5}}},
+		event{Name: "message_stop", Data: map[string]any{"type": "message_stop"}})
 }
 
 func writeEvent(w http.ResponseWriter, ev event) error {
