@@ -389,3 +389,47 @@ func TestClaudeEndSession(t *testing.T) {
 	r.drain() // fails the test if claude does not exit within 30 s
 	t.Logf("after end_session: %s", r.all[len(r.all)-1])
 }
+
+// TestClaudeStreamsWordByWordAndStops: a reply the model streams slowly,
+// word by word, arrives as TextDelta events as the words come (not at the
+// end), and Interrupt stops it midway; claude stays for the next turn.
+func TestClaudeStreamsWordByWordAndStops(t *testing.T) {
+	long := strings.Repeat("and then the kite flew higher ", 20)
+	stub := claudestub.Start(t,
+		claudestub.Fixed(claudestub.Turn{Text: long, WordDelay: 100 * time.Millisecond}),
+		claudestub.Say("Stopped, as you asked."))
+	p := startReal(t, realOptions(t, stub))
+	pid := p.PID()
+	send(t, p, "Tell me a long story")
+	var got []string
+	var at []time.Time
+	for len(got) < 4 {
+		d := next[TextDelta](t, p, claudeWait)
+		got = append(got, d.Text)
+		at = append(at, time.Now())
+	}
+	if strings.Join(got, "") != "and then the kite " {
+		t.Errorf("first words %q", got)
+	}
+	for i := 1; i < len(at); i++ {
+		if gap := at[i].Sub(at[i-1]); gap < 40*time.Millisecond {
+			t.Errorf("words %d and %d arrived %v apart: not streamed as they came", i-1, i, gap)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := p.Interrupt(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := next[Result](t, p, 10*time.Second)
+	if r.Error != ErrCodeInterrupted {
+		t.Errorf("result %+v", r)
+	}
+	if p.PID() != pid || !alive(pid) {
+		t.Fatalf("claude did not stay (pid %d → %d)", pid, p.PID())
+	}
+	send(t, p, "Thanks")
+	if r := next[Result](t, p, claudeWait); r.Text != "Stopped, as you asked." {
+		t.Errorf("next turn %+v", r)
+	}
+}
