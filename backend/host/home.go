@@ -250,6 +250,7 @@ type homeOverview struct {
 	Windows  []windowInfo    `json:"windows"`
 	Devices  homeDevices     `json:"devices"`
 	Claude   homeClaude      `json:"claude"`
+	Chat     homeChat        `json:"chat"`
 	// Problems are things the page could not read, said kindly.
 	Problems []string `json:"problems"`
 }
@@ -290,6 +291,7 @@ func (s *Server) handleHomeOverview(w http.ResponseWriter, r *http.Request) {
 		ov.Devices.List = []PairedDevice{}
 	}
 	ov.Claude = s.claudeSetup()
+	ov.Chat = s.homeChats()
 	writeJSON(w, http.StatusOK, ov)
 }
 

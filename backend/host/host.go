@@ -126,6 +126,10 @@ type Options struct {
 	// (claude.go). nil (no agent daemon in this process) means bound
 	// windows show no approval card; the companion still follows Claude.
 	ClaudeActions ClaudeActions
+	// Chats, when set, are the app's conversations with Claude (chat
+	// window, `lets chat`, the home page's chat card; chat_route.go). nil
+	// means this Lets has no chat: those answer 501 and the card says so.
+	Chats Chats
 
 	// MaxConns caps the open connections of origin A, MaxUniqueConns those
 	// of each unique origin; connections over the cap are closed at once.
@@ -317,7 +321,7 @@ func (s *Server) Name() string { return "host" }
 var privilegedRoutes = []string{
 	"GET /lip/status", "GET /lip/uniques", "POST /lip/install", "DELETE /lip/uniques/{name}",
 	"POST /lip/open", "POST /lip/send", "GET /lip/listen", "POST /lip/listen", "POST /lip/close",
-	"GET /lip/sessions", "GET /lip/windows", ShowHomeRoute, ApproveRoute, ClaudeRoute,
+	"GET /lip/sessions", "GET /lip/windows", ShowHomeRoute, ApproveRoute, ClaudeRoute, ChatRoute,
 }
 
 // Handler is the host's whole HTTP surface, with the loopback guard.
@@ -338,6 +342,7 @@ func (s *Server) Handler() http.Handler {
 		ShowHomeRoute:                s.handleShowHome,
 		ApproveRoute:                 s.lipOnly(s.handleApprove),
 		ClaudeRoute:                  s.lipOnly(s.handleClaude),
+		ChatRoute:                    s.handleChatOpen,
 	}
 	for _, route := range privilegedRoutes {
 		mux.Handle(route, s.requireHostToken(handlers[route]))
@@ -349,6 +354,7 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("POST /lip/upload", s.requireWindowToken(s.handleUpload))
 	mux.Handle("POST /lip/run", s.requireWindowToken(s.handleRun))
 	s.registerHome(mux)
+	s.registerChat(mux)
 	if s.opts.Pages != nil {
 		mux.Handle("GET /", pagesHandler(s.opts.Pages))
 	}

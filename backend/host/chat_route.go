@@ -1,0 +1,147 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/lets-app/lets/backend/conversations"
+	"github.com/lets-app/lets/backend/lip"
+)
+
+// "Chat with Claude": the app runs the conversations (backend/chatdriver)
+// and gives the host Chats, so a second `lets chat` (POST /app/chat, host
+// token) and the home page (POST /home/api/chat, DELETE
+// /home/api/chat/{id}, the list in the overview) can reach them.
+
+// ChatRoute is how a second process (`lets chat`) asks the running Lets to
+// open a conversation in a chat window. It needs the host token.
+const ChatRoute = "POST /app/chat"
+
+// ChatInfo is one conversation as the home page and `lets chat --list`
+// show it.
+type ChatInfo struct {
+	ID      string    `json:"id"`
+	Title   string    `json:"title"`
+	Dir     string    `json:"dir"`
+	Updated time.Time `json:"updated"`
+	Turns   int       `json:"turns"`
+	// Window is the chat window while the conversation is open, else "".
+	Window string `json:"window,omitempty"`
+}
+
+// Chats are the app's conversations with Claude. Open shows one in a chat
+// window and returns the window id ("" starts a new conversation); its
+// errors are conversations.ErrNotFound, *conversations.BadIDError or any
+// other (said to the person as it is). Delete stops and removes one.
+type Chats interface {
+	List() []ChatInfo
+	Open(ctx context.Context, id string) (string, error)
+	Delete(id string) error
+}
+
+// chatOpenTimeout bounds one Open: it may check Claude Code's sign-in and
+// start the agent.
+const chatOpenTimeout = 60 * time.Second
+
+const chatUnavailable = "Chat with Claude is not available in this Lets (it runs without its chat part); start Lets with `lets` or `lets serve` from this version"
+
+// chatRequest is the body of POST /app/chat and POST /home/api/chat; an
+// empty body is a new conversation.
+type chatRequest struct {
+	Conversation string `json:"conversation"`
+}
+
+// registerChat adds the routes of the home page's chat card; the host
+// token route is in privilegedRoutes.
+func (s *Server) registerChat(mux *http.ServeMux) {
+	mux.Handle("POST /home/api/chat", s.requireHomeToken(s.handleChatOpen))
+	mux.Handle("DELETE /home/api/chat/{id}", s.requireHomeToken(s.handleChatDelete))
+}
+
+func (s *Server) handleChatOpen(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Chats == nil {
+		writeError(w, http.StatusNotImplemented, "no_chat", chatUnavailable)
+		return
+	}
+	b, ok := readBody(w, r, 4<<10)
+	if !ok {
+		return
+	}
+	var req chatRequest
+	if len(b) > 0 {
+		if err := json.Unmarshal(b, &req); err != nil {
+			writeError(w, http.StatusBadRequest, string(lip.CodeBadEnvelope), `the body must be {"conversation": "<id>"} or empty for a new conversation: `+err.Error())
+			return
+		}
+	}
+	if req.Conversation != "" && !conversations.ValidID(req.Conversation) {
+		writeError(w, http.StatusBadRequest, "bad_conversation", (&conversations.BadIDError{ID: req.Conversation}).Error())
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), chatOpenTimeout)
+	defer cancel()
+	window, err := s.opts.Chats.Open(ctx, req.Conversation)
+	if err != nil {
+		s.writeChatError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"window": window})
+}
+
+func (s *Server) handleChatDelete(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Chats == nil {
+		writeError(w, http.StatusNotImplemented, "no_chat", chatUnavailable)
+		return
+	}
+	id := r.PathValue("id")
+	if !conversations.ValidID(id) {
+		writeError(w, http.StatusBadRequest, "bad_conversation", (&conversations.BadIDError{ID: id}).Error())
+		return
+	}
+	if err := s.opts.Chats.Delete(id); err != nil {
+		s.writeChatError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"deleted": id})
+}
+
+func (s *Server) writeChatError(w http.ResponseWriter, err error) {
+	var bad *conversations.BadIDError
+	switch {
+	case errors.Is(err, conversations.ErrNotFound):
+		writeError(w, http.StatusNotFound, "unknown_conversation", "there is no such conversation (it may have been deleted); see the list in Home or `lets chat --list`")
+	case errors.As(err, &bad):
+		writeError(w, http.StatusBadRequest, "bad_conversation", bad.Error())
+	default:
+		s.opts.Log.Warn("chat: the request failed", "err", err)
+		writeError(w, http.StatusInternalServerError, "chat_failed", "the chat could not open: "+err.Error())
+	}
+}
+
+// homeChat is the chat card of the home overview.
+type homeChat struct {
+	// Available is false when this Lets runs without its chat part.
+	Available bool       `json:"available"`
+	List      []ChatInfo `json:"list"`
+}
+
+// maxHomeChats bounds the conversations listed on the home page.
+const maxHomeChats = 50
+
+func (s *Server) homeChats() homeChat {
+	c := homeChat{List: []ChatInfo{}}
+	if s.opts.Chats == nil {
+		return c
+	}
+	c.Available = true
+	if l := s.opts.Chats.List(); l != nil {
+		c.List = l
+	}
+	if len(c.List) > maxHomeChats {
+		c.List = c.List[:maxHomeChats]
+	}
+	return c
+}
