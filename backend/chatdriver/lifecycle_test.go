@@ -1,0 +1,88 @@
+package chatdriver
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lets-app/lets/backend/agent"
+)
+
+// TestNewChatStartsFreshConversation: "New chat" (talk.new) keeps the old
+// conversation in the list and starts a new one with a new Claude Code
+// session in a window bound to the new agent.
+func TestNewChatStartsFreshConversation(t *testing.T) {
+	r := newRig(t, nil)
+	win := r.open(t, "")
+	a := r.agents.next(t)
+	sh := dialShell(t, r.h, win)
+	sh.emit("chat.message", "shell", map[string]any{"text": "first chat"})
+	<-a.sent
+	a.emit(t, TextDelta{Text: "ok"})
+	a.emit(t, Result{})
+	sh.next("chat.say", 5*time.Second, func(f frame) bool { return dataMap(f)["done"] == true })
+	waitFor(t, "the reply saved", func() bool { l := r.m.List(); return len(l) == 1 && l[0].Turns == 2 })
+	old := r.m.List()[0]
+
+	sh.emit("talk.new", "unique", map[string]any{"cleared": 2})
+	b := r.agents.next(t)
+	if b.opts.SessionID == a.opts.SessionID || b.opts.Resume {
+		t.Fatalf("the new chat reuses the old session: %+v", b.opts)
+	}
+	waitFor(t, "the old agent to stop", func() bool { return a.closed.Load() })
+	sh.next("session.close", 5*time.Second, nil)
+	list := r.m.List()
+	if len(list) != 2 {
+		t.Fatalf("list %+v", list)
+	}
+	var fresh string
+	for _, c := range list {
+		if c.ID != old.ID {
+			fresh = c.ID
+		}
+	}
+	win2 := r.m.Window(fresh)
+	if win2 == "" || win2 == win || r.m.Window(old.ID) != "" {
+		t.Fatalf("windows: new %q (old window %q), old conversation %q", win2, win, r.m.Window(old.ID))
+	}
+	sh2 := dialShell(t, r.h, win2)
+	sh2.emit("chat.message", "shell", map[string]any{"text": "second chat"})
+	if blocks := <-b.sent; blocks[0].Text != "second chat" {
+		t.Fatalf("blocks %+v", blocks)
+	}
+}
+
+// TestRestartedAgentRebinds: claude crashed mid-turn and was restarted:
+// the turn ends with a kind line and the window is reopened for the new
+// pid.
+func TestRestartedAgentRebinds(t *testing.T) {
+	r := newRig(t, nil)
+	win := r.open(t, "")
+	a := r.agents.next(t)
+	sh := dialShell(t, r.h, win)
+	sh.emit("chat.message", "shell", map[string]any{"text": "hello"})
+	<-a.sent
+	a.emit(t, Result{IsError: true, Error: agent.ErrCodeCrashed})
+	f := sh.next("chat.say", 5*time.Second, func(f frame) bool { return dataMap(f)["done"] == true })
+	if !strings.Contains(dataMap(f)["text"].(string), "send your message again") {
+		t.Fatalf("crash chunk %s", f.Data)
+	}
+	a.pid = 49999 // the restarted claude
+	a.emit(t, Restarted{Attempt: 1, PID: 49999})
+	sh.next("session.close", 5*time.Second, nil)
+	waitFor(t, "a new window", func() bool { w := r.m.Window(r.m.List()[0].ID); return w != "" && w != win })
+}
+
+// TestAgentEndedForGood: the agent gave up; the window says so.
+func TestAgentEndedForGood(t *testing.T) {
+	r := newRig(t, nil)
+	win := r.open(t, "")
+	a := r.agents.next(t)
+	sh := dialShell(t, r.h, win)
+	sh.next("talk.agent", 5*time.Second, nil)
+	_ = a.Close()
+	if f := sh.next("ui.toast", 5*time.Second, nil); !strings.Contains(dataMap(f)["text"].(string), "stopped unexpectedly") {
+		t.Fatalf("toast %s", f.Data)
+	}
+	sh.next("entity.mood", 5*time.Second, moodIs("alert"))
+}
