@@ -433,3 +433,33 @@ func TestClaudeStreamsWordByWordAndStops(t *testing.T) {
 		t.Errorf("next turn %+v", r)
 	}
 }
+
+// TestClaudeTurnsSentWhileBusy: turns sent while claude answers wait and
+// are all answered; 2.1.332 answers the waiting ones together (one Result
+// for two Sends), which is why a Result means "idle", not "answer to Send n".
+func TestClaudeTurnsSentWhileBusy(t *testing.T) {
+	stub := claudestub.Start(t,
+		claudestub.Fixed(claudestub.Turn{Text: "one two three four five six", WordDelay: 150 * time.Millisecond}),
+		claudestub.Say("Both noted."), claudestub.Say("Extra."))
+	p := startReal(t, realOptions(t, stub))
+	send(t, p, "first")
+	next[TextDelta](t, p, claudeWait)
+	send(t, p, "second")
+	send(t, p, "third")
+	results := 0
+	for !(results >= 2 && requestHas(lastMain(t, stub), "third")) {
+		r := next[Result](t, p, claudeWait)
+		if r.IsError {
+			t.Fatalf("result %+v", r)
+		}
+		results++
+		if results > 3 {
+			t.Fatalf("%d results and the last request has no 'third'", results)
+		}
+	}
+	req := lastMain(t, stub)
+	if !requestHas(req, "second") || !requestHas(req, "third") {
+		t.Errorf("a turn sent while busy was lost: %s", req.Body)
+	}
+	t.Logf("3 turns sent, %d results, %d main requests", results, len(stub.MainRequests()))
+}

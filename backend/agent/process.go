@@ -79,6 +79,14 @@ func (e *ExitError) Unwrap() error { return e.Err }
 // Process is one supervised `claude -p` in stream-json mode: one Lets
 // conversation. Its methods are safe for concurrent use.
 //
+// Supervision: when claude ends without Close (a crash, a kill, any exit
+// status), a turn that was running or waiting gets one made-up Result
+// (IsError, Error "crashed"), then claude starts again with --resume
+// (same Dir) and a Restarted event follows — at most RestartLimit times
+// per RestartWindow; past that a StreamError{*ExitError} is the last
+// event and Done closes. Permission requests claude was waiting for are
+// forgotten (AnswerPermission then gives ErrUnknownRequest).
+//
 // Back-pressure: Events() is bounded. When the consumer is slow, the
 // stdout reader blocks (and so, through the pipe, does claude) rather than
 // dropping anything — except that consecutive TextDelta of the same
@@ -100,7 +108,8 @@ type Process struct {
 	child    *child
 	ready    chan struct{} // closed when child is set
 	started  bool          // claude printed init: the session exists on disk
-	inFlight int           // turns sent and not yet answered by a Result
+	running  bool          // claude started a turn (init) and has not ended it (result)
+	queued   int           // turns sent since the last init
 	pending  map[string]json.RawMessage
 	nextID   int
 	restarts []time.Time
@@ -265,8 +274,8 @@ func (p *Process) supervise(c *child) {
 		p.mu.Lock()
 		closed := p.closed
 		p.pending = map[string]json.RawMessage{}
-		lost := p.inFlight
-		p.inFlight = 0
+		lost := p.running || p.queued > 0
+		p.running, p.queued = false, 0
 		now := p.o.Now()
 		allowed := !closed && RestartAllowed(p.restarts, now, p.o.RestartLimit, p.o.RestartWindow)
 		if allowed {
@@ -277,8 +286,8 @@ func (p *Process) supervise(c *child) {
 		if closed {
 			return
 		}
-		p.log.Warn("agent: claude ended unexpectedly", "err", c.err, "turns_lost", lost, "restart", allowed)
-		for i := 0; i < lost; i++ {
+		p.log.Warn("agent: claude ended unexpectedly", "err", c.err, "turn_lost", lost, "restart", allowed)
+		if lost {
 			p.emit(Result{Subtype: "error_during_execution", IsError: true, Error: ErrCodeCrashed, SessionID: p.sessionID,
 				Errors: []string{fmt.Sprintf("claude ended unexpectedly: %v", c.err)}})
 		}
@@ -339,6 +348,8 @@ func (p *Process) read(out io.Reader) {
 				case Init:
 					p.mu.Lock()
 					p.started = true
+					// The turn takes every user turn that waited.
+					p.running, p.queued = true, 0
 					p.mu.Unlock()
 				case Assistant:
 					if e.Error != "" {
@@ -356,9 +367,7 @@ func (p *Process) read(out io.Reader) {
 					}
 					assistantErr = ""
 					p.mu.Lock()
-					if p.inFlight > 0 {
-						p.inFlight--
-					}
+					p.running = false
 					p.mu.Unlock()
 					ev = e
 				}
@@ -498,7 +507,7 @@ func (p *Process) write(ctx context.Context, line []byte, turn bool) error {
 		c, ready := p.child, p.ready
 		if c != nil {
 			if turn {
-				p.inFlight++
+				p.queued++
 			}
 			p.mu.Unlock()
 			deadline, _ := ctx.Deadline() // zero: none
@@ -509,8 +518,8 @@ func (p *Process) write(ctx context.Context, line []byte, turn bool) error {
 			if err != nil {
 				if turn {
 					p.mu.Lock()
-					if p.inFlight > 0 {
-						p.inFlight--
+					if p.queued > 0 {
+						p.queued--
 					}
 					p.mu.Unlock()
 				}
@@ -539,8 +548,10 @@ func (p *Process) write(ctx context.Context, line []byte, turn bool) error {
 	}
 }
 
-// Send sends one user turn. A turn sent while another runs is queued by
-// claude and answered after it.
+// Send sends one user turn. A turn sent while another runs waits in claude;
+// claude may answer several waiting turns together in one turn (one Init,
+// one Result: 2.1.332 does), so treat a Result as "claude is idle now"
+// rather than as the answer to one particular Send.
 func (p *Process) Send(ctx context.Context, blocks []Block) error {
 	line, err := EncodeUserTurn(blocks)
 	if err != nil {

@@ -176,6 +176,9 @@ type Result struct {
 	TotalCostUSD      float64
 	Usage             Usage
 	PermissionDenials []PermissionDenial
+	// QueuedTurnCount is how many user turns sent meanwhile still wait
+	// (claude may answer several waiting turns together, in one turn).
+	QueuedTurnCount int
 }
 
 // Other is any line this package does not model (hook_started,
@@ -313,6 +316,7 @@ type rawLine struct {
 	TotalCostUSD      float64            `json:"total_cost_usd"`
 	Usage             Usage              `json:"usage"`
 	PermissionDenials []PermissionDenial `json:"permission_denials"`
+	QueuedTurnCount   int                `json:"queued_turn_count"`
 }
 
 // DecodeLine decodes one stdout line. Unknown or unexpected lines become
@@ -394,7 +398,8 @@ func DecodeLine(line []byte) (Event, error) {
 	case "result":
 		res := Result{Subtype: r.Subtype, IsError: r.IsError, Errors: r.Errors, Text: r.Result, SessionID: r.SessionID,
 			DurationMS: r.DurationMS, NumTurns: r.NumTurns, TerminalReason: r.TerminalReason, APIErrorStatus: r.APIErrorStatus,
-			APIErrorType: r.APIErrorType, TotalCostUSD: r.TotalCostUSD, Usage: r.Usage, PermissionDenials: r.PermissionDenials}
+			APIErrorType: r.APIErrorType, TotalCostUSD: r.TotalCostUSD, Usage: r.Usage, PermissionDenials: r.PermissionDenials,
+			QueuedTurnCount: r.QueuedTurnCount}
 		res.Error = resultCode(res, errorCode(r.Error))
 		return res, nil
 	}
