@@ -36,7 +36,7 @@ type testHost struct {
 	opens chan string
 }
 
-func startHost(t *testing.T) *testHost {
+func startHost(t testing.TB) *testHost {
 	t.Helper()
 	home := t.TempDir()
 	paths := config.Paths{Home: home}
@@ -72,7 +72,7 @@ func startHost(t *testing.T) *testHost {
 	return h
 }
 
-func (h *testHost) url(t *testing.T, window string) string {
+func (h *testHost) url(t testing.TB, window string) string {
 	t.Helper()
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -120,7 +120,7 @@ func (a *fakeAgent) Close() error {
 	a.closeOnce.Do(func() { a.closed.Store(true); close(a.done) })
 	return nil
 }
-func (a *fakeAgent) emit(t *testing.T, e Event) {
+func (a *fakeAgent) emit(t testing.TB, e Event) {
 	t.Helper()
 	select {
 	case a.events <- e:
@@ -145,7 +145,7 @@ func (s *agents) start(ctx context.Context, o AgentOptions) (Agent, error) {
 	return a, nil
 }
 
-func (s *agents) next(t *testing.T) *fakeAgent {
+func (s *agents) next(t testing.TB) *fakeAgent {
 	t.Helper()
 	select {
 	case a := <-s.started:
@@ -165,7 +165,7 @@ type rig struct {
 	cancel context.CancelFunc
 }
 
-func newRig(t *testing.T, tweak func(*Options)) *rig {
+func newRig(t testing.TB, tweak func(*Options)) *rig {
 	t.Helper()
 	h := startHost(t)
 	store := conversations.New(conversations.Options{Root: filepath.Join(h.paths.Home, "conversations"), DefaultDir: filepath.Join(h.paths.Home, "Lets")})
@@ -207,7 +207,7 @@ func newRig(t *testing.T, tweak func(*Options)) *rig {
 	return r
 }
 
-func (r *rig) open(t *testing.T, convID string) string {
+func (r *rig) open(t testing.TB, convID string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -231,7 +231,7 @@ type frame struct {
 // it; every frame it receives is checked against the LIP schemas (and the
 // chat unique's own command schemas).
 type fakeShell struct {
-	t      *testing.T
+	t      testing.TB
 	ws     *websocket.Conn
 	mu     sync.Mutex
 	n      int
@@ -264,7 +264,7 @@ func compileSchemas() {
 	}
 }
 
-func validate(t *testing.T, raw []byte, typ string, data json.RawMessage) string {
+func validate(t testing.TB, raw []byte, typ string, data json.RawMessage) string {
 	schemaOnce.Do(compileSchemas)
 	if schemaErr != nil {
 		t.Fatalf("schemas: %v", schemaErr)
@@ -280,7 +280,7 @@ func validate(t *testing.T, raw []byte, typ string, data json.RawMessage) string
 	return ""
 }
 
-func dialShell(t *testing.T, h *testHost, window string) *fakeShell {
+func dialShell(t testing.TB, h *testHost, window string) *fakeShell {
 	t.Helper()
 	resp, err := http.Get(h.url(t, window))
 	if err != nil {
