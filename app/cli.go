@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/lets-app/lets/backend/chatdriver"
 	"github.com/lets-app/lets/backend/surface/midi"
 	"github.com/lets-app/lets/backend/surface/web"
 )
@@ -48,6 +49,10 @@ type Env struct {
 	AudioPlayer []string
 	// LAN looks up and discovers the LAN addresses for --lan.
 	LAN web.Resolver
+	// ChatStart, when set, starts the agent of every "Chat with Claude"
+	// conversation instead of Claude Code (tests); Lets then does not look
+	// for claude or ask whether anyone is signed in.
+	ChatStart chatdriver.Starter
 }
 
 // command is one `lets <name>` subcommand. A command exists only when it
@@ -79,6 +84,7 @@ func commands() []command {
 		{name: "uninstall", summary: "remove a unique you installed (its saved sessions stay)", usage: "<name>", run: runUninstall},
 		{name: "uniques", summary: "list the uniques: built-in and installed", usage: "[--json]", run: runUniques},
 		{name: "setup", summary: "connect Claude Code to Lets: its MCP server, hooks and skill (--uninstall removes them)", usage: "claude [--uninstall] [--plugin-dir DIR]", run: runSetup},
+		{name: "chat", summary: "talk with Claude in a window: a new conversation, or continue one (--list shows them)", usage: "[--conversation ID | --list | --delete ID] [--json]", run: runChat},
 		{name: "mcp", summary: "the MCP server Claude Code starts (stdio); `lets setup claude` registers it", usage: "", run: runMCP},
 		{name: "hook", summary: "one Claude Code hook: reports the agent's state and pending window events", usage: "<event>", run: runHook, hidden: true},
 		{name: "doctor", summary: "check this machine and your Lets data folder for problems", usage: "", run: runDoctor},

@@ -15,7 +15,9 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"github.com/lets-app/lets/app/tray"
+	"github.com/lets-app/lets/backend/chatdriver"
 	"github.com/lets-app/lets/backend/config"
+	"github.com/lets-app/lets/backend/conversations"
 	"github.com/lets-app/lets/backend/host"
 	"github.com/lets-app/lets/backend/surface/web"
 	"github.com/lets-app/lets/backend/wireclient"
@@ -117,6 +119,18 @@ type desktop struct {
 	// windows open in the browser (no GUI support or no display).
 	nativeHome func(link string) error
 	log        *slog.Logger
+	// chat runs "Chat with Claude" (the tray's chat items); nil without.
+	chat *chatdriver.Manager
+}
+
+// useChat gives the tray the chat manager.
+func (d *desktop) useChat(m *chatdriver.Manager) {
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	d.chat = m
+	d.mu.Unlock()
 }
 
 // useWindows makes the home window a native window when wins can open
@@ -218,6 +232,7 @@ type trayParts struct {
 	env        *Env
 	desk       *desktop
 	selectSlot func(slot int) bool
+	chat       *chatdriver.Manager // nil: no chat items
 }
 
 // newTray builds the tray service once the host and the pads run.
@@ -239,7 +254,10 @@ type traySource struct {
 	slowAt  time.Time
 	uniques []tray.Unique
 	saved   []tray.Saved
-	slots   map[string]int // backend+"\x00"+session → slot, for selection
+	chats   []tray.Chat
+	// chatsStale: a chat opened from the tray; list them at the next poll.
+	chatsStale bool
+	slots      map[string]int // backend+"\x00"+session → slot, for selection
 	// claudeNote says how the last "Set up Claude…" went.
 	claudeNote tray.Note
 	mu         sync.Mutex
@@ -257,6 +275,7 @@ func (s *traySource) snapshot(ctx context.Context) (tray.Snapshot, error) {
 		BrowserPad:   p.web != nil,
 		ClaudeNote:   note,
 		StartAtLogin: p.auto.Enabled(),
+		ChatOn:       p.chat != nil,
 	}
 	var errs []error
 	slots := map[string]int{}
@@ -316,12 +335,22 @@ func (s *traySource) snapshot(ctx context.Context) (tray.Snapshot, error) {
 				s.saved = append(s.saved, tray.Saved{Unique: r.Unique, ID: r.ID, Summary: oneLineSummary(r.Summary, 40), SavedAt: time.UnixMilli(r.TS)})
 			}
 		}
+		s.mu.Lock()
+		s.chatsStale = true
+		s.mu.Unlock()
 		// A failed read is tried again at the next poll, not in 10 s.
 		if len(errs) == before {
 			s.slowAt = now
 		}
 	}
-	snap.Uniques, snap.Saved = s.uniques, s.saved
+	s.mu.Lock()
+	stale := s.chatsStale
+	s.chatsStale = false
+	s.mu.Unlock()
+	if stale && p.chat != nil {
+		s.chats = trayChats(p.chat.List())
+	}
+	snap.Uniques, snap.Saved, snap.Chats = s.uniques, s.saved, s.chats
 	return snap, errors.Join(errs...)
 }
 
@@ -377,12 +406,43 @@ func (s *traySource) handle(ctx context.Context, a tray.Action) {
 		err = s.setupClaude(ctx)
 	case tray.ActionToggleStartAtLogin:
 		err = p.auto.Set(!p.auto.Enabled())
+	case tray.ActionNewChat, tray.ActionContinueChat:
+		err = s.openChat(ctx, a.Chat)
 	}
 	if err != nil {
 		log.Warn("the tray could not do that", "err", err)
 		return
 	}
 	log.Info("tray action done")
+}
+
+// trayChats are the newest conversations the tray offers to continue.
+func trayChats(list []conversations.Info) []tray.Chat {
+	out := make([]tray.Chat, 0, min(len(list), tray.ChatRecent))
+	for _, c := range list {
+		if len(out) == tray.ChatRecent {
+			break
+		}
+		out = append(out, tray.Chat{ID: c.ID, Title: c.Title, Updated: c.Updated})
+	}
+	return out
+}
+
+// openChat opens a conversation ("" a new one) in its chat window; the
+// next poll lists a new one.
+func (s *traySource) openChat(ctx context.Context, id string) error {
+	if s.parts.chat == nil {
+		return errors.New("Chat with Claude does not run in this Lets")
+	}
+	octx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if _, err := s.parts.chat.Open(octx, id); err != nil {
+		return fmt.Errorf("open the chat: %w", err)
+	}
+	s.mu.Lock()
+	s.chatsStale = true
+	s.mu.Unlock()
+	return nil
 }
 
 func (s *traySource) openAdmin() error {
@@ -441,6 +501,7 @@ func (s *traySource) setupClaude(ctx context.Context) error {
 func (d *desktop) start(env *Env, st *setup, info config.HostInfo, srv *host.Server, pads *padParts) (*tray.Tray, error) {
 	d.mu.Lock()
 	d.hostURL, d.homeLink, d.log = srv.URL(), srv.HomeLink, st.log
+	chat := d.chat
 	d.mu.Unlock()
 	exe, err := os.Executable()
 	if err != nil {
@@ -456,6 +517,7 @@ func (d *desktop) start(env *Env, st *setup, info config.HostInfo, srv *host.Ser
 		log:  st.log.With("part", "tray"),
 		env:  env,
 		desk: d,
+		chat: chat,
 	}
 	if pads != nil {
 		p.wire = wireclient.New(pads.daemon.SocketPath())

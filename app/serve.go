@@ -163,7 +163,16 @@ func serve(ctx context.Context, env *Env, args []string, desk *desktop) error {
 	if pads != nil {
 		claudeActions = pads.daemon
 	}
-	srv, err := host.Listen(wins.hostOptions(host.Options{
+	// Chat with Claude: conversations in chat windows (app/chat.go).
+	chat, err := newChat(env, st, cfg)
+	if err != nil {
+		if pads != nil {
+			pads.abort()
+		}
+		return err
+	}
+	desk.useChat(chat)
+	srv, err := host.Listen(chatWindowsInBrowser(env, log, wins.hostOptions(host.Options{
 		Addr:    "127.0.0.1:" + strconv.Itoa(cfg.HostPort),
 		Token:   tok,
 		Version: Version,
@@ -176,13 +185,14 @@ func serve(ctx context.Context, env *Env, args []string, desk *desktop) error {
 		Home:       host.HomeOptions{Devices: pads.pairedDevices()},
 		// ClaudeActions stays a true nil interface without a daemon.
 		ClaudeActions: claudeActions,
+		Chats:         hostChats(chat),
 		Extra: func(s *host.Status) {
 			s.Services = serviceNames(services)
 			if pads != nil {
 				s.WireSocket = pads.daemon.SocketPath()
 			}
 		},
-	}))
+	})))
 	if err != nil {
 		if pads != nil {
 			pads.abort()
@@ -190,6 +200,9 @@ func serve(ctx context.Context, env *Env, args []string, desk *desktop) error {
 		return withHint(cmdServe, err)
 	}
 	services = wins.attach(srv, append(services, srv))
+	// After the host and the windows, so it stops first: its agents end
+	// and its windows close while the host still runs.
+	services = append(services, chatService(chat))
 	info := config.HostInfo{Port: srv.Port(), PID: os.Getpid(), Token: tok, Version: Version, StartedAt: started.UTC()}
 	if pads != nil {
 		info.WireSocket = pads.daemon.SocketPath()

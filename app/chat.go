@@ -1,0 +1,365 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/lets-app/lets/backend/agent"
+	"github.com/lets-app/lets/backend/atomicfile"
+	"github.com/lets-app/lets/backend/chatdriver"
+	"github.com/lets-app/lets/backend/claudesetup"
+	"github.com/lets-app/lets/backend/config"
+	"github.com/lets-app/lets/backend/conversations"
+	"github.com/lets-app/lets/backend/host"
+	"github.com/lets-app/lets/backend/service"
+)
+
+// "Chat with Claude": the `lets`/`lets serve` process runs the
+// conversations (backend/chatdriver) next to the host; the tray, the home
+// page and `lets chat` open them.
+
+// Files and folders of the chat, and its Claude Code environment.
+const (
+	// chatMCPFile and chatSettingsFile (in the data folder's state/) are
+	// the --mcp-config and --settings every conversation's claude gets:
+	// `lets mcp` and Lets' hooks.
+	chatMCPFile      = "chat-mcp.json"
+	chatSettingsFile = "chat-settings.json"
+	// chatFolder is the default working folder, in the person's home.
+	chatFolder = "Lets"
+	// chatLabelEnv names the agent session on pads and phones ("Chat")
+	// when the hook honours it; otherwise the hook labels the session
+	// with the working folder's name.
+	chatLabelEnv = "LETS_SESSION_LABEL"
+	chatLabel    = "Chat"
+	// chatRestarts is how often a conversation's claude is started again
+	// (--resume) after it ended unexpectedly within a minute.
+	chatRestarts = 3
+	// chatStopGrace is how long a stopping claude gets after its stdin
+	// closes, and again after SIGTERM.
+	chatStopGrace = 800 * time.Millisecond
+)
+
+// chatStoreDir is where the conversations are kept: ~/.lets/conversations.
+func chatStoreDir(p config.Paths) string { return filepath.Join(p.Home, "conversations") }
+
+// chatWorkDir is the default working folder of a new conversation: ~/Lets.
+func chatWorkDir(env *Env) (string, error) {
+	home := env.Getenv("HOME")
+	if home == "" {
+		var err error
+		if home, err = os.UserHomeDir(); err != nil {
+			return "", fmt.Errorf("find your home folder for the chat's working folder: %w", err)
+		}
+	}
+	return filepath.Join(home, chatFolder), nil
+}
+
+// chatStore opens the conversations of the data folder.
+func chatStore(env *Env, st *setup) (*conversations.Store, error) {
+	dir, err := chatWorkDir(env)
+	if err != nil {
+		return nil, err
+	}
+	return conversations.New(conversations.Options{Root: chatStoreDir(st.paths), DefaultDir: dir, Logger: st.log.With("part", "conversations")}), nil
+}
+
+// newChat builds the chat manager of a `lets`/`lets serve` process: the
+// conversations store, the real Claude Code starter (or Env.ChatStart),
+// Lets' MCP server and hooks for every conversation, sign-in through
+// Claude Code, the permission mode from config.json. Run it as a service.
+func newChat(env *Env, st *setup, cfg config.Config) (*chatdriver.Manager, error) {
+	store, err := chatStore(env, st)
+	if err != nil {
+		return nil, err
+	}
+	exe, err := letsExecutable()
+	if err != nil {
+		return nil, fmt.Errorf("find the lets program for Claude's tools and hooks: %w", err)
+	}
+	mcpFile, settingsFile, err := writeChatClaudeFiles(st.paths, exe, cfg.Claude.ApprovalTimeout())
+	if err != nil {
+		return nil, err
+	}
+	claudeEnv := chatClaudeEnv(env)
+	find := func() (string, error) { return agent.Find(env.Getenv) }
+	opts := chatdriver.Options{
+		Paths: st.paths,
+		Store: store,
+		Start: chatdriver.StartProcess,
+		Agent: chatdriver.AgentOptions{
+			MCPConfig:             mcpFile,
+			Settings:              settingsFile,
+			Env:                   claudeEnv,
+			PermissionMode:        cfg.Claude.PermissionMode,
+			PermissionPromptStdio: true,
+			RestartLimit:          chatRestarts,
+			// Lets stops all its parts within two seconds.
+			Grace: chatStopGrace,
+		},
+		FindClaude: find,
+		OpenURL:    env.openURL,
+		Logger:     st.log.With("part", "chat"),
+	}
+	opts.Auth, opts.Login = chatdriver.ClaudeAuth(find, claudeEnv)
+	if env.ChatStart != nil {
+		// A test's agent: no Claude Code to find or ask.
+		opts.Start, opts.FindClaude, opts.Auth, opts.Login = env.ChatStart, nil, nil, nil
+		opts.Agent.Claude = "fake-claude"
+	}
+	return chatdriver.New(opts)
+}
+
+// writeChatClaudeFiles writes (0600, under state/) the --mcp-config that
+// gives every conversation `lets mcp` and the --settings that gives it
+// Lets' hooks, and returns their paths.
+func writeChatClaudeFiles(p config.Paths, exe string, approvalTimeout time.Duration) (mcpFile, settingsFile string, err error) {
+	mcp, err := json.MarshalIndent(map[string]any{
+		"mcpServers": map[string]any{"lets": map[string]any{"command": exe, "args": []string{"mcp"}}},
+	}, "", "  ")
+	if err != nil {
+		return "", "", err
+	}
+	settings, _, err := claudesetup.Merge([]byte("{}"), claudesetup.Hooks(exe, approvalTimeout))
+	if err != nil {
+		return "", "", fmt.Errorf("make the chat's Claude Code settings: %w", err)
+	}
+	dir := p.StateDir()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", "", fmt.Errorf("make %s for the chat's Claude Code files: %w", dir, err)
+	}
+	mcpFile, settingsFile = filepath.Join(dir, chatMCPFile), filepath.Join(dir, chatSettingsFile)
+	if err := atomicfile.Write(mcpFile, append(mcp, '\n'), 0o600); err != nil {
+		return "", "", fmt.Errorf("write the chat's MCP config: %w", err)
+	}
+	if err := atomicfile.Write(settingsFile, settings, 0o600); err != nil {
+		return "", "", fmt.Errorf("write the chat's Claude Code settings: %w", err)
+	}
+	return mcpFile, settingsFile, nil
+}
+
+// chatClaudeKeys are the variables a conversation's claude takes from
+// Env.Getenv over this process's environment, so `lets mcp` and the hooks
+// it starts reach this Lets (LETS_HOME) and claude finds its own set-up.
+var chatClaudeKeys = []string{config.HomeEnv, "HOME", "PATH", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"}
+
+// chatClaudeEnv is the environment of a conversation's claude.
+func chatClaudeEnv(env *Env) []string {
+	out := make([]string, 0, len(os.Environ())+len(chatClaudeKeys)+1)
+	set := map[string]bool{}
+	for _, k := range chatClaudeKeys {
+		if v := env.Getenv(k); v != "" {
+			out = append(out, k+"="+v)
+			set[k] = true
+		}
+	}
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if !set[k] && k != chatLabelEnv {
+			out = append(out, kv)
+		}
+	}
+	return append(out, chatLabelEnv+"="+chatLabel)
+}
+
+// chatService runs the manager under the supervisor.
+func chatService(m *chatdriver.Manager) service.Service {
+	return service.Func{ServiceName: "chat", Fn: m.Run}
+}
+
+// chatHost gives the host the manager's conversations (host.Chats).
+type chatHost struct{ m *chatdriver.Manager }
+
+func (c chatHost) List() []host.ChatInfo {
+	list := c.m.List()
+	out := make([]host.ChatInfo, 0, len(list))
+	for _, i := range list {
+		out = append(out, host.ChatInfo{ID: i.ID, Title: i.Title, Dir: i.Dir, Updated: i.Updated, Turns: i.Turns, Window: c.m.Window(i.ID)})
+	}
+	return out
+}
+
+func (c chatHost) Open(ctx context.Context, id string) (string, error) { return c.m.Open(ctx, id) }
+func (c chatHost) Delete(id string) error                              { return c.m.Delete(id) }
+
+// hostChats is the host's Chats for m; a true nil interface without one.
+func hostChats(m *chatdriver.Manager) host.Chats {
+	if m == nil {
+		return nil
+	}
+	return chatHost{m: m}
+}
+
+// chatWindowsInBrowser makes chat windows open in the browser when no
+// native window took them: the chat manager opens windows through the
+// host API and has no browser of its own to show a one-time URL in.
+func chatWindowsInBrowser(env *Env, log interface{ Warn(string, ...any) }, o host.Options) host.Options {
+	native := o.OnOpen
+	o.OnOpen = func(l host.WindowLaunch) error {
+		if native != nil {
+			err := native(l)
+			if err == nil || l.Unique != chatdriver.ChatUnique {
+				return err
+			}
+			log.Warn("the chat window could not open by itself; showing it in the browser", "err", err)
+		} else if l.Unique != chatdriver.ChatUnique {
+			return errors.New("no native windows here: the URL goes back to whoever opened the window")
+		}
+		if err := env.openURL(l.URL); err != nil {
+			log.Warn("the chat window could not open in the browser either", "window", l.Window, "err", err)
+			return err
+		}
+		return nil
+	}
+	return o
+}
+
+// runChat is `lets chat`: open a conversation in the running Lets, list
+// the conversations, or delete one.
+func runChat(ctx context.Context, env *Env, args []string) error {
+	fs := newFlags("chat")
+	conv := fs.String("conversation", "", "continue this conversation (an id `lets chat --list` shows); default: a new one")
+	list := fs.Bool("list", false, "list the conversations, newest first: title, last used, folder, id")
+	del := fs.String("delete", "", "delete this conversation (Claude Code's own session files stay)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parseFlags(env, "chat", fs, args); err != nil {
+		return err
+	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
+	n := 0
+	for _, on := range []bool{*conv != "", *list, *del != ""} {
+		if on {
+			n++
+		}
+	}
+	if n > 1 {
+		return &UsageError{Msg: "choose one of --conversation, --list and --delete", flags: fs}
+	}
+	for _, id := range []string{*conv, *del} {
+		if id != "" && !conversations.ValidID(id) {
+			return &UsageError{Msg: (&conversations.BadIDError{ID: id}).Error(), flags: fs}
+		}
+	}
+	home, err := config.ResolveHome(env.Getenv)
+	if err != nil {
+		return err
+	}
+	paths := config.Paths{Home: home}
+	switch {
+	case *list:
+		return listChats(env, paths, *asJSON)
+	case *del != "":
+		return deleteChat(ctx, env, paths, *del, *asJSON)
+	}
+	c, err := newHostClient(paths)
+	if errors.Is(err, config.ErrHostNotRunning) {
+		return errors.New("Lets is not running. Start it first — double-click Lets, or run `lets` (or `lets serve` without a desktop) — then run `lets chat` again, or pick \"Chat with Claude\" in the Lets tray menu")
+	}
+	if err != nil {
+		return err
+	}
+	var a struct {
+		Window string `json:"window"`
+	}
+	body := map[string]string{}
+	if *conv != "" {
+		body["conversation"] = *conv
+	}
+	if err := c.do(ctx, http.MethodPost, "/app/chat", body, &a, 90*time.Second); err != nil {
+		var ae *apiError
+		switch {
+		case errors.As(err, &ae) && ae.Code == "unknown_conversation":
+			return fmt.Errorf("there is no conversation %s; `lets chat --list` shows the ones you can continue", *conv)
+		case errors.As(err, &ae) && ae.Status == http.StatusNotFound:
+			return fmt.Errorf("the running Lets is older and has no Chat with Claude; quit it and start this version (`lets`)")
+		}
+		return err
+	}
+	if *asJSON {
+		return printJSON(env.Stdout, map[string]string{"window": a.Window, "conversation": *conv})
+	}
+	if *conv == "" {
+		fmt.Fprintf(env.Stdout, "A new conversation with Claude is open in window %s. Type your message there.\n", a.Window)
+	} else {
+		fmt.Fprintf(env.Stdout, "Conversation %s is open in window %s.\n", *conv, a.Window)
+	}
+	return nil
+}
+
+// chatListed is one line of `lets chat --list --json`.
+type chatListed struct {
+	ID      string    `json:"id"`
+	Title   string    `json:"title"`
+	Updated time.Time `json:"updated"`
+	Dir     string    `json:"dir"`
+	Turns   int       `json:"turns"`
+}
+
+// listChats reads the conversations from the data folder (Lets need not
+// run).
+func listChats(env *Env, paths config.Paths, asJSON bool) error {
+	store := conversations.New(conversations.Options{Root: chatStoreDir(paths)})
+	list, err := store.List()
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		out := make([]chatListed, 0, len(list))
+		for _, i := range list {
+			out = append(out, chatListed{ID: i.ID, Title: i.Title, Updated: i.Updated.UTC(), Dir: i.Dir, Turns: i.Turns})
+		}
+		return printJSON(env.Stdout, map[string]any{"conversations": out})
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(env.Stdout, "No conversations with Claude yet. Start one with `lets chat`, or pick \"Chat with Claude\" in the Lets tray menu.")
+		return nil
+	}
+	for _, i := range list {
+		msgs := fmt.Sprintf("%d messages", i.Turns)
+		if i.Turns == 1 {
+			msgs = "1 message"
+		}
+		fmt.Fprintf(env.Stdout, "%s\n  last used %s · folder %s · %s\n  id %s\n", oneLineSummary(i.Title, 70), i.Updated.Local().Format("2 Jan 2006 15:04"), i.Dir, msgs, i.ID)
+	}
+	fmt.Fprintln(env.Stdout, "Continue one with `lets chat --conversation <id>`.")
+	return nil
+}
+
+// deleteChat deletes through the running Lets (which closes the window
+// and stops Claude first), or in the data folder when Lets is not running.
+func deleteChat(ctx context.Context, env *Env, paths config.Paths, id string, asJSON bool) error {
+	c, err := newHostClient(paths)
+	switch {
+	case errors.Is(err, config.ErrHostNotRunning):
+		err = conversations.New(conversations.Options{Root: chatStoreDir(paths)}).Delete(id)
+	case err != nil:
+		return err
+	default:
+		err = c.do(ctx, http.MethodDelete, "/home/api/chat/"+url.PathEscape(id), nil, nil, 30*time.Second)
+		var ae *apiError
+		if errors.As(err, &ae) && ae.Code == "unknown_conversation" {
+			err = conversations.ErrNotFound
+		}
+	}
+	if errors.Is(err, conversations.ErrNotFound) {
+		return fmt.Errorf("there is no conversation %s (maybe it was deleted already); `lets chat --list` shows them", id)
+	}
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return printJSON(env.Stdout, map[string]string{"deleted": id})
+	}
+	fmt.Fprintf(env.Stdout, "Deleted conversation %s.\n", id)
+	return nil
+}

@@ -1,0 +1,261 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lets-app/lets/backend/chatdriver"
+	"github.com/lets-app/lets/backend/claudesetup"
+	"github.com/lets-app/lets/backend/conversations"
+)
+
+// chatFakeAgent is a Claude Code stand-in that only records how it was
+// started and ends when closed.
+type chatFakeAgent struct {
+	opts   chatdriver.AgentOptions
+	events chan chatdriver.Event
+	done   chan struct{}
+	once   sync.Once
+}
+
+func (a *chatFakeAgent) Send(context.Context, []chatdriver.Block) error { return nil }
+func (a *chatFakeAgent) Interrupt(context.Context) error                { return nil }
+func (a *chatFakeAgent) AnswerPermission(string, bool, json.RawMessage, string) error {
+	return nil
+}
+func (a *chatFakeAgent) Events() <-chan chatdriver.Event { return a.events }
+func (a *chatFakeAgent) PID() int                        { return 0 }
+func (a *chatFakeAgent) SessionID() string               { return a.opts.SessionID }
+func (a *chatFakeAgent) Done() <-chan struct{}           { return a.done }
+func (a *chatFakeAgent) Close() error {
+	a.once.Do(func() { close(a.done) })
+	return nil
+}
+
+// chatAgents hands every started fake agent to the test.
+type chatAgents struct{ started chan *chatFakeAgent }
+
+func (c *chatAgents) start(ctx context.Context, o chatdriver.AgentOptions) (chatdriver.Agent, error) {
+	a := &chatFakeAgent{opts: o, events: make(chan chatdriver.Event), done: make(chan struct{})}
+	c.started <- a
+	return a, nil
+}
+
+// seedChats writes conversations into the test env's data folder the way
+// the chat manager does.
+func seedChats(t *testing.T, e *testEnv, titles ...string) []string {
+	t.Helper()
+	at := time.Date(2026, 11, 30, 18, 0, 0, 0, time.UTC)
+	var ids []string
+	for i, title := range titles {
+		now := at.Add(time.Duration(i) * time.Hour)
+		s := conversations.New(conversations.Options{Root: filepath.Join(e.home, "conversations"), DefaultDir: "/home/ada/Lets", Now: func() time.Time { return now }})
+		c, err := s.Create(conversations.CreateOptions{Title: title})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Append(c.ID, conversations.Turn{Role: conversations.RoleHuman, Text: "hello", At: now}); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, c.ID)
+	}
+	return ids
+}
+
+// Point (issue #15): `lets chat --list` reads the conversations from the
+// data folder (Lets need not run): newest first with title, last used,
+// folder and id; --json gives the same as data; none yet says how to
+// start one.
+func TestChatListShowsTheConversations(t *testing.T) {
+	e := newTestEnv(t)
+	if code := e.run("chat", "--list"); code != 0 || !strings.Contains(e.out.String(), "No conversations with Claude yet") {
+		t.Fatalf("empty list: exit %d\n%s%s", code, e.out.String(), e.err.String())
+	}
+	ids := seedChats(t, e, "Plan the garden", "Letters to Grandma")
+	e.out.Reset()
+	if code := e.run("chat", "--list"); code != 0 {
+		t.Fatalf("list: exit %d: %s", code, e.err.String())
+	}
+	out := e.out.String()
+	newer, older := strings.Index(out, "Letters to Grandma"), strings.Index(out, "Plan the garden")
+	if newer < 0 || older < 0 || newer > older {
+		t.Fatalf("list should show both, newest first:\n%s", out)
+	}
+	for _, want := range []string{"folder /home/ada/Lets", "id " + ids[0], "id " + ids[1], "last used ", "1 message\n", "lets chat --conversation <id>"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list lacks %q:\n%s", want, out)
+		}
+	}
+	e.out.Reset()
+	if code := e.run("chat", "--list", "--json"); code != 0 {
+		t.Fatalf("list --json: exit %d: %s", code, e.err.String())
+	}
+	var got struct {
+		Conversations []chatListed `json:"conversations"`
+	}
+	if err := json.Unmarshal([]byte(e.out.String()), &got); err != nil {
+		t.Fatalf("list --json is not JSON: %v\n%s", err, e.out.String())
+	}
+	if len(got.Conversations) != 2 || got.Conversations[0].ID != ids[1] || got.Conversations[0].Title != "Letters to Grandma" ||
+		got.Conversations[1].Dir != "/home/ada/Lets" || got.Conversations[1].Turns != 1 ||
+		!got.Conversations[0].Updated.Equal(time.Date(2026, 11, 30, 19, 0, 0, 0, time.UTC)) {
+		t.Fatalf("list --json = %+v", got.Conversations)
+	}
+}
+
+// Point: `lets chat` without a running Lets says kindly how to start it;
+// --delete without a running Lets removes the file itself; mistakes in
+// the flags are usage errors.
+func TestChatWithoutLetsRunningAndUsageErrors(t *testing.T) {
+	e := newTestEnv(t)
+	if code := e.run("chat"); code != 1 || !strings.Contains(e.err.String(), "Lets is not running. Start it first") {
+		t.Fatalf("chat without Lets: exit %d\n%s", code, e.err.String())
+	}
+	ids := seedChats(t, e, "Old talk")
+	e.out.Reset()
+	if code := e.run("chat", "--delete", ids[0]); code != 0 || !strings.Contains(e.out.String(), "Deleted conversation "+ids[0]) {
+		t.Fatalf("delete without Lets: exit %d\n%s%s", code, e.out.String(), e.err.String())
+	}
+	if _, err := os.Stat(filepath.Join(e.home, "conversations", ids[0]+".json")); !os.IsNotExist(err) {
+		t.Fatalf("the conversation file is still there: %v", err)
+	}
+	e.err.Reset()
+	if code := e.run("chat", "--delete", ids[0]); code != 1 || !strings.Contains(e.err.String(), "there is no conversation") {
+		t.Fatalf("delete twice: exit %d\n%s", code, e.err.String())
+	}
+	for _, args := range [][]string{
+		{"chat", "--list", "--delete", ids[0]},
+		{"chat", "--conversation", "../etc/passwd"},
+		{"chat", "--delete", "conv_x"},
+		{"chat", "extra"},
+	} {
+		e.err.Reset()
+		if code := e.run(args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2\n%s", args, code, e.err.String())
+		}
+	}
+}
+
+// Point (issue #15): `lets serve` builds and runs the chat manager: the
+// host's status lists the chat service; `lets chat` opens a new
+// conversation through the running Lets (POST /app/chat) in a chat window
+// (shown in the browser when no native window takes it); its agent gets
+// `lets mcp` and Lets' hooks (0600 files under state/), asks before tools
+// (can_use_tool on stdio), the permission mode of config.json, the
+// working folder ~/Lets (0700) and an environment that reaches this Lets
+// and labels the session "Chat"; --list and --delete go through it too.
+func TestServeRunsChatWithClaude(t *testing.T) {
+	e := newTestEnv(t)
+	if err := os.WriteFile(filepath.Join(e.home, "config.json"), []byte(`{"web": {"port": 0}, "claude": {"permissionMode": "acceptEdits", "approvalTimeoutS": 30}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ag := &chatAgents{started: make(chan *chatFakeAgent, 4)}
+	e.Env.ChatStart = ag.start
+	urls := make(chan string, 4)
+	e.Env.OpenURL = func(u string) error { urls <- u; return nil }
+	stop := startServe(t, e, "--no-pad")
+	defer stop()
+
+	e.out.Reset()
+	if code := e.run("status", "--json"); code != 0 || !strings.Contains(e.out.String(), `"chat"`) {
+		t.Fatalf("status should list the chat service: exit %d\n%s%s", code, e.out.String(), e.err.String())
+	}
+	e.out.Reset()
+	if code := e.run("chat"); code != 0 {
+		t.Fatalf("lets chat: exit %d\n%s%s", code, e.out.String(), e.err.String())
+	}
+	if !strings.Contains(e.out.String(), "A new conversation with Claude is open in window w") {
+		t.Fatalf("lets chat said:\n%s", e.out.String())
+	}
+	var a *chatFakeAgent
+	select {
+	case a = <-ag.started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no agent started for the new conversation")
+	}
+	select {
+	case u := <-urls:
+		if !strings.Contains(u, "/w/") {
+			t.Errorf("the browser got %q, want the chat window's page", u)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("the chat window was not shown in the browser (no native windows in this test)")
+	}
+
+	o := a.opts
+	if !o.PermissionPromptStdio || o.PermissionMode != "acceptEdits" || o.RestartLimit < 1 {
+		t.Errorf("agent options: prompt on stdio %v, mode %q, restarts %d", o.PermissionPromptStdio, o.PermissionMode, o.RestartLimit)
+	}
+	wantDir := filepath.Join(e.Env.Getenv("HOME"), "Lets")
+	if fi, err := os.Stat(wantDir); o.Dir != wantDir || err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("working folder %q (want %q), %v", o.Dir, wantDir, err)
+	}
+	exe, _ := letsExecutable()
+	for _, f := range []string{o.MCPConfig, o.Settings} {
+		if filepath.Dir(f) != filepath.Join(e.home, "state") {
+			t.Errorf("%s is not under the data folder's state/", f)
+		}
+		if fi, err := os.Stat(f); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: %v, want mode 0600", f, err)
+		}
+	}
+	var mcp struct {
+		MCPServers map[string]struct {
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+		} `json:"mcpServers"`
+	}
+	data, _ := os.ReadFile(o.MCPConfig)
+	if err := json.Unmarshal(data, &mcp); err != nil || mcp.MCPServers["lets"].Command != exe || !slices.Equal(mcp.MCPServers["lets"].Args, []string{"mcp"}) {
+		t.Errorf("MCP config %s: %v", data, err)
+	}
+	data, _ = os.ReadFile(o.Settings)
+	want, _, _ := claudesetup.Merge([]byte("{}"), claudesetup.Hooks(exe, 30*time.Second))
+	if string(data) != string(want) {
+		t.Errorf("settings:\n%s\nwant the hooks with a 30 s approval wait:\n%s", data, want)
+	}
+	for _, kv := range []string{"LETS_HOME=" + e.home, "HOME=" + e.Env.Getenv("HOME"), "LETS_SESSION_LABEL=Chat"} {
+		if !slices.Contains(o.Env, kv) {
+			t.Errorf("claude's environment lacks %s", kv)
+		}
+	}
+
+	// The conversation is listed, then deleted through the running Lets.
+	e.out.Reset()
+	if code := e.run("chat", "--list", "--json"); code != 0 {
+		t.Fatalf("list: exit %d: %s", code, e.err.String())
+	}
+	var got struct {
+		Conversations []chatListed `json:"conversations"`
+	}
+	if err := json.Unmarshal([]byte(e.out.String()), &got); err != nil || len(got.Conversations) != 1 {
+		t.Fatalf("list after lets chat: %v\n%s", err, e.out.String())
+	}
+	id := got.Conversations[0].ID
+	e.out.Reset()
+	if code := e.run("chat", "--delete", id); code != 0 {
+		t.Fatalf("delete: exit %d\n%s", code, e.err.String())
+	}
+	select {
+	case <-a.done:
+	case <-time.After(5 * time.Second):
+		t.Error("deleting an open conversation did not stop its agent")
+	}
+	if _, err := os.Stat(filepath.Join(e.home, "conversations", id+".json")); !os.IsNotExist(err) {
+		t.Errorf("the conversation file is still there: %v", err)
+	}
+	e.err.Reset()
+	if code := e.run("chat", "--conversation", id); code != 1 || !strings.Contains(e.err.String(), "there is no conversation") {
+		t.Errorf("continue a deleted conversation: exit %d\n%s", code, e.err.String())
+	}
+	if code := stop(); code != 0 {
+		t.Fatalf("serve stopped with %d\n%s", code, e.err.String())
+	}
+}
