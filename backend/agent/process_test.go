@@ -384,3 +384,27 @@ func BenchmarkIdleProcessOverhead(b *testing.B) {
 		}
 	}
 }
+
+// TestProcessLeavesNoGoroutines: after Close every goroutine of the
+// Process (reader, forwarder, supervisor, exec's copiers) has ended.
+func TestProcessLeavesNoGoroutines(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for i := 0; i < 3; i++ {
+		p, _ := startFake(t, Options{RestartLimit: 1})
+		send(t, p, "hi")
+		next[Result](t, p, 5*time.Second)
+		send(t, p, "crash")
+		next[Restarted](t, p, 5*time.Second)
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<16)
+			t.Fatalf("%d goroutines before, %d after:\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
