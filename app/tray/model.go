@@ -191,9 +191,6 @@ func Menu(s Snapshot) []Item {
 		{Label: "Home…", Tooltip: "Your uniques, saved sessions, paired phones and Claude set-up", Action: Action{Kind: ActionShowHome}},
 		{Separator: true},
 	}
-	if s.ChatOn {
-		items = append(append(items, chatItems(s.Chats)...), Item{Separator: true})
-	}
 
 	// Agent sessions: most urgent first, so the one that needs a person
 	// is at the top of the menu.
@@ -216,6 +213,12 @@ func Menu(s Snapshot) []Item {
 				Checked:   ss.Selected,
 			})
 		}
+	}
+
+	// Chat with Claude, right after the agents (who may need a person
+	// first).
+	if s.ChatOn {
+		items = append(append(items, Item{Separator: true}), chatItems(s.Chats)...)
 	}
 
 	if len(s.Windows) > 0 {

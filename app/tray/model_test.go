@@ -346,8 +346,8 @@ func TestMenuShowsHowClaudeSetUpWent(t *testing.T) {
 }
 
 // Point (issue #15): with Chat with Claude running, the menu offers a new
-// conversation and the ChatRecent newest ones to continue, right under
-// Home; without it, no chat items at all.
+// conversation and the ChatRecent newest ones to continue, right after the
+// agents; without it, no chat items at all.
 func TestMenuOffersChatWithClaudeAndTheNewestConversations(t *testing.T) {
 	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	var chats []Chat
@@ -362,6 +362,8 @@ func TestMenuOffersChatWithClaudeAndTheNewestConversations(t *testing.T) {
 	want := strings.Join([]string{
 		"Home…",
 		"---",
+		"No agents are working right now",
+		"---",
 		"Chat with Claude",
 		"Continue: long words long words long words long words long …",
 		"Continue: talk f",
@@ -369,7 +371,7 @@ func TestMenuOffersChatWithClaudeAndTheNewestConversations(t *testing.T) {
 		"Continue: Untitled conversation",
 		"Continue: talk c",
 		"---",
-		"No agents are working right now",
+		"Open",
 	}, "\n")
 	if !strings.HasPrefix(got, want+"\n") {
 		t.Fatalf("menu:\n%s\nwant it to start with:\n%s", got, want)
@@ -395,8 +397,8 @@ func TestMenuOffersChatWithClaudeAndTheNewestConversations(t *testing.T) {
 	}
 	// Only ChatOn and no conversations yet: just the new chat.
 	only := labels(Menu(Snapshot{PadOn: true, ChatOn: true}), "")
-	if strings.Join(only[:4], "|") != "Home…|---|Chat with Claude|---" {
-		t.Errorf("menu with no conversations starts %q", only[:4])
+	if strings.Join(only[:6], "|") != "Home…|---|No agents are working right now|---|Chat with Claude|---" {
+		t.Errorf("menu with no conversations starts %q", only[:6])
 	}
 	// A changed title or a new conversation is a different snapshot.
 	a := Snapshot{ChatOn: true, Chats: []Chat{{ID: "x", Title: "a", Updated: t0}}}
