@@ -101,7 +101,12 @@ func (d *driver) start(ctx, dctx context.Context) error {
 	d.life = dctx
 	state := d.authState(ctx)
 	if state == LoggedIn {
-		if err := d.startAgent(dctx); err != nil {
+		err := d.startAgent(dctx)
+		switch {
+		case errors.Is(err, agent.ErrNotInstalled):
+			// FindClaude found none although auth said otherwise.
+			state = NotInstalled
+		case err != nil:
 			return err
 		}
 	}

@@ -51,8 +51,10 @@ type Options struct {
 	Store *conversations.Store
 	Start Starter
 	// Agent is the base of every agent's options (Claude, MCPConfig,
-	// Settings, Env, PermissionPromptStdio); Dir, SessionID, Resume and
-	// PermissionMode come from the conversation.
+	// Settings, Env, PermissionPromptStdio, RestartLimit, …); Dir,
+	// SessionID, Resume and PermissionMode come from the conversation.
+	// Agent.PermissionMode is what a NEW conversation gets (the person's
+	// setting; "" = ask, the default); an existing one keeps its own.
 	Agent AgentOptions
 	// FindClaude, when set, locates claude each time an agent starts (so
 	// a claude installed after Lets started is found); it overrides

@@ -258,3 +258,15 @@ func TestFirstRunWithFakeClaude(t *testing.T) {
 		})
 	}
 }
+
+// TestFindClaudeMissingShowsInstall: auth said yes but FindClaude finds no
+// claude (removed meanwhile): the install screen, not an error.
+func TestFindClaudeMissingShowsInstall(t *testing.T) {
+	r := newRig(t, func(o *Options) {
+		o.FindClaude = func() (string, error) { return "", agent.ErrNotInstalled }
+	})
+	sh := dialShell(t, r.h, r.open(t, ""))
+	if cs := componentIDs(t, sh, 3); cs[idSetupCode] == nil {
+		t.Fatalf("components %v", cs)
+	}
+}
