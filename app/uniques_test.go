@@ -60,25 +60,25 @@ func gitRepo(t *testing.T, files map[string]string) string {
 	return bare
 }
 
-func graphFiles(name, version string) map[string]string {
-	manifest := `{"lip":1,"name":"` + name + `","version":"` + version + `","title":"Graph — talk in diagrams","entry":"index.html","domains":["graph"],"events":{"graph.node.select":{"summary":"User selected nodes"}}}`
+func sketchFiles(name, version string) map[string]string {
+	manifest := `{"lip":1,"name":"` + name + `","version":"` + version + `","title":"Sketch — talk in drawings","entry":"index.html","domains":["sketch"],"events":{"sketch.stroke":{"summary":"The person drew a stroke"}}}`
 	return map[string]string{"unique.json": manifest, "index.html": "<!doctype html><title>Graph</title>", "GUIDE.md": "Draw with the human."}
 }
 
 func TestInstallListUninstall(t *testing.T) {
 	e := newTestEnv(t)
-	repo := gitRepo(t, graphFiles("graph", "0.1.0"))
+	repo := gitRepo(t, sketchFiles("sketch", "0.1.0"))
 
 	if code := runUniqueCmd(e, "install", repo+"#main"); code != 0 {
 		t.Fatalf("install exit %d\n%s\n%s", code, e.out, e.err)
 	}
 	out := e.out.String()
-	for _, want := range []string{"Fetching " + repo + " (main)", "Checking unique.json", "Installed graph 0.1.0 (commit ", "graph — Graph — talk in diagrams", "Ask Claude to open \"graph\""} {
+	for _, want := range []string{"Fetching " + repo + " (main)", "Checking unique.json", "Installed sketch 0.1.0 (commit ", "sketch — Sketch — talk in drawings", "Ask Claude to open \"sketch\""} {
 		if !strings.Contains(out, want) {
 			t.Errorf("install output lacks %q:\n%s", want, out)
 		}
 	}
-	rec, err := os.ReadFile(filepath.Join(e.home, "uniques", "graph", ".lets-install.json"))
+	rec, err := os.ReadFile(filepath.Join(e.home, "uniques", "sketch", ".lets-install.json"))
 	if err != nil || !strings.Contains(string(rec), `"source": "`+repo+`"`) || !strings.Contains(string(rec), `"ref": "main"`) {
 		t.Fatalf("record: %s %v", rec, err)
 	}
@@ -90,7 +90,7 @@ func TestInstallListUninstall(t *testing.T) {
 	}
 	table := e.out.String()
 	if !strings.Contains(table, "NAME") || !strings.Contains(table, "hello") || !strings.Contains(table, "built-in") ||
-		!strings.Contains(table, "graph") || !strings.Contains(table, repo+"#main @") {
+		!strings.Contains(table, "sketch") || !strings.Contains(table, repo+"#main @") {
 		t.Fatalf("table:\n%s", table)
 	}
 
@@ -103,34 +103,39 @@ func TestInstallListUninstall(t *testing.T) {
 	if err := json.Unmarshal([]byte(e.out.String()), &rows); err != nil {
 		t.Fatalf("%v\n%s", err, e.out)
 	}
-	if len(rows) != 2 || rows[0].Name != "graph" || rows[0].Source != repo || rows[0].Ref != "main" || len(rows[0].Commit) != 40 || rows[0].InstalledAt == nil ||
-		rows[1].Name != "hello" || !rows[1].Builtin || rows[1].Source != "built-in" {
+	byName := map[string]uniqueListing{}
+	for _, r := range rows {
+		byName[r.Name] = r
+	}
+	sk, hello := byName["sketch"], byName["hello"]
+	if sk.Source != repo || sk.Ref != "main" || len(sk.Commit) != 40 || sk.InstalledAt == nil || sk.Builtin ||
+		!hello.Builtin || hello.Source != "built-in" {
 		t.Fatalf("rows %+v", rows)
 	}
 
 	// Sessions are user data: uninstall keeps them and says where.
-	if err := os.MkdirAll(filepath.Join(e.home, "sessions", "graph"), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Join(e.home, "sessions", "sketch"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(e.home, "sessions", "graph", "ss_1.json"), []byte("{}"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(e.home, "sessions", "sketch", "ss_1.json"), []byte("{}"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	e.out = &syncBuffer{}
 	e.Stdout = e.out
-	if code := runUniqueCmd(e, "uninstall", "graph"); code != 0 {
+	if code := runUniqueCmd(e, "uninstall", "sketch"); code != 0 {
 		t.Fatalf("uninstall exit %d: %s", code, e.err)
 	}
-	if !strings.Contains(e.out.String(), "Uninstalled graph.") || !strings.Contains(e.out.String(), "saved sessions are kept") {
+	if !strings.Contains(e.out.String(), "Uninstalled sketch.") || !strings.Contains(e.out.String(), "saved sessions are kept") {
 		t.Fatalf("uninstall output:\n%s", e.out)
 	}
-	if _, err := os.Stat(filepath.Join(e.home, "uniques", "graph")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(e.home, "uniques", "sketch")); !os.IsNotExist(err) {
 		t.Fatal("folder still there")
 	}
 }
 
 func TestInstallUpdate(t *testing.T) {
 	e := newTestEnv(t)
-	repo := gitRepo(t, graphFiles("graph", "0.1.0"))
+	repo := gitRepo(t, sketchFiles("sketch", "0.1.0"))
 	if code := runUniqueCmd(e, "install", repo); code != 0 {
 		t.Fatalf("install: %s", e.err)
 	}
@@ -145,7 +150,7 @@ func TestInstallUpdate(t *testing.T) {
 		}
 	}
 	git(filepath.Dir(work), "clone", "-q", repo, work)
-	if err := os.WriteFile(filepath.Join(work, "unique.json"), []byte(graphFiles("graph", "0.2.0")["unique.json"]), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(work, "unique.json"), []byte(sketchFiles("sketch", "0.2.0")["unique.json"]), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	git(work, "commit", "-qam", "v2")
@@ -153,10 +158,10 @@ func TestInstallUpdate(t *testing.T) {
 
 	e.out = &syncBuffer{}
 	e.Stdout = e.out
-	if code := runUniqueCmd(e, "install", "--update", "graph"); code != 0 {
+	if code := runUniqueCmd(e, "install", "--update", "sketch"); code != 0 {
 		t.Fatalf("update exit %d: %s", code, e.err)
 	}
-	if !strings.Contains(e.out.String(), "Updated graph from 0.1.0 to 0.2.0.") {
+	if !strings.Contains(e.out.String(), "Updated sketch from 0.1.0 to 0.2.0.") {
 		t.Fatalf("update output:\n%s", e.out)
 	}
 	if code := runUniqueCmd(e, "install", "--update", "hello"); code != 1 || !strings.Contains(e.err.String(), "ships with Lets") {
@@ -166,13 +171,13 @@ func TestInstallUpdate(t *testing.T) {
 
 func TestInstallInvalidExplainsAndLeavesNothing(t *testing.T) {
 	e := newTestEnv(t)
-	files := graphFiles("Graph", "0.1.0")
+	files := sketchFiles("Sketch", "0.1.0")
 	repo := gitRepo(t, files)
 	if code := runUniqueCmd(e, "install", repo); code != 1 {
 		t.Fatalf("exit %d", code)
 	}
 	msg := e.err.String()
-	if !strings.Contains(msg, "Could not install "+repo) || !strings.Contains(msg, `  - rule 1 (name): "Graph" must match`) || !strings.Contains(msg, "Nothing was installed") {
+	if !strings.Contains(msg, "Could not install "+repo) || !strings.Contains(msg, `  - rule 1 (name): "Sketch" must match`) || !strings.Contains(msg, "Nothing was installed") {
 		t.Fatalf("stderr:\n%s", msg)
 	}
 	entries, _ := os.ReadDir(filepath.Join(e.home, "uniques"))
@@ -240,8 +245,8 @@ func TestUniquesListsBrokenFoldersOnStderr(t *testing.T) {
 // folder that is not a git repository, as its usage says.
 func TestInstallPlainFolder(t *testing.T) {
 	e := newTestEnv(t)
-	dir := filepath.Join(t.TempDir(), "graph-src")
-	for name, text := range graphFiles("graph", "0.1.0") {
+	dir := filepath.Join(t.TempDir(), "sketch-src")
+	for name, text := range sketchFiles("sketch", "0.1.0") {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -252,7 +257,7 @@ func TestInstallPlainFolder(t *testing.T) {
 	if code := runUniqueCmd(e, "install", dir); code != 0 {
 		t.Fatalf("install exit %d\n%s\n%s", code, e.out, e.err)
 	}
-	if out := e.out.String(); !strings.Contains(out, "Copying the folder "+dir) || !strings.Contains(out, "Installed graph 0.1.0 (a copy of the folder") || !strings.Contains(out, "files sha256 ") {
+	if out := e.out.String(); !strings.Contains(out, "Copying the folder "+dir) || !strings.Contains(out, "Installed sketch 0.1.0 (a copy of the folder") || !strings.Contains(out, "files sha256 ") {
 		t.Fatalf("install printed %q", out)
 	}
 	e.out.Reset()
