@@ -1,9 +1,10 @@
 // The home page: whether Lets runs (GET /lip/health, public), and, when
 // Lets opened the page with its one-time link, the uniques (open, resume,
-// remove, install), saved sessions, paired phones and Claude's set-up.
+// remove, install), "Chat with Claude" (start, continue, delete), saved
+// sessions, paired phones and Claude's set-up.
 
-import { HomeAPI, HostError, type HomeUnique, type Overview } from "./home/api";
-import { claudeStatus, formatUptime, formatWhen, initial } from "./home/format";
+import { HomeAPI, HostError, type ChatInfo, type HomeUnique, type Overview } from "./home/api";
+import { chatMeta, claudeStatus, formatUptime, formatWhen, initial } from "./home/format";
 
 export { formatUptime } from "./home/format";
 
@@ -94,6 +95,7 @@ class Home {
     const problems = byId("problems");
     problems.hidden = ov.problems.length === 0;
     problems.textContent = ov.problems.join(" ");
+    this.renderChats(ov);
     this.renderUniques(ov);
     this.renderSessions(ov);
     if (keep?.id) {
@@ -121,6 +123,99 @@ class Home {
     const problems = byId("problems");
     problems.hidden = false;
     problems.textContent = e instanceof Error ? `Lets could not answer: ${e.message}` : "Lets could not answer. Check that it is running.";
+  }
+
+  private renderChats(ov: Overview): void {
+    const card = byId("chat");
+    const chat = ov.chat ?? { available: false, list: [] };
+    card.dataset.available = chat.available ? "yes" : "no";
+    byId("chat-lead").replaceChildren(
+      ...rich(
+        chat.available
+          ? "Talk with Claude in a window of its own. Claude asks you before it changes anything on your computer."
+          : "Chat with Claude is not available in this Lets. Quit Lets and start it again from your apps menu (or with `lets`) to use it.",
+      ),
+    );
+    const list = byId("chats");
+    list.replaceChildren();
+    if (!chat.available) return;
+    if (chat.list.length === 0) {
+      list.append(el("li", { className: "empty" }, "No conversations yet. Start one above; it will be listed here to continue later."));
+      return;
+    }
+    const now = Date.now();
+    for (const c of chat.list) list.append(this.chatItem(c, now));
+  }
+
+  private chatItem(c: ChatInfo, now: number): HTMLLIElement {
+    const title = c.title.trim() || "Untitled conversation";
+    const note = el("p", { className: "open-note", id: `c-${c.id}-note` });
+    note.setAttribute("role", "status");
+    const go = el("button", { type: "button", className: "quiet continue" }, "Continue");
+    go.setAttribute("aria-label", `Continue ${title}`);
+    go.dataset.focusKey = `chat-continue:${c.id}`;
+    go.addEventListener("click", () => void this.openChat(c.id, title, note, go));
+    const del = el("button", { type: "button", className: "danger delete" }, "Delete");
+    del.setAttribute("aria-label", `Delete ${title}`);
+    del.dataset.focusKey = `chat-delete:${c.id}`;
+    del.addEventListener("click", () => void this.deleteChat(c, title, note, del));
+    const li = el(
+      "li",
+      {},
+      el("span", { className: "what" }, el("strong", {}, title), el("span", { className: "when" }, chatMeta(c, now))),
+      el("span", { className: "actions" }, go, del),
+      note,
+    );
+    li.dataset.chat = c.id;
+    return li;
+  }
+
+  /** Opens a conversation (id "" a new one) in its chat window. */
+  async openChat(id: string, title: string, note: HTMLElement, button: HTMLButtonElement): Promise<void> {
+    if (button.getAttribute("aria-disabled") === "true") return;
+    button.setAttribute("aria-disabled", "true");
+    note.dataset.state = "working";
+    note.textContent = id ? `Opening ${title}…` : "Opening a new chat… (the first time, Lets checks that Claude is ready)";
+    try {
+      const res = await this.api.chat(id || undefined);
+      note.dataset.state = "ok";
+      note.dataset.window = res.window;
+      note.textContent = id ? `${title} is opening in its own window.` : "The chat is opening in its own window. Say hello to Claude there.";
+      await this.refresh(note);
+    } catch (e) {
+      note.dataset.state = "error";
+      note.textContent = e instanceof Error ? `The chat could not open: ${e.message}` : "The chat could not open.";
+    } finally {
+      button.removeAttribute("aria-disabled");
+    }
+  }
+
+  // Delete asks on the page itself, like Remove.
+  private async deleteChat(c: ChatInfo, title: string, note: HTMLElement, button: HTMLButtonElement): Promise<void> {
+    if (button.dataset.armed !== "yes") {
+      button.dataset.armed = "yes";
+      button.textContent = "Yes, delete";
+      note.dataset.state = "ask";
+      note.textContent = `Delete “${title}”? Lets forgets this conversation${c.window ? " and closes its window" : ""}. Files Claude made in ${c.dir || "its folder"} stay. Press “Yes, delete” to go ahead.`;
+      setTimeout(() => {
+        if (button.isConnected && button.dataset.armed === "yes" && !button.disabled) {
+          button.dataset.armed = "";
+          button.textContent = "Delete";
+          note.textContent = "";
+        }
+      }, 8000);
+      return;
+    }
+    button.disabled = true;
+    try {
+      await this.api.deleteChat(c.id);
+      await this.refresh();
+      byId<HTMLElement>("chat-title").focus();
+    } catch (e) {
+      note.dataset.state = "error";
+      note.textContent = e instanceof Error ? `${title} could not be deleted: ${e.message}` : "It could not be deleted.";
+      button.disabled = false;
+    }
   }
 
   private renderUniques(ov: Overview): void {
@@ -335,6 +430,8 @@ async function startHome(): Promise<void> {
   const api = new HomeAPI();
   const home = new Home(api);
   byId<HTMLFormElement>("install-form").addEventListener("submit", (ev) => void home.install(ev));
+  const newChat = byId<HTMLButtonElement>("chat-new");
+  newChat.addEventListener("click", () => void home.openChat("", "", byId("chat-note"), newChat));
   let ready = false;
   try {
     ready = await api.start(window.location, window.history, session());

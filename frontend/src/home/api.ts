@@ -35,6 +35,18 @@ export interface PairedDevice {
   connected: number;
 }
 
+/** One conversation of "Chat with Claude". */
+export interface ChatInfo {
+  id: string;
+  title: string;
+  dir: string;
+  /** RFC 3339 */
+  updated: string;
+  turns: number;
+  /** The chat window while the conversation is open. */
+  window?: string;
+}
+
 export interface Overview {
   version: string;
   uniques: HomeUnique[];
@@ -42,6 +54,8 @@ export interface Overview {
   windows: OpenWindow[];
   devices: { available: boolean; list: PairedDevice[] };
   claude: ClaudeSetup;
+  /** available is false when this Lets runs without its chat part. */
+  chat: { available: boolean; list: ChatInfo[] };
   problems: string[];
 }
 
@@ -126,6 +140,17 @@ export class HomeAPI {
   async open(unique: string, resume?: string): Promise<{ window: string; url?: string }> {
     const res = await this.call("POST", "/home/api/open", resume ? { unique, resume } : { unique });
     return (await res.json()) as { window: string; url?: string };
+  }
+
+  /** Opens a conversation ("" or none: a new one) in its chat window. */
+  async chat(conversation?: string): Promise<{ window: string }> {
+    const res = await this.call("POST", "/home/api/chat", conversation ? { conversation } : {});
+    return (await res.json()) as { window: string };
+  }
+
+  /** Deletes a conversation (its window closes; Claude stops). */
+  async deleteChat(id: string): Promise<void> {
+    await this.call("DELETE", `/home/api/chat/${encodeURIComponent(id)}`);
   }
 
   async remove(name: string): Promise<void> {

@@ -1,7 +1,7 @@
 // Run by frontend/home_ts_test.go through Node's test runner.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { claudeStatus, formatUptime, formatWhen, initial } from "./format";
+import { chatMeta, claudeStatus, formatUptime, formatWhen, initial } from "./format";
 
 test("formatUptime is short and human", () => {
   assert.equal(formatUptime(42.9), "42 s");
@@ -39,4 +39,14 @@ test("initial takes the first letter, whole characters", () => {
   assert.equal(initial("  émoji"), "É");
   assert.equal(initial("🎨 Paint"), "🎨");
   assert.equal(initial(""), "?");
+});
+
+test("chatMeta says when, where, how long and whether it is open", () => {
+  const now = Date.UTC(2026, 11, 1, 12, 0, 0);
+  assert.equal(
+    chatMeta({ dir: "/home/ada/Lets", updated: "2026-12-01T11:55:00Z", turns: 4 }, now),
+    "last used 5 min ago · folder /home/ada/Lets · 4 messages",
+  );
+  assert.equal(chatMeta({ dir: "", updated: "2026-11-30T08:00:00Z", turns: 1, window: "w3" }, now), "last used yesterday · 1 message · open now");
+  assert.equal(chatMeta({ dir: "/x", updated: "not a date", turns: 0 }, now), "not used yet · folder /x · 0 messages");
 });

@@ -54,3 +54,13 @@ export function initial(title: string): string {
   const ch = Array.from(title.trim())[0];
   return ch ? ch.toUpperCase() : "?";
 }
+
+/** What the chat card says under a conversation's title. */
+export function chatMeta(c: { dir: string; updated: string; turns: number; window?: string }, now: number): string {
+  const when = Date.parse(c.updated);
+  const parts = [Number.isNaN(when) ? "not used yet" : `last used ${formatWhen(when, now)}`];
+  if (c.dir) parts.push(`folder ${c.dir}`);
+  parts.push(c.turns === 1 ? "1 message" : `${c.turns} messages`);
+  if (c.window) parts.push("open now");
+  return parts.join(" · ");
+}

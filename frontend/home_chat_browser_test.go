@@ -1,0 +1,210 @@
+package frontend_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+
+	"github.com/lets-app/lets/backend/conversations"
+	"github.com/lets-app/lets/backend/host"
+	"github.com/lets-app/lets/backend/testenv/browsertest"
+)
+
+// pageChats is the app's conversations as the home page's host sees them.
+type pageChats struct {
+	mu      sync.Mutex
+	list    []host.ChatInfo
+	opened  []string
+	deleted []string
+}
+
+func (p *pageChats) List() []host.ChatInfo {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]host.ChatInfo(nil), p.list...)
+}
+
+func (p *pageChats) Open(ctx context.Context, id string) (string, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.opened = append(p.opened, id)
+	w := fmt.Sprintf("w%d", len(p.opened))
+	if id == "" {
+		id = fmt.Sprintf("conv_01kbe000000000000000000%03d", len(p.opened))
+		p.list = append([]host.ChatInfo{{ID: id, Title: "New conversation", Dir: "/home/ada/Lets", Updated: time.Now()}}, p.list...)
+	}
+	for i := range p.list {
+		if p.list[i].ID == id {
+			p.list[i].Window = w
+			return w, nil
+		}
+	}
+	return "", conversations.ErrNotFound
+}
+
+func (p *pageChats) Delete(id string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, c := range p.list {
+		if c.ID == id {
+			p.list = append(p.list[:i], p.list[i+1:]...)
+			p.deleted = append(p.deleted, id)
+			return nil
+		}
+	}
+	return conversations.ErrNotFound
+}
+
+func (p *pageChats) calls() (opened, deleted []string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.opened...), append([]string(nil), p.deleted...)
+}
+
+const (
+	gardenChat  = "conv_01kbd000000000000000garden"
+	lettersChat = "conv_01kbd00000000000000letters"
+)
+
+func seededChats() *pageChats {
+	now := time.Now()
+	return &pageChats{list: []host.ChatInfo{
+		{ID: gardenChat, Title: "Plan the vegetable garden", Dir: "/home/ada/Lets", Updated: now.Add(-5 * time.Minute), Turns: 6},
+		{ID: lettersChat, Title: "Letter to the council about the bus stop", Dir: "/home/ada/Letters", Updated: now.Add(-26 * time.Hour), Turns: 1},
+	}}
+}
+
+// Point (issue #15): the home page's "Chat with Claude" card lists the
+// conversations (title, last used, folder) and, from the keyboard, starts
+// a new chat, continues one and deletes one after asking on the page;
+// light and dark, reduced motion, every control named.
+func TestBrowserHomeChatCard(t *testing.T) {
+	for _, scheme := range []string{"light", "dark"} {
+		t.Run(scheme, func(t *testing.T) {
+			pc := seededChats()
+			h := startHomeHost(t, host.Options{Chats: pc})
+			ctx := browsertest.New(t, browsertest.Options{Width: 1000, Height: 900})
+			var titles []string
+			var meta, lead, bg string
+			var unnamed []string
+			err := chromedp.Run(ctx,
+				emulation.SetEmulatedMedia().WithFeatures([]*emulation.MediaFeature{
+					{Name: "prefers-color-scheme", Value: scheme}, {Name: "prefers-reduced-motion", Value: "reduce"}}),
+				chromedp.Navigate(h.link(t)),
+				chromedp.WaitVisible(`#chats li[data-chat="`+gardenChat+`"]`, chromedp.ByQuery),
+				chromedp.Evaluate(`Array.from(document.querySelectorAll('#chats li strong')).map(s => s.textContent)`, &titles),
+				chromedp.Text(`#chats li[data-chat="`+gardenChat+`"] .when`, &meta, chromedp.ByQuery),
+				chromedp.Text(`#chat-lead`, &lead, chromedp.ByQuery),
+				chromedp.Evaluate(`getComputedStyle(document.querySelector('#chat')).backgroundColor`, &bg),
+				chromedp.Evaluate(`Array.from(document.querySelectorAll('#chat button')).filter(b => !(b.getAttribute('aria-label') || b.textContent).trim()).map(b => b.outerHTML)`, &unnamed),
+			)
+			if err != nil {
+				t.Fatalf("home chat card: %v", err)
+			}
+			if strings.Join(titles, "|") != "Plan the vegetable garden|Letter to the council about the bus stop" {
+				t.Errorf("conversations listed: %q", titles)
+			}
+			if meta != "last used 5 min ago · folder /home/ada/Lets · 6 messages" || !strings.Contains(lead, "asks you before") {
+				t.Errorf("meta %q, lead %q", meta, lead)
+			}
+			if want := map[string]string{"light": "rgb(255, 255, 255)", "dark": "rgb(28, 29, 34)"}[scheme]; bg != want {
+				t.Errorf("%s card background %s, want %s", scheme, bg, want)
+			}
+			if len(unnamed) > 0 {
+				t.Errorf("chat controls without a name: %v", unnamed)
+			}
+			browsertest.Screenshot(t, ctx, "home-chat-"+scheme+".png")
+
+			// A new chat, from the keyboard.
+			var note string
+			err = chromedp.Run(ctx,
+				chromedp.Focus(`#chat-new`, chromedp.ByQuery),
+				chromedp.KeyEvent("\r"),
+				chromedp.WaitVisible(`#chat-note[data-state="ok"]`, chromedp.ByQuery),
+				chromedp.Text(`#chat-note`, &note, chromedp.ByQuery),
+				chromedp.WaitVisible(`#chats li:nth-child(3)`, chromedp.ByQuery),
+			)
+			if err != nil {
+				t.Fatalf("new chat: %v", err)
+			}
+			if opened, _ := pc.calls(); len(opened) != 1 || opened[0] != "" || !strings.Contains(note, "own window") {
+				t.Fatalf("new chat: Open calls %q, note %q", opened, note)
+			}
+
+			// Continue one, from the keyboard; the list then says it is open.
+			var open string
+			err = chromedp.Run(ctx,
+				chromedp.Focus(`#chats li[data-chat="`+lettersChat+`"] button.continue`, chromedp.ByQuery),
+				chromedp.KeyEvent("\r"),
+				chromedp.WaitVisible(`#c-`+lettersChat+`-note[data-state="ok"]`, chromedp.ByQuery),
+				chromedp.Poll(`document.querySelector('#chats li[data-chat="`+lettersChat+`"] .when').textContent.includes('open now')`, nil, chromedp.WithPollingTimeout(5*time.Second)),
+				chromedp.Text(`#chats li[data-chat="`+lettersChat+`"] .when`, &open, chromedp.ByQuery),
+			)
+			if err != nil {
+				t.Fatalf("continue: %v", err)
+			}
+			if opened, _ := pc.calls(); len(opened) != 2 || opened[1] != lettersChat || !strings.Contains(open, "1 message") {
+				t.Fatalf("continue: Open calls %q, meta %q", opened, open)
+			}
+
+			// Delete asks first, on the page; the second press deletes.
+			var ask, focused string
+			sel := `#chats li[data-chat="` + gardenChat + `"] button.delete`
+			err = chromedp.Run(ctx,
+				chromedp.Focus(sel, chromedp.ByQuery),
+				chromedp.KeyEvent("\r"),
+				chromedp.WaitVisible(`#c-`+gardenChat+`-note[data-state="ask"]`, chromedp.ByQuery),
+				chromedp.Text(`#c-`+gardenChat+`-note`, &ask, chromedp.ByQuery),
+			)
+			if err != nil {
+				t.Fatalf("delete (ask): %v", err)
+			}
+			if _, deleted := pc.calls(); len(deleted) != 0 || !strings.Contains(ask, "Delete “Plan the vegetable garden”?") || !strings.Contains(ask, "/home/ada/Lets stay") {
+				t.Fatalf("the first press deleted %v; the question reads %q", deleted, ask)
+			}
+			if scheme == "dark" {
+				browsertest.Screenshot(t, ctx, "home-chat-delete-dark.png")
+			}
+			err = chromedp.Run(ctx,
+				chromedp.Focus(sel, chromedp.ByQuery),
+				chromedp.KeyEvent("\r"),
+				chromedp.WaitNotPresent(`#chats li[data-chat="`+gardenChat+`"]`, chromedp.ByQuery),
+				chromedp.Evaluate(`document.activeElement && document.activeElement.id || ""`, &focused),
+			)
+			if err != nil {
+				t.Fatalf("delete: %v", err)
+			}
+			if _, deleted := pc.calls(); len(deleted) != 1 || deleted[0] != gardenChat || focused != "chat-title" {
+				t.Fatalf("deleted %v, focus on %q (want the card's title)", deleted, focused)
+			}
+		})
+	}
+}
+
+// Point: a Lets without chat (nil Chats) shows the card saying so, with
+// no button to press.
+func TestBrowserHomeChatCardWhenChatIsNotAvailable(t *testing.T) {
+	h := startHomeHost(t, host.Options{})
+	ctx := browsertest.New(t, browsertest.Options{})
+	var lead string
+	var buttonShown bool
+	err := chromedp.Run(ctx,
+		chromedp.Navigate(h.link(t)),
+		chromedp.WaitVisible(`#chat[data-available="no"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`li.unique[data-unique="hello"]`, chromedp.ByQuery),
+		chromedp.Text(`#chat-lead`, &lead, chromedp.ByQuery),
+		chromedp.Evaluate(`document.getElementById('chat-new').offsetParent !== null`, &buttonShown),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(lead, "not available") || buttonShown {
+		t.Errorf("lead %q, new chat button shown %v", lead, buttonShown)
+	}
+}
