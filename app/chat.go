@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
@@ -149,7 +150,13 @@ func writeChatClaudeFiles(p config.Paths, exe string, approvalTimeout time.Durat
 // chatClaudeKeys are the variables a conversation's claude takes from
 // Env.Getenv over this process's environment, so `lets mcp` and the hooks
 // it starts reach this Lets (LETS_HOME) and claude finds its own set-up.
-var chatClaudeKeys = []string{config.HomeEnv, "HOME", "PATH", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"}
+var chatClaudeKeys = []string{
+	config.HomeEnv, "HOME", "PATH", "LANG", "CLAUDE_CONFIG_DIR",
+	"XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME",
+	"ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN",
+	"DISABLE_AUTOUPDATER", "DISABLE_TELEMETRY", "DISABLE_ERROR_REPORTING", "DISABLE_BUG_COMMAND",
+	"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "CLAUDE_CODE_ENABLE_TELEMETRY",
+}
 
 // chatClaudeEnv is the environment of a conversation's claude.
 func chatClaudeEnv(env *Env) []string {
@@ -198,10 +205,14 @@ func hostChats(m *chatdriver.Manager) host.Chats {
 	return chatHost{m: m}
 }
 
-// chatWindowsInBrowser makes chat windows open in the browser when no
-// native window took them: the chat manager opens windows through the
-// host API and has no browser of its own to show a one-time URL in.
-func chatWindowsInBrowser(env *Env, log interface{ Warn(string, ...any) }, o host.Options) host.Options {
+// chatWindowsInBrowser makes chat windows of a desktop Lets open in the
+// browser when no native window took them: the chat manager opens windows
+// through the host API and has no browser of its own for the one-time URL.
+// Off (o unchanged) for a headless Lets, whose open answers keep the URL.
+func chatWindowsInBrowser(on bool, env *Env, log *slog.Logger, o host.Options) host.Options {
+	if !on {
+		return o
+	}
 	native := o.OnOpen
 	o.OnOpen = func(l host.WindowLaunch) error {
 		if native != nil {
@@ -211,7 +222,7 @@ func chatWindowsInBrowser(env *Env, log interface{ Warn(string, ...any) }, o hos
 			}
 			log.Warn("the chat window could not open by itself; showing it in the browser", "err", err)
 		} else if l.Unique != chatdriver.ChatUnique {
-			return errors.New("no native windows here: the URL goes back to whoever opened the window")
+			return errNoNativeWindows
 		}
 		if err := env.openURL(l.URL); err != nil {
 			log.Warn("the chat window could not open in the browser either", "window", l.Window, "err", err)
@@ -221,6 +232,9 @@ func chatWindowsInBrowser(env *Env, log interface{ Warn(string, ...any) }, o hos
 	}
 	return o
 }
+
+// errNoNativeWindows keeps a window's URL in the open answer.
+var errNoNativeWindows = errors.New("no native windows here: the URL goes back to whoever opened the window")
 
 // runChat is `lets chat`: open a conversation in the running Lets, list
 // the conversations, or delete one.

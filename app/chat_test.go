@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +16,7 @@ import (
 	"github.com/lets-app/lets/backend/chatdriver"
 	"github.com/lets-app/lets/backend/claudesetup"
 	"github.com/lets-app/lets/backend/conversations"
+	"github.com/lets-app/lets/backend/host"
 )
 
 // chatFakeAgent is a Claude Code stand-in that only records how it was
@@ -145,8 +148,8 @@ func TestChatWithoutLetsRunningAndUsageErrors(t *testing.T) {
 
 // Point (issue #15): `lets serve` builds and runs the chat manager: the
 // host's status lists the chat service; `lets chat` opens a new
-// conversation through the running Lets (POST /app/chat) in a chat window
-// (shown in the browser when no native window takes it); its agent gets
+// conversation through the running Lets (POST /app/chat) in a chat window;
+// its agent gets
 // `lets mcp` and Lets' hooks (0600 files under state/), asks before tools
 // (can_use_tool on stdio), the permission mode of config.json, the
 // working folder ~/Lets (0700) and an environment that reaches this Lets
@@ -158,8 +161,7 @@ func TestServeRunsChatWithClaude(t *testing.T) {
 	}
 	ag := &chatAgents{started: make(chan *chatFakeAgent, 4)}
 	e.Env.ChatStart = ag.start
-	urls := make(chan string, 4)
-	e.Env.OpenURL = func(u string) error { urls <- u; return nil }
+	e.Env.OpenURL = func(u string) error { t.Errorf("a headless Lets opened %s in the browser", u); return nil }
 	stop := startServe(t, e, "--no-pad")
 	defer stop()
 
@@ -180,15 +182,6 @@ func TestServeRunsChatWithClaude(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no agent started for the new conversation")
 	}
-	select {
-	case u := <-urls:
-		if !strings.Contains(u, "/w/") {
-			t.Errorf("the browser got %q, want the chat window's page", u)
-		}
-	case <-time.After(5 * time.Second):
-		t.Error("the chat window was not shown in the browser (no native windows in this test)")
-	}
-
 	o := a.opts
 	if !o.PermissionPromptStdio || o.PermissionMode != "acceptEdits" || o.RestartLimit < 1 {
 		t.Errorf("agent options: prompt on stdio %v, mode %q, restarts %d", o.PermissionPromptStdio, o.PermissionMode, o.RestartLimit)
@@ -257,5 +250,54 @@ func TestServeRunsChatWithClaude(t *testing.T) {
 	}
 	if code := stop(); code != 0 {
 		t.Fatalf("serve stopped with %d\n%s", code, e.err.String())
+	}
+}
+
+// Point: on a desktop without native windows, chat windows open in the
+// browser (the chat manager has no browser of its own); other windows keep
+// their URL for whoever opened them; a native window that opens is left
+// alone; a headless Lets changes nothing.
+func TestChatWindowsInBrowserTakesOnlyChatWindows(t *testing.T) {
+	var opened []string
+	env := &Env{Getenv: func(string) string { return "" }, OpenURL: func(u string) error { opened = append(opened, u); return nil }}
+	log := slog.New(slog.DiscardHandler)
+	chat := host.WindowLaunch{Window: "w1", Unique: "chat", URL: "http://127.0.0.1:1/w/w1/#k=1"}
+	graph := host.WindowLaunch{Window: "w2", Unique: "graph", URL: "http://127.0.0.1:1/w/w2/#k=2"}
+
+	if o := chatWindowsInBrowser(false, env, log, host.Options{}); o.OnOpen != nil {
+		t.Fatal("a headless Lets got a window opener")
+	}
+	o := chatWindowsInBrowser(true, env, log, host.Options{})
+	if err := o.OnOpen(chat); err != nil || len(opened) != 1 || opened[0] != chat.URL {
+		t.Fatalf("chat window: %v, browser got %v", err, opened)
+	}
+	if err := o.OnOpen(graph); err == nil || len(opened) != 1 {
+		t.Fatalf("a graph window must keep its URL (error) and stay out of the browser: %v, %v", err, opened)
+	}
+
+	var native []string
+	failing := true
+	o = chatWindowsInBrowser(true, env, log, host.Options{OnOpen: func(l host.WindowLaunch) error {
+		native = append(native, l.Window)
+		if failing {
+			return errors.New("no display")
+		}
+		return nil
+	}})
+	opened = nil
+	if err := o.OnOpen(chat); err != nil || len(opened) != 1 {
+		t.Fatalf("a chat window no native window took: %v, browser %v", err, opened)
+	}
+	if err := o.OnOpen(graph); err == nil || len(opened) != 1 {
+		t.Fatalf("a graph window no native window took must keep its URL: %v", err)
+	}
+	failing = false
+	if err := o.OnOpen(chat); err != nil || len(opened) != 1 || len(native) != 3 {
+		t.Fatalf("a native chat window: %v, browser %v, native %v", err, opened, native)
+	}
+	env.OpenURL = func(string) error { return errors.New("no browser") }
+	failing = true
+	if err := o.OnOpen(chat); err == nil {
+		t.Fatal("with neither a native window nor a browser the URL must go back to the caller")
 	}
 }
