@@ -13,10 +13,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lets-app/lets/backend/agent"
 	"github.com/lets-app/lets/backend/chatdriver"
 	"github.com/lets-app/lets/backend/claudesetup"
+	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/conversations"
 	"github.com/lets-app/lets/backend/host"
+	"github.com/lets-app/lets/backend/testenv/claudestub"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 // chatFakeAgent is a Claude Code stand-in that only records how it was
@@ -300,4 +304,87 @@ func TestChatWindowsInBrowserTakesOnlyChatWindows(t *testing.T) {
 	if err := o.OnOpen(chat); err == nil {
 		t.Fatal("with neither a native window nor a browser the URL must go back to the caller")
 	}
+}
+
+// TestClaudeChatFilesWorkWithRealClaude: the --mcp-config and --settings
+// files newChat writes (here for a built lets) give the real Claude Code
+// CLI, run as the chat runs it (backend/agent, stream-json, can_use_tool
+// on stdio) against claudestub, the lets MCP server (connected, its tools
+// offered to the model) and Lets' hooks (the session shows on the Wire
+// daemon of a running `lets serve`, with the environment newChat gives
+// claude).
+func TestClaudeChatFilesWorkWithRealClaude(t *testing.T) {
+	claude := testutil.Claude(t)
+	stub := claudestub.Start(t, claudestub.Say("Hello from the stub."))
+	h := startE2EHost(t, e2eConfig(30*time.Second))
+	w := watchClaudeStates(t, h)
+	mcpFile, settingsFile, err := writeChatClaudeFiles(config.Paths{Home: h.letsHome}, h.bin, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars := map[string]string{}
+	for _, kv := range append(append([]string{}, h.env...), stub.Env(h.home)...) {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	vars["PATH"] = filepath.Dir(claude) + string(os.PathListSeparator) + vars["PATH"]
+	env := &Env{Getenv: func(k string) string { return vars[k] }}
+	dir := filepath.Join(h.home, chatFolder)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	p, err := agent.Start(ctx, agent.Options{
+		Claude: claude, Dir: dir, MCPConfig: mcpFile, Settings: settingsFile, Env: chatClaudeEnv(env),
+		PermissionPromptStdio: true, Grace: chatStopGrace,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if err := p.Send(ctx, []agent.Block{{Type: "text", Text: "Hello!"}}); err != nil {
+		t.Fatal(err)
+	}
+	var init *agent.Init
+	var result *agent.Result
+	for result == nil {
+		select {
+		case ev := <-p.Events():
+			switch e := ev.(type) {
+			case agent.Init:
+				init = &e
+			case agent.Result:
+				result = &e
+			}
+		case <-ctx.Done():
+			t.Fatal("no result from claude within 2 minutes")
+		}
+	}
+	if init == nil || !slices.Contains(init.MCPServers, agent.MCPServer{Name: "lets", Status: "connected"}) {
+		t.Fatalf("claude's init does not list the lets MCP server as connected: %+v", init)
+	}
+	if result.IsError {
+		t.Fatalf("the turn failed: %+v", result)
+	}
+	reqs := stub.MainRequests()
+	// Claude Code 2.1.332 defers MCP tools behind ToolSearch: the lets
+	// tools are named to the model, not sent as tool definitions.
+	if len(reqs) == 0 {
+		t.Fatal("claude sent the stub no request")
+	}
+	if raw, _ := json.Marshal(reqs[0]); !strings.Contains(string(raw), "mcp__lets__open") {
+		t.Fatalf("the model was not told about the lets tools:\n%.2000s", raw)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for len(w.seen()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	w.mu.Lock()
+	labels := w.labels
+	w.mu.Unlock()
+	if len(w.seen()) == 0 {
+		t.Fatalf("the hooks in %s reported nothing to the Wire daemon", settingsFile)
+	}
+	t.Logf("Wire session states %v, labels %v", w.seen(), labels)
 }
