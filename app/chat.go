@@ -240,9 +240,9 @@ var errNoNativeWindows = errors.New("no native windows here: the URL goes back t
 // the conversations, or delete one.
 func runChat(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags("chat")
-	conv := fs.String("conversation", "", "continue this conversation (an id `lets chat --list` shows); default: a new one")
+	conv := fs.String("conversation", "", "continue the conversation `ID` (lets chat --list shows them); default: a new one")
 	list := fs.Bool("list", false, "list the conversations, newest first: title, last used, folder, id")
-	del := fs.String("delete", "", "delete this conversation (Claude Code's own session files stay)")
+	del := fs.String("delete", "", "delete the conversation `ID` (Claude Code's own session files stay)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parseFlags(env, "chat", fs, args); err != nil {
 		return err

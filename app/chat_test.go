@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lets-app/lets/app/tray"
 	"github.com/lets-app/lets/backend/agent"
 	"github.com/lets-app/lets/backend/chatdriver"
 	"github.com/lets-app/lets/backend/claudesetup"
@@ -387,4 +389,73 @@ func TestClaudeChatFilesWorkWithRealClaude(t *testing.T) {
 		t.Fatalf("the hooks in %s reported nothing to the Wire daemon", settingsFile)
 	}
 	t.Logf("Wire session states %v, labels %v", w.seen(), labels)
+}
+
+// Point (issue #15): the tray's "Chat with Claude" opens a new
+// conversation and "Continue: …" the one it names, through the chat
+// manager (here one built by newChat next to a running `lets serve`);
+// the tray lists at most tray.ChatRecent conversations, newest first.
+func TestTrayChatActionsOpenConversations(t *testing.T) {
+	e := newTestEnv(t)
+	ag := &chatAgents{started: make(chan *chatFakeAgent, 4)}
+	e.Env.ChatStart = ag.start
+	stop := startServe(t, e, "--no-pad")
+	defer stop()
+	ids := seedChats(t, e, "Old talk")
+
+	st, err := openSetup(e.Env, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := newChat(e.Env, st, config.Defaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan error, 1)
+	go func() { ran <- m.Run(ctx) }()
+	defer func() {
+		cancel()
+		<-ran
+	}()
+	src := &traySource{parts: trayParts{chat: m, log: st.log, env: e.Env}}
+	deadline := time.Now().Add(5 * time.Second)
+	for m.Window(ids[0]) == "" && time.Now().Before(deadline) {
+		src.handle(ctx, tray.Action{Kind: tray.ActionContinueChat, Chat: ids[0]})
+		if m.Window(ids[0]) == "" {
+			time.Sleep(50 * time.Millisecond) // Run may not have started yet
+		}
+	}
+	if m.Window(ids[0]) == "" {
+		t.Fatal("Continue in the tray did not open the conversation")
+	}
+	a := <-ag.started
+	if a.opts.SessionID == "" || !a.opts.Resume {
+		t.Errorf("continuing a conversation with a transcript must resume its Claude session: %+v", a.opts)
+	}
+	src.handle(ctx, tray.Action{Kind: tray.ActionNewChat})
+	select {
+	case a = <-ag.started:
+		if a.opts.Resume {
+			t.Error("a new chat resumed a session")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Chat with Claude in the tray started no agent")
+	}
+	if list := m.List(); len(list) != 2 {
+		t.Fatalf("after a new chat the list has %d conversations", len(list))
+	}
+
+	var many []conversations.Info
+	at := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 8 {
+		many = append(many, conversations.Info{ID: fmt.Sprint("c", i), Title: fmt.Sprint("t", i), Updated: at.Add(-time.Duration(i) * time.Hour)})
+	}
+	got := trayChats(many)
+	if len(got) != tray.ChatRecent || got[0].ID != "c0" || got[4].ID != "c4" || !got[0].Updated.Equal(at) {
+		t.Fatalf("tray chats = %+v", got)
+	}
+	if err := (&traySource{}).openChat(ctx, ""); err == nil {
+		t.Error("a tray without chat opened one")
+	}
 }
