@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lets-app/lets/backend/claudesetup"
+
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
@@ -433,7 +435,11 @@ func TestBrowserHomeResumesASavedSession(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(fakeHome, ".claude"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(fakeHome, ".claude", "settings.json"), []byte(`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"lets hook stop"}]}]}}`), 0o600); err != nil {
+	hooks, _, err := claudesetup.Merge(nil, claudesetup.Hooks("/usr/bin/lets", 2*time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(fakeHome, ".claude", "settings.json"), hooks, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	h := startHomeHost(t, host.Options{
