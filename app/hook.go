@@ -61,7 +61,7 @@ func hookLogLevel(env *Env) slog.Level {
 // hookOptions finds the host and the Wire daemon for a hook. Nothing here
 // starts a host: a hook never waits for one.
 func hookOptions(env *Env, log *slog.Logger) claudehook.Options {
-	opts := claudehook.Options{Logger: log, ClaudePID: claudePID()}
+	opts := claudehook.Options{Logger: log, ClaudePID: claudePID(), Label: env.Getenv(claudehook.LabelEnv)}
 	home, err := config.ResolveHome(env.Getenv)
 	if err != nil {
 		log.Warn("lets hook: no data folder; reporting to nobody", "err", err)

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -102,7 +103,14 @@ type Options struct {
 	Logger *slog.Logger
 	// ClaudePID is the pid of the claude process (the hook's parent).
 	ClaudePID int
+	// Label, when set, names the session on the pads instead of the
+	// working folder (LabelEnv; "Chat" for the conversations Lets runs).
+	Label string
 }
+
+// LabelEnv names the environment variable that sets Options.Label for
+// `lets hook`: Lets sets it for the Claude Code it runs behind the chat.
+const LabelEnv = "LETS_CLAUDE_LABEL"
 
 func (o Options) withDefaults() Options {
 	if o.Now == nil {
@@ -162,14 +170,23 @@ func (h *hook) identity() wire.Identity {
 
 func (h *hook) stateCommand(s wire.State) wire.StateCommand {
 	cmd := wire.StateCommand{State: s, Agent: h.identity()}
-	if l := Label(h.ev.Cwd); l != "" {
+	if l := h.label(); l != "" {
 		cmd.Metadata = wire.MetadataOf("label", l)
 	}
 	return cmd
 }
 
+// label is Options.Label when set (a conversation Lets itself runs is
+// "Chat"), else the working folder's name.
+func (h *hook) label() string {
+	if h.Label != "" {
+		return cutRunes(strings.Join(strings.Fields(strings.ToValidUTF8(h.Label, "\uFFFD")), " "), maxLabelRunes)
+	}
+	return Label(h.ev.Cwd)
+}
+
 func (h *hook) report(state string) Report {
-	return Report{PID: h.ClaudePID, SessionID: h.ev.SessionID, Label: Label(h.ev.Cwd), State: state}
+	return Report{PID: h.ClaudePID, SessionID: h.ev.SessionID, Label: h.label(), State: state}
 }
 
 // hostReport sends r to the host. Without the claude process's pid the

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/lets-app/lets/backend/claudehook"
+	"github.com/lets-app/lets/backend/wire"
 	"github.com/lets-app/lets/schemas"
 )
 
@@ -102,5 +103,24 @@ func TestSessionStartPrintsOpenWindows(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "lets-windows") {
 		t.Errorf("UserPromptSubmit listed windows: %s", out.String())
+	}
+}
+
+// TestLabelOverride: Options.Label names the session on the pads and in
+// the host report instead of the working folder.
+func TestLabelOverride(t *testing.T) {
+	td := startDaemon(t)
+	host := newFakeHost(t)
+	opts := options(td, host, nil)
+	opts.Label = "  Chat\n"
+	if err := claudehook.Run(testCtx(t), opts, claudehook.EventPreToolUse, bytes.NewReader(stdinOf(t, claudehook.EventPreToolUse)), &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	td.session(t, func(s wire.StatusSession, found bool) bool {
+		v, _ := s.Metadata.Get("label")
+		return found && s.State == wire.StateRunning && v == "Chat"
+	})
+	if rs := host.waitReports(t, 1); rs[0].Label != "Chat" {
+		t.Errorf("host report label %q, want Chat", rs[0].Label)
 	}
 }
