@@ -16,6 +16,7 @@ import (
 	"github.com/lets-app/lets/backend/agent"
 	"github.com/lets-app/lets/backend/atomicfile"
 	"github.com/lets-app/lets/backend/chatdriver"
+	"github.com/lets-app/lets/backend/claudehook"
 	"github.com/lets-app/lets/backend/claudesetup"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/conversations"
@@ -36,10 +37,9 @@ const (
 	chatSettingsFile = "chat-settings.json"
 	// chatFolder is the default working folder, in the person's home.
 	chatFolder = "Lets"
-	// chatLabelEnv names the agent session on pads and phones ("Chat")
-	// when the hook honours it; otherwise the hook labels the session
-	// with the working folder's name.
-	chatLabelEnv = "LETS_SESSION_LABEL"
+	// chatLabel names the chat's Claude sessions on pads and phones
+	// (claudehook.LabelEnv) instead of the working folder's name.
+	chatLabelEnv = claudehook.LabelEnv
 	chatLabel    = "Chat"
 	// chatRestarts is how often a conversation's claude is started again
 	// (--resume) after it ended unexpectedly within a minute.

@@ -220,7 +220,7 @@ func TestServeRunsChatWithClaude(t *testing.T) {
 	if string(data) != string(want) {
 		t.Errorf("settings:\n%s\nwant the hooks with a 30 s approval wait:\n%s", data, want)
 	}
-	for _, kv := range []string{"LETS_HOME=" + e.home, "HOME=" + e.Env.Getenv("HOME"), "LETS_SESSION_LABEL=Chat"} {
+	for _, kv := range []string{"LETS_HOME=" + e.home, "HOME=" + e.Env.Getenv("HOME"), "LETS_CLAUDE_LABEL=Chat"} {
 		if !slices.Contains(o.Env, kv) {
 			t.Errorf("claude's environment lacks %s", kv)
 		}
@@ -387,6 +387,9 @@ func TestClaudeChatFilesWorkWithRealClaude(t *testing.T) {
 	w.mu.Unlock()
 	if len(w.seen()) == 0 {
 		t.Fatalf("the hooks in %s reported nothing to the Wire daemon", settingsFile)
+	}
+	if !labels["Chat"] || labels["Lets"] {
+		t.Errorf("the chat's session is labelled %v on the pads, want Chat", labels)
 	}
 	t.Logf("Wire session states %v, labels %v", w.seen(), labels)
 }
