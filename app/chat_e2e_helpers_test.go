@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/godbus/dbus/v5"
@@ -61,6 +62,22 @@ func startChatE2E(t *testing.T, o chatE2EOptions) *chatE2E {
 	conn, watcher := startWatcher(t, ds.busAddr)
 	h := newE2EHost(t, e2eConfig(o.approval))
 	c := &chatE2E{e2eHost: h, stub: o.stub, bus: conn, watcher: watcher}
+	if o.stub != nil {
+		t.Cleanup(func() {
+			if !t.Failed() {
+				return
+			}
+			for i, req := range o.stub.MainRequests() {
+				last := ""
+				if n := len(req.Messages); n > 0 {
+					for _, b := range req.Messages[n-1].Blocks() {
+						last += b.Type + ":" + b.ResultText() + " "
+					}
+				}
+				t.Logf("stub request %d: %d messages, the last: %.300s", i, len(req.Messages), last)
+			}
+		})
+	}
 	browser := filepath.Join(h.home, ".fake-browser")
 	if err := os.MkdirAll(browser, 0o700); err != nil {
 		t.Fatal(err)
@@ -84,7 +101,7 @@ func startChatE2E(t *testing.T, o chatE2EOptions) *chatE2E {
 	}
 	h.env = append(base, "PATH="+path,
 		config.HomeEnv+"="+h.letsHome, "PAD_LATTICE_SOCKET="+h.sock, "LANG=C.UTF-8",
-		"DISPLAY="+ds.display, "WAYLAND_DISPLAY=", "DBUS_SESSION_BUS_ADDRESS="+ds.busAddr)
+		"DISPLAY="+ds.display, "WAYLAND_DISPLAY=", "LETS_LOG=debug", "DBUS_SESSION_BUS_ADDRESS="+ds.busAddr)
 	c.start(t)
 	return c
 }
@@ -105,6 +122,9 @@ func (c *chatE2E) start(t *testing.T) {
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("lets desktop output:\n%s", out.String())
+			if log, err := os.ReadFile(config.Paths{Home: c.letsHome}.LogFile()); err == nil {
+				t.Logf("lets.log:\n%s", log)
+			}
 		}
 	})
 	deadline := time.Now().Add(30 * time.Second)
@@ -298,6 +318,34 @@ type chatPage struct {
 	ctx    context.Context
 	mu     sync.Mutex
 	worlds map[string]string // origin → JavaScript world (the unique runs cross-origin)
+	frames []wsFrame         // LIP frames the shell page received, in order
+}
+
+// wsFrame is one WebSocket frame the shell page received.
+type wsFrame struct {
+	at   time.Time
+	data string
+}
+
+// received returns the frames so far whose payload contains s.
+func (p *chatPage) received(s string) []wsFrame {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []wsFrame
+	for _, f := range p.frames {
+		if strings.Contains(f.data, s) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// logPrompts logs the approval prompts the shell was sent (shell.ask and
+// shell.dismiss), for a failing test.
+func (p *chatPage) logPrompts() {
+	for _, f := range append(p.received(`"shell.ask"`), p.received(`"shell.dismiss"`)...) {
+		p.t.Logf("%s the shell received %.400s", f.at.Format("15:04:05.000"), f.data)
+	}
 }
 
 // openChatPage starts Chromium and loads the chat window's URL.
@@ -306,6 +354,11 @@ func openChatPage(t *testing.T, url, scheme string) *chatPage {
 	ctx := browsertest.New(t, browsertest.Options{Width: 900, Height: 760, Timeout: 6 * time.Minute})
 	p := &chatPage{t: t, ctx: ctx, worlds: map[string]string{}}
 	chromedp.ListenTarget(ctx, func(ev any) {
+		if e, ok := ev.(*network.EventWebSocketFrameReceived); ok {
+			p.mu.Lock()
+			p.frames = append(p.frames, wsFrame{at: time.Now(), data: e.Response.PayloadData})
+			p.mu.Unlock()
+		}
 		if e, ok := ev.(*runtime.EventExecutionContextCreated); ok {
 			var aux struct {
 				IsDefault bool `json:"isDefault"`
@@ -318,7 +371,12 @@ func openChatPage(t *testing.T, url, scheme string) *chatPage {
 			}
 		}
 	})
-	if err := chromedp.Run(ctx, browsertest.Media("prefers-color-scheme", scheme)); err != nil {
+	t.Cleanup(func() {
+		if t.Failed() {
+			p.logPrompts()
+		}
+	})
+	if err := chromedp.Run(ctx, network.Enable(), browsertest.Media("prefers-color-scheme", scheme)); err != nil {
 		t.Fatal(err)
 	}
 	p.load(url)
