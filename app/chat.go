@@ -194,8 +194,11 @@ func (c chatHost) List() []host.ChatInfo {
 	return out
 }
 
-func (c chatHost) Open(ctx context.Context, id string) (string, error) { return c.m.Open(ctx, id) }
-func (c chatHost) Delete(id string) error                              { return c.m.Delete(id) }
+func (c chatHost) Open(ctx context.Context, id string) (host.ChatOpened, error) {
+	w, url, err := c.m.OpenChat(ctx, id)
+	return host.ChatOpened{Window: w, URL: url}, err
+}
+func (c chatHost) Delete(id string) error { return c.m.Delete(id) }
 
 // hostChats is the host's Chats for m; a true nil interface without one.
 func hostChats(m *chatdriver.Manager) host.Chats {
@@ -284,6 +287,7 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 	}
 	var a struct {
 		Window string `json:"window"`
+		URL    string `json:"url"`
 	}
 	body := map[string]string{}
 	if *conv != "" {
@@ -300,12 +304,19 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if *asJSON {
-		return printJSON(env.Stdout, map[string]string{"window": a.Window, "conversation": *conv})
+		out := map[string]string{"window": a.Window, "conversation": *conv}
+		if a.URL != "" {
+			out["url"] = a.URL
+		}
+		return printJSON(env.Stdout, out)
 	}
 	if *conv == "" {
 		fmt.Fprintf(env.Stdout, "A new conversation with Claude is open in window %s. Type your message there.\n", a.Window)
 	} else {
 		fmt.Fprintf(env.Stdout, "Conversation %s is open in window %s.\n", *conv, a.Window)
+	}
+	if a.URL != "" {
+		fmt.Fprintf(env.Stdout, "No window could be shown here: open this link in your browser (it works once):\n  %s\n", a.URL)
 	}
 	return nil
 }

@@ -30,7 +30,7 @@ func (p *pageChats) List() []host.ChatInfo {
 	return append([]host.ChatInfo(nil), p.list...)
 }
 
-func (p *pageChats) Open(ctx context.Context, id string) (string, error) {
+func (p *pageChats) Open(ctx context.Context, id string) (host.ChatOpened, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.opened = append(p.opened, id)
@@ -42,10 +42,10 @@ func (p *pageChats) Open(ctx context.Context, id string) (string, error) {
 	for i := range p.list {
 		if p.list[i].ID == id {
 			p.list[i].Window = w
-			return w, nil
+			return host.ChatOpened{Window: w}, nil
 		}
 	}
-	return "", conversations.ErrNotFound
+	return host.ChatOpened{}, conversations.ErrNotFound
 }
 
 func (p *pageChats) Delete(id string) error {

@@ -57,8 +57,11 @@ type driver struct {
 	async  chan func(ctx context.Context)
 	done   chan struct{}
 
-	mu     sync.Mutex // window and client, read by Manager
+	mu     sync.Mutex // window, url and client, read by Manager
 	window string
+	// url is the window's one-time URL when no native window took it
+	// (headless), until the Manager hands it out once.
+	url    string
 	client *hostclient.Client
 
 	life         context.Context // the driver's; set by start
@@ -92,6 +95,14 @@ func (d *driver) currentWindow() string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.window
+}
+
+// takeWindow returns the window and, the first time only, its one-time URL.
+func (d *driver) takeWindow() (window, url string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	url, d.url = d.url, ""
+	return d.window, url
 }
 
 // start checks Claude Code, starts the agent when it can, opens the window
@@ -182,12 +193,13 @@ func (d *driver) openWindow(ctx, dctx context.Context) error {
 	}
 	var ans struct {
 		Window string `json:"window"`
+		URL    string `json:"url"`
 	}
 	if err := json.Unmarshal(raw, &ans); err != nil || ans.Window == "" {
 		return fmt.Errorf("open the chat window: the host's answer names no window")
 	}
 	d.mu.Lock()
-	d.window, d.client = ans.Window, c
+	d.window, d.client, d.url = ans.Window, c, ans.URL
 	d.mu.Unlock()
 	lctx, cancel := context.WithCancel(dctx)
 	d.listenCancel = cancel

@@ -376,3 +376,40 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestOpenChatGivesTheOneTimeURLOnce: with no native window (a headless
+// host), OpenChat hands out the window's one-time URL, which opens
+// the chat page; opening the same conversation again gives the window
+// and no URL.
+func TestOpenChatGivesTheOneTimeURLOnce(t *testing.T) {
+	r := newRigOn(t, startHostWith(t, false), nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	win, url, err := r.m.OpenChat(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if win == "" || !strings.HasPrefix(url, "http://127.0.0.1:") {
+		t.Fatalf("OpenChat = %q, %q; want a window and its one-time URL", win, url)
+	}
+	list := r.m.List()
+	if len(list) != 1 {
+		t.Fatalf("conversations %v", list)
+	}
+	again, url2, err := r.m.OpenChat(ctx, list[0].ID)
+	if err != nil || again != win || url2 != "" {
+		t.Fatalf("opened again = %q, %q, %v; want %q and no URL", again, url2, err, win)
+	}
+}
+
+// TestOpenChatNativeWindowTakesTheURL: when a native window took the URL,
+// OpenChat gives none.
+func TestOpenChatNativeWindowTakesTheURL(t *testing.T) {
+	r := newRig(t, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	win, url, err := r.m.OpenChat(ctx, "")
+	if err != nil || win == "" || url != "" {
+		t.Fatalf("OpenChat = %q, %q, %v; want a window and no URL", win, url, err)
+	}
+}

@@ -36,7 +36,11 @@ type testHost struct {
 	opens chan string
 }
 
-func startHost(t testing.TB) *testHost {
+func startHost(t testing.TB) *testHost { t.Helper(); return startHostWith(t, true) }
+
+// startHostWith starts a host; native false is a headless host, whose open
+// answers carry the window's one-time URL.
+func startHostWith(t testing.TB, native bool) *testHost {
 	t.Helper()
 	home := t.TempDir()
 	paths := config.Paths{Home: home}
@@ -44,14 +48,18 @@ func startHost(t testing.TB) *testHost {
 		t.Fatal(err)
 	}
 	h := &testHost{paths: paths, urls: map[string]string{}, opens: make(chan string, 16)}
-	srv, err := host.Listen(host.Options{Token: testToken, Version: "0.1.0-test", DataDir: home, Addr: "127.0.0.1:0",
+	opts := host.Options{Token: testToken, Version: "0.1.0-test", DataDir: home, Addr: "127.0.0.1:0",
 		OnOpen: func(l host.WindowLaunch) error {
 			h.mu.Lock()
 			h.urls[l.Window] = l.URL
 			h.mu.Unlock()
 			h.opens <- l.Window
 			return nil
-		}})
+		}}
+	if !native {
+		opts.OnOpen = nil
+	}
+	srv, err := host.Listen(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +175,12 @@ type rig struct {
 
 func newRig(t testing.TB, tweak func(*Options)) *rig {
 	t.Helper()
-	h := startHost(t)
+	return newRigOn(t, startHost(t), tweak)
+}
+
+// newRigOn is newRig on a host of the test's.
+func newRigOn(t testing.TB, h *testHost, tweak func(*Options)) *rig {
+	t.Helper()
 	store := conversations.New(conversations.Options{Root: filepath.Join(h.paths.Home, "conversations"), DefaultDir: filepath.Join(h.paths.Home, "Lets")})
 	ag := newAgents()
 	opts := Options{Paths: h.paths, Store: store, Start: ag.start, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}

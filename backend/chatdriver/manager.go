@@ -138,41 +138,48 @@ func (m *Manager) client(pid int) *hostclient.Client {
 // its window. Errors: ErrNotRunning, conversations' errors, the host's
 // (hostclient) or the agent's.
 func (m *Manager) Open(ctx context.Context, convID string) (string, error) {
+	w, _, err := m.OpenChat(ctx, convID)
+	return w, err
+}
+
+// OpenChat is Open that also returns the window's one-time URL when no
+// native window took it (a headless Lets: the person opens the link in a
+// browser); "" otherwise, and for a conversation that was already open.
+func (m *Manager) OpenChat(ctx context.Context, convID string) (window, url string, err error) {
 	m.mu.Lock()
 	runCtx := m.ctx
 	if runCtx == nil {
 		m.mu.Unlock()
-		return "", ErrNotRunning
+		return "", "", ErrNotRunning
 	}
 	if d := m.drivers[convID]; convID != "" && d != nil {
 		m.mu.Unlock()
-		return d.currentWindow(), nil
+		return d.currentWindow(), "", nil
 	}
 	m.mu.Unlock()
 
 	var conv *conversations.Conversation
-	var err error
 	if convID == "" {
 		conv, err = m.opts.Store.Create(conversations.CreateOptions{PermissionMode: m.opts.Agent.PermissionMode})
 	} else {
 		conv, err = m.opts.Store.Get(convID)
 	}
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	dctx, cancel := context.WithCancel(runCtx)
 	d := newDriver(m, conv, cancel)
 	if err := d.start(ctx, dctx); err != nil {
 		cancel()
 		d.cleanup()
-		return "", err
+		return "", "", err
 	}
 	m.mu.Lock()
 	if m.ctx == nil {
 		m.mu.Unlock()
 		cancel()
 		d.cleanup()
-		return "", ErrNotRunning
+		return "", "", ErrNotRunning
 	}
 	if other := m.drivers[conv.ID]; other != nil {
 		// Opened twice at once: keep the first.
@@ -180,7 +187,7 @@ func (m *Manager) Open(ctx context.Context, convID string) (string, error) {
 		cancel()
 		d.cleanup()
 		_, _ = d.client.Close(ctx, d.currentWindow())
-		return other.currentWindow(), nil
+		return other.currentWindow(), "", nil
 	}
 	m.drivers[conv.ID] = d
 	m.wg.Add(1)
@@ -190,7 +197,8 @@ func (m *Manager) Open(ctx context.Context, convID string) (string, error) {
 		d.loop(dctx)
 		m.forget(d)
 	}()
-	return d.currentWindow(), nil
+	window, url = d.takeWindow()
+	return window, url, nil
 }
 
 // forget drops a finished driver.

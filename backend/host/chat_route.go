@@ -38,8 +38,16 @@ type ChatInfo struct {
 // other (said to the person as it is). Delete stops and removes one.
 type Chats interface {
 	List() []ChatInfo
-	Open(ctx context.Context, id string) (string, error)
+	Open(ctx context.Context, id string) (ChatOpened, error)
 	Delete(id string) error
+}
+
+// ChatOpened is where an opened conversation shows: its window, and the
+// window's one-time URL when no native window took it (a headless Lets:
+// the person opens it in a browser), else "".
+type ChatOpened struct {
+	Window string `json:"window"`
+	URL    string `json:"url,omitempty"`
 }
 
 // chatOpenTimeout bounds one Open: it may check Claude Code's sign-in and
@@ -83,12 +91,12 @@ func (s *Server) handleChatOpen(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), chatOpenTimeout)
 	defer cancel()
-	window, err := s.opts.Chats.Open(ctx, req.Conversation)
+	opened, err := s.opts.Chats.Open(ctx, req.Conversation)
 	if err != nil {
 		s.writeChatError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"window": window})
+	writeJSON(w, http.StatusOK, opened)
 }
 
 func (s *Server) handleChatDelete(w http.ResponseWriter, r *http.Request) {

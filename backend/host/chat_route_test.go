@@ -32,17 +32,17 @@ func (f *fakeChats) List() []ChatInfo {
 	return append([]ChatInfo(nil), f.list...)
 }
 
-func (f *fakeChats) Open(ctx context.Context, id string) (string, error) {
+func (f *fakeChats) Open(ctx context.Context, id string) (ChatOpened, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.opened = append(f.opened, id)
 	if f.openErr != nil {
-		return "", f.openErr
+		return ChatOpened{}, f.openErr
 	}
 	if id != "" && id != chatA && id != chatB {
-		return "", conversations.ErrNotFound
+		return ChatOpened{}, conversations.ErrNotFound
 	}
-	return fmt.Sprintf("w%d", len(f.opened)), nil
+	return ChatOpened{Window: fmt.Sprintf("w%d", len(f.opened))}, nil
 }
 
 func (f *fakeChats) Delete(id string) error {
