@@ -198,6 +198,10 @@ func (c chatHost) Open(ctx context.Context, id string) (host.ChatOpened, error) 
 	w, url, err := c.m.OpenChat(ctx, id)
 	return host.ChatOpened{Window: w, URL: url}, err
 }
+func (c chatHost) OpenNew(ctx context.Context, folder string) (host.ChatOpened, error) {
+	w, url, err := c.m.OpenNew(ctx, folder)
+	return host.ChatOpened{Window: w, URL: url}, err
+}
 func (c chatHost) Delete(id string) error { return c.m.Delete(id) }
 
 // hostChats is the host's Chats for m; a true nil interface without one.
@@ -247,6 +251,7 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 	list := fs.Bool("list", false, "list the conversations, newest first: title, last used, folder, id")
 	del := fs.String("delete", "", "delete the conversation `ID` (Claude Code's own session files stay)")
 	asJSON := fs.Bool("json", false, "print JSON")
+	folder := fs.String("folder", "", "the working folder of a new conversation: where Claude reads and writes files (default ~/Lets)")
 	if err := parseFlags(env, "chat", fs, args); err != nil {
 		return err
 	}
@@ -271,6 +276,9 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *folder != "" && (*conv != "" || *list || *del != "") {
+		return &UsageError{Msg: "--folder chooses where a new conversation works; a conversation you continue keeps its folder", flags: fs}
+	}
 	paths := config.Paths{Home: home}
 	switch {
 	case *list:
@@ -292,6 +300,13 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 	body := map[string]string{}
 	if *conv != "" {
 		body["conversation"] = *conv
+	}
+	if *folder != "" {
+		abs, err := filepath.Abs(*folder)
+		if err != nil {
+			return fmt.Errorf("the folder %s: %w", *folder, err)
+		}
+		body["folder"] = abs
 	}
 	if err := c.do(ctx, http.MethodPost, "/app/chat", body, &a, 90*time.Second); err != nil {
 		var ae *apiError

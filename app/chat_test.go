@@ -144,6 +144,8 @@ func TestChatWithoutLetsRunningAndUsageErrors(t *testing.T) {
 		{"chat", "--conversation", "../etc/passwd"},
 		{"chat", "--delete", "conv_x"},
 		{"chat", "extra"},
+		{"chat", "--folder", "/tmp/garden", "--conversation", ids[0]},
+		{"chat", "--folder", "/tmp/garden", "--list"},
 	} {
 		e.err.Reset()
 		if code := e.run(args...); code != 2 {

@@ -30,6 +30,10 @@ func (p *pageChats) List() []host.ChatInfo {
 	return append([]host.ChatInfo(nil), p.list...)
 }
 
+func (p *pageChats) OpenNew(ctx context.Context, folder string) (host.ChatOpened, error) {
+	return p.Open(ctx, "")
+}
+
 func (p *pageChats) Open(ctx context.Context, id string) (host.ChatOpened, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

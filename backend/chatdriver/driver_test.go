@@ -413,3 +413,28 @@ func TestOpenChatNativeWindowTakesTheURL(t *testing.T) {
 		t.Fatalf("OpenChat = %q, %q, %v; want a window and no URL", win, url, err)
 	}
 }
+
+// TestOpenNewWorksInTheChosenFolder: a new conversation's Claude Code
+// starts in the folder the person chose; a relative folder is refused.
+func TestOpenNewWorksInTheChosenFolder(t *testing.T) {
+	r := newRig(t, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, _, err := r.m.OpenNew(ctx, "relative/place"); err == nil {
+		t.Fatal("a relative folder was accepted")
+	}
+	dir := filepath.Join(t.TempDir(), "garden")
+	if _, _, err := r.m.OpenNew(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	a := r.agents.next(t)
+	if a.opts.Dir != dir {
+		t.Errorf("claude works in %q, want %q", a.opts.Dir, dir)
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		t.Errorf("the folder was not made: %v", err)
+	}
+	if l := r.m.List(); len(l) != 1 || l[0].Dir != dir {
+		t.Errorf("conversations %+v", l)
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -146,6 +147,29 @@ func (m *Manager) Open(ctx context.Context, convID string) (string, error) {
 // native window took it (a headless Lets: the person opens the link in a
 // browser); "" otherwise, and for a conversation that was already open.
 func (m *Manager) OpenChat(ctx context.Context, convID string) (window, url string, err error) {
+	return m.open(ctx, convID, "")
+}
+
+// OpenNew starts a new conversation whose Claude Code works in folder (an
+// absolute path; "" is the default, ~/Lets), like OpenChat(ctx, "").
+func (m *Manager) OpenNew(ctx context.Context, folder string) (window, url string, err error) {
+	if folder != "" && !filepath.IsAbs(folder) {
+		return "", "", &FolderError{Folder: folder}
+	}
+	return m.open(ctx, "", filepath.Clean(folder))
+}
+
+// FolderError is a working folder that is not an absolute path.
+type FolderError struct{ Folder string }
+
+func (e *FolderError) Error() string {
+	return fmt.Sprintf("the working folder %q is not a full path; give one that starts with /", e.Folder)
+}
+
+func (m *Manager) open(ctx context.Context, convID, folder string) (window, url string, err error) {
+	if folder == "." {
+		folder = ""
+	}
 	m.mu.Lock()
 	runCtx := m.ctx
 	if runCtx == nil {
@@ -160,7 +184,7 @@ func (m *Manager) OpenChat(ctx context.Context, convID string) (window, url stri
 
 	var conv *conversations.Conversation
 	if convID == "" {
-		conv, err = m.opts.Store.Create(conversations.CreateOptions{PermissionMode: m.opts.Agent.PermissionMode})
+		conv, err = m.opts.Store.Create(conversations.CreateOptions{PermissionMode: m.opts.Agent.PermissionMode, Dir: folder})
 	} else {
 		conv, err = m.opts.Store.Get(convID)
 	}

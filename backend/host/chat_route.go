@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"path/filepath"
 	"time"
 
 	"github.com/lets-app/lets/backend/conversations"
@@ -39,6 +40,9 @@ type ChatInfo struct {
 type Chats interface {
 	List() []ChatInfo
 	Open(ctx context.Context, id string) (ChatOpened, error)
+	// OpenNew starts a new conversation working in folder (absolute; ""
+	// is the default folder).
+	OpenNew(ctx context.Context, folder string) (ChatOpened, error)
 	Delete(id string) error
 }
 
@@ -60,6 +64,8 @@ const chatUnavailable = "Chat with Claude is not available in this Lets (it runs
 // empty body is a new conversation.
 type chatRequest struct {
 	Conversation string `json:"conversation"`
+	// Folder is the working folder of a new conversation (absolute).
+	Folder string `json:"folder"`
 }
 
 // registerChat adds the routes of the home page's chat card; the host
@@ -91,7 +97,17 @@ func (s *Server) handleChatOpen(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), chatOpenTimeout)
 	defer cancel()
-	opened, err := s.opts.Chats.Open(ctx, req.Conversation)
+	if req.Folder != "" && (req.Conversation != "" || !filepath.IsAbs(req.Folder) || len(req.Folder) > 4096) {
+		writeError(w, http.StatusBadRequest, "bad_folder", `"folder" is the working folder of a new conversation: a full path (starting with /), and only without "conversation"`)
+		return
+	}
+	var opened ChatOpened
+	var err error
+	if req.Conversation == "" {
+		opened, err = s.opts.Chats.OpenNew(ctx, req.Folder)
+	} else {
+		opened, err = s.opts.Chats.Open(ctx, req.Conversation)
+	}
 	if err != nil {
 		s.writeChatError(w, err)
 		return

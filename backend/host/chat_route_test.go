@@ -18,6 +18,7 @@ type fakeChats struct {
 	list    []ChatInfo
 	opened  []string
 	deleted []string
+	folders []string
 	openErr error
 }
 
@@ -30,6 +31,13 @@ func (f *fakeChats) List() []ChatInfo {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]ChatInfo(nil), f.list...)
+}
+
+func (f *fakeChats) OpenNew(ctx context.Context, folder string) (ChatOpened, error) {
+	f.mu.Lock()
+	f.folders = append(f.folders, folder)
+	f.mu.Unlock()
+	return f.Open(ctx, "")
 }
 
 func (f *fakeChats) Open(ctx context.Context, id string) (ChatOpened, error) {
@@ -115,6 +123,8 @@ func TestChatRouteValidates(t *testing.T) {
 		{`{"conversation": "conv_SHOUTING0000000000000000000"}`, 400, "bad_conversation"},
 		{`{"conversation": "conv_01kbd2x3y4z5a6b7c8d9e0f1g9"}`, 404, "unknown_conversation"},
 		{strings.Repeat(" ", 5000), 413, "too_large"},
+		{`{"folder": "relative/dir"}`, 400, "bad_folder"},
+		{`{"folder": "/tmp/x", "conversation": "conv_01kbd2x3y4z5a6b7c8d9e0f1g9"}`, 400, "bad_folder"},
 	} {
 		code, body := th.call(t, "POST", "/app/chat", c.body, testHostToken)
 		if got, _ := chatErr(body); code != c.want || got != c.code {
@@ -124,6 +134,15 @@ func TestChatRouteValidates(t *testing.T) {
 	if opened, _ := fc.calls(); len(opened) != 1 || opened[0] != "conv_01kbd2x3y4z5a6b7c8d9e0f1g9" {
 		t.Fatalf("only the well-formed id may reach the app: %v", opened)
 	}
+	// A new conversation may name its working folder.
+	if code, body := th.call(t, "POST", "/app/chat", `{"folder": "/home/ada/projects/garden"}`, testHostToken); code != 200 {
+		t.Fatalf("open with a folder: %d %v", code, body)
+	}
+	fc.mu.Lock()
+	if len(fc.folders) != 1 || fc.folders[0] != "/home/ada/projects/garden" {
+		t.Errorf("folders reaching the app: %v", fc.folders)
+	}
+	fc.mu.Unlock()
 	fc.mu.Lock()
 	fc.openErr = errors.New("claude would not start")
 	fc.mu.Unlock()
