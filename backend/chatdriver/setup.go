@@ -48,7 +48,7 @@ func (d *driver) showInstall(ctx context.Context) {
 	d.send(ctx, "talk.welcome", map[string]any{"text": "Let's get Claude ready. It takes a few minutes, once."}, "")
 	d.component(ctx, idSetupNote, "note", map[string]any{
 		"title": "Claude Code is not on this computer yet",
-		"text":  "Lets talks to Claude through Claude Code, a free program from Anthropic. To install it, open a terminal once (on a Mac: Terminal; on Windows: PowerShell), paste the command below and press Enter. It needs Node.js from nodejs.org. When it is done, press “Check again”.",
+		"text":  "Lets talks to Claude through Claude Code, Anthropic's program for working with Claude (you sign in with your Claude account). To install it, open a terminal once (on a Mac: Terminal; on Windows: PowerShell), paste the command below and press Enter. It needs Node.js from nodejs.org. When it is done, press “Check again”.",
 		"tone":  "info",
 	})
 	d.component(ctx, idSetupCode, "code", map[string]any{"title": "Install command", "code": InstallCommand, "language": "sh"})
