@@ -251,7 +251,7 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 	list := fs.Bool("list", false, "list the conversations, newest first: title, last used, folder, id")
 	del := fs.String("delete", "", "delete the conversation `ID` (Claude Code's own session files stay)")
 	asJSON := fs.Bool("json", false, "print JSON")
-	folder := fs.String("folder", "", "the working folder of a new conversation: where Claude reads and writes files (default ~/Lets)")
+	folder := fs.String("folder", "", "the working folder `DIR` of a new conversation: where Claude reads and writes files (default ~/Lets)")
 	if err := parseFlags(env, "chat", fs, args); err != nil {
 		return err
 	}

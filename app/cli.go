@@ -84,7 +84,7 @@ func commands() []command {
 		{name: "uninstall", summary: "remove a unique you installed (its saved sessions stay)", usage: "<name>", run: runUninstall},
 		{name: "uniques", summary: "list the uniques: built-in and installed", usage: "[--json]", run: runUniques},
 		{name: "setup", summary: "connect Claude Code to Lets: its MCP server, hooks and skill (--uninstall removes them)", usage: "claude [--uninstall] [--plugin-dir DIR]", run: runSetup},
-		{name: "chat", summary: "talk with Claude in a window: a new conversation, or continue one (--list shows them)", usage: "[--conversation ID | --list | --delete ID] [--json]", run: runChat},
+		{name: "chat", summary: "talk with Claude in a window: a new conversation, or continue one (--list shows them)", usage: "[--folder DIR] [--conversation ID | --list | --delete ID] [--json]", run: runChat},
 		{name: "mcp", summary: "the MCP server Claude Code starts (stdio); `lets setup claude` registers it", usage: "", run: runMCP},
 		{name: "hook", summary: "one Claude Code hook: reports the agent's state and pending window events", usage: "<event>", run: runHook, hidden: true},
 		{name: "doctor", summary: "check this machine and your Lets data folder for problems", usage: "", run: runDoctor},
