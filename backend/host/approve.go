@@ -99,8 +99,12 @@ func (s *Server) askApproval(r *http.Request, win *window, tool, summary string,
 		}
 		return "deny", "answered"
 	case <-t.C:
+		s.core.hostCommand(win, typeShellDismiss, map[string]string{"id": id})
 		return "deny", "timeout"
 	case <-r.Context().Done():
+		// The caller stopped waiting (answered elsewhere, or gone): the
+		// card must not stay up for a question nobody asks any more.
+		s.core.hostCommand(win, typeShellDismiss, map[string]string{"id": id})
 		return "deny", "gone"
 	}
 }

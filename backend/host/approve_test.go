@@ -2,6 +2,7 @@ package host
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -131,6 +132,33 @@ func TestApproveWithoutAnswerDenies(t *testing.T) {
 	r := waitApprove(t, res)
 	if r.answer.Choice != "deny" || r.answer.Reason != "timeout" || time.Since(start) < 900*time.Millisecond {
 		t.Fatalf("timeout: %+v after %v", r.answer, time.Since(start))
+	}
+	// A card nobody answered in time goes down.
+	if _, ok := sc.nextOfType("shell.dismiss", 5*time.Second); !ok {
+		t.Fatal("the timed-out card was not dismissed")
+	}
+
+	// The caller stops waiting (answered elsewhere): the card goes down.
+	data, _ := json.Marshal(map[string]any{"window": win.Window, "tool": "Bash", "timeoutMs": 60000})
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "POST", th.URL()+"/lip/approve", bytes.NewReader(data))
+	req.Header.Set("Authorization", "Bearer "+testHostToken)
+	gone := make(chan struct{})
+	go func() {
+		defer close(gone)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	ask, ok := sc.nextOfType("shell.ask", 5*time.Second)
+	if !ok {
+		t.Fatal("the shell was never asked the second time")
+	}
+	cancel()
+	<-gone
+	d, ok := sc.nextOfType("shell.dismiss", 5*time.Second)
+	if !ok || dataOf(t, d)["id"] != dataOf(t, ask)["id"] {
+		t.Fatalf("the abandoned card was not dismissed (%v)", ok)
 	}
 
 	if r := waitApprove(t, approveAsync(th, map[string]any{"window": win.Window}, testHostToken)); r.status != 400 {
