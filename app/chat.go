@@ -129,7 +129,12 @@ func writeChatClaudeFiles(p config.Paths, exe string, approvalTimeout time.Durat
 	if err != nil {
 		return "", "", err
 	}
-	settings, _, err := claudesetup.Merge([]byte("{}"), claudesetup.Hooks(exe, approvalTimeout))
+	// Every hook but PermissionRequest: the chat asks its own permission
+	// questions (on stdio), in the window and on the pads at once; a hook
+	// asking too would put up a second card for the same question.
+	hooks := claudesetup.Hooks(exe, approvalTimeout)
+	delete(hooks, claudesetup.Event(claudehook.EventPermissionRequest))
+	settings, _, err := claudesetup.Merge([]byte("{}"), hooks)
 	if err != nil {
 		return "", "", fmt.Errorf("make the chat's Claude Code settings: %w", err)
 	}

@@ -131,6 +131,13 @@ type ControlRequest struct {
 	Raw json.RawMessage
 }
 
+// ControlCancel withdraws one of claude's own control requests: a
+// can_use_tool that something else (a PermissionRequest hook) answered
+// first. Lets takes its question down.
+type ControlCancel struct {
+	RequestID string
+}
+
 // ControlResponse is claude's answer to a control_request Lets sent (e.g.
 // interrupt). Error is set when Subtype is "error".
 type ControlResponse struct {
@@ -211,6 +218,7 @@ func (ToolResult) event()      {}
 func (UserEcho) event()        {}
 func (ControlRequest) event()  {}
 func (ControlResponse) event() {}
+func (ControlCancel) event()   {}
 func (Result) event()          {}
 func (Other) event()           {}
 func (Restarted) event()       {}
@@ -390,6 +398,11 @@ func DecodeLine(line []byte) (Event, error) {
 		return ControlRequest{RequestID: r.RequestID, Subtype: req.Subtype, ToolName: req.ToolName, DisplayName: req.DisplayName,
 			ToolUseID: req.ToolUseID, Description: req.Description, BlockedPath: req.BlockedPath,
 			Input: clone(req.Input), Raw: clone(r.Request)}, nil
+	case "control_cancel_request":
+		if r.RequestID == "" {
+			return other()
+		}
+		return ControlCancel{RequestID: r.RequestID}, nil
 	case "control_response":
 		if r.Response == nil {
 			return other()

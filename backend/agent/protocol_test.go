@@ -314,3 +314,20 @@ func TestDecodeInitWithMCPServers(t *testing.T) {
 		t.Errorf("%+v", ev)
 	}
 }
+
+// TestDecodeControlCancel: claude withdraws a can_use_tool that a hook
+// answered first (seen with 2.1.332).
+func TestDecodeControlCancel(t *testing.T) {
+	ev, err := DecodeLine([]byte(`{"type":"control_cancel_request","request_id":"req-7"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := ev.(ControlCancel); !ok || c.RequestID != "req-7" {
+		t.Fatalf("decoded %#v", ev)
+	}
+	if ev, _ := DecodeLine([]byte(`{"type":"control_cancel_request"}`)); !isOther(ev) {
+		t.Fatalf("no request id: %#v", ev)
+	}
+}
+
+func isOther(ev Event) bool { _, ok := ev.(Other); return ok }

@@ -20,6 +20,7 @@ type (
 	Assistant      = agent.Assistant
 	ToolResult     = agent.ToolResult
 	ControlRequest = agent.ControlRequest
+	ControlCancel  = agent.ControlCancel
 	Result         = agent.Result
 	Restarted      = agent.Restarted
 	AgentOptions   = agent.Options

@@ -57,7 +57,9 @@ type driver struct {
 	async  chan func(ctx context.Context)
 	done   chan struct{}
 
-	mu     sync.Mutex // window, url and client, read by Manager
+	mu sync.Mutex // window, url, client and asking, read by Manager
+	// asking withdraws the open permission questions, by claude's request id.
+	asking map[string]context.CancelFunc
 	window string
 	// url is the window's one-time URL when no native window took it
 	// (headless), until the Manager hands it out once.
@@ -603,6 +605,15 @@ func (d *driver) onAgent(ctx context.Context, ev Event) {
 		d.setMood(ctx, "thinking")
 	case ControlRequest:
 		d.onControl(ctx, ev)
+	case ControlCancel:
+		// Answered first by something else (a PermissionRequest hook of
+		// the person's own): withdraw Lets' question everywhere.
+		d.mu.Lock()
+		cancel := d.asking[ev.RequestID]
+		d.mu.Unlock()
+		if cancel != nil {
+			cancel()
+		}
 	case Result:
 		d.finish(ctx, ev)
 	case Restarted:
@@ -750,21 +761,57 @@ func (d *driver) onControl(ctx context.Context, ev ControlRequest) {
 	d.setMood(ctx, "alert")
 	d.mu.Lock()
 	c, win := d.client, d.window
+	actx, cancel := context.WithTimeout(ctx, d.m.opts.ApproveWait+sendTimeout)
+	if d.asking == nil {
+		d.asking = map[string]context.CancelFunc{}
+	}
+	d.asking[ev.RequestID] = cancel
 	d.mu.Unlock()
-	body := map[string]any{"window": win, "tool": ev.ToolName, "summary": Summary(ev.ToolName, ev.Input), "timeoutMs": d.m.opts.ApproveWait.Milliseconds()}
+	summary := Summary(ev.ToolName, ev.Input)
+	body := map[string]any{"window": win, "tool": ev.ToolName, "summary": summary, "timeoutMs": d.m.opts.ApproveWait.Milliseconds()}
 	go func() {
-		var ans struct {
-			Choice string `json:"choice"`
-			Reason string `json:"reason"`
+		defer func() {
+			cancel()
+			d.mu.Lock()
+			delete(d.asking, ev.RequestID)
+			d.mu.Unlock()
+		}()
+		// Ask in this window and on the pads and phones (the Wire
+		// approval flow) at once: the first answer wins, and ending actx
+		// withdraws the other question (the host takes the card down,
+		// the subscription closes).
+		answers := make(chan permissionAnswer, 2)
+		go func() {
+			var ans struct {
+				Choice string `json:"choice"`
+				Reason string `json:"reason"`
+			}
+			err := c.Do(actx, http.MethodPost, "/lip/approve", nil, body, &ans)
+			if err == nil && ans.Reason == "answered" {
+				answers <- permissionAnswer{allow: ans.Choice == "allow", from: "window"}
+			}
+		}()
+		pads := d.padApproval(actx, ev.RequestID, answers)
+		var got permissionAnswer
+		select {
+		case got = <-answers:
+		case <-actx.Done():
+			got = permissionAnswer{from: "nobody"}
 		}
-		actx, cancel := context.WithTimeout(ctx, d.m.opts.ApproveWait+sendTimeout)
-		err := c.Do(actx, http.MethodPost, "/lip/approve", nil, body, &ans)
 		cancel()
-		allow := err == nil && ans.Choice == "allow"
+		if pads != nil {
+			pads.done(got.allow)
+		}
+		if got.from == "nobody" && ctx.Err() == nil && errors.Is(actx.Err(), context.Canceled) {
+			// claude withdrew the question (answered elsewhere): nothing
+			// to answer.
+			d.post(func(ctx context.Context) { d.setMood(ctx, "busy") })
+			return
+		}
 		msg := ""
-		if !allow {
+		if !got.allow {
 			msg = "The person declined this in Lets."
-			if err != nil || ans.Reason != "answered" {
+			if got.from == "nobody" {
 				msg = "Nobody answered the permission request in Lets."
 			}
 		}
@@ -772,11 +819,11 @@ func (d *driver) onControl(ctx context.Context, ev ControlRequest) {
 		if len(input) == 0 {
 			input = json.RawMessage(`{}`)
 		}
-		if err := a.AnswerPermission(ev.RequestID, allow, input, msg); err != nil {
+		if err := a.AnswerPermission(ev.RequestID, got.allow, input, msg); err != nil {
 			d.log.Warn("chat: answering the permission request failed", "err", err)
 		}
 		d.post(func(ctx context.Context) {
-			if allow {
+			if got.allow {
 				d.setMood(ctx, "busy")
 			} else {
 				d.setMood(ctx, "thinking")

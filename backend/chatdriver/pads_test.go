@@ -1,0 +1,154 @@
+package chatdriver
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/lets-app/lets/backend/config"
+	"github.com/lets-app/lets/backend/daemon"
+	"github.com/lets-app/lets/backend/daemon/daemontest"
+	"github.com/lets-app/lets/backend/wire"
+	"github.com/lets-app/lets/backend/wireclient"
+)
+
+// startPadDaemon runs a Wire daemon and names its socket in the test
+// host's host.json, as `lets serve` does.
+func startPadDaemon(t *testing.T, h *testHost) *daemon.Daemon {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "cd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	sock := filepath.Join(dir, "pad.sock")
+	d, err := daemon.Listen(daemon.Options{SocketPath: sock, Surface: daemontest.NewSurface()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- d.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Error("the pad daemon did not stop")
+		}
+	})
+	info, err := config.ReadHostInfo(h.paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info.WireSocket = sock
+	if err := config.WriteHostInfo(h.paths, info); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// waitPadState polls the daemon until the chat's session is in state.
+func waitPadState(t *testing.T, sock, session string, want wire.State) {
+	t.Helper()
+	c := wireclient.New(sock)
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		st, err := c.Status(ctx)
+		cancel()
+		if err == nil {
+			for _, s := range st.Sessions {
+				if s.Backend == "claude" && s.SessionID == session && s.State == want {
+					if s.Label != Label {
+						t.Errorf("the chat shows on the pads as %q, want %q", s.Label, Label)
+					}
+					return
+				}
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("session %s never reached %s on the pads", session, want)
+}
+
+// TestPermissionFromThePads: a can_use_tool question is asked in the
+// window and on the pads at once; an Approve press on a pad answers it,
+// the card in the window goes down, and the pads show Claude running
+// again (issue #15: first answer wins, the others are withdrawn).
+func TestPermissionFromThePads(t *testing.T) {
+	r := newRig(t, nil)
+	d := startPadDaemon(t, r.h)
+	win := r.open(t, "")
+	a := r.agents.next(t)
+	sh := dialShell(t, r.h, win)
+	sh.emit("chat.message", "shell", map[string]any{"text": "make a file"})
+	<-a.sent
+	input := json.RawMessage(`{"command":"touch notes.txt"}`)
+	a.emit(t, ControlRequest{RequestID: "req-pad", Subtype: SubtypeCanUseTool, ToolName: "Bash", Input: input})
+	ask := dataMap(sh.next("shell.ask", 5*time.Second, nil))
+	info, _ := config.ReadHostInfo(r.h.paths)
+	waitPadState(t, info.WireSocket, a.SessionID(), wire.StateWaitingForApproval)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := d.Answer(ctx, wire.Identity{Backend: "claude", SessionID: a.SessionID()}, "req-pad", wire.ActionApprove); err != nil {
+		t.Fatalf("press Approve: %v", err)
+	}
+	select {
+	case ans := <-a.answers:
+		if ans.RequestID != "req-pad" || !ans.Allow || string(ans.Input) != string(input) {
+			t.Fatalf("answer %+v", ans)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the pad's Approve never reached Claude")
+	}
+	if dis := dataMap(sh.next("shell.dismiss", 5*time.Second, nil)); dis["id"] != ask["id"] {
+		t.Fatalf("dismissed %v, want the card %v", dis["id"], ask["id"])
+	}
+	waitPadState(t, info.WireSocket, a.SessionID(), wire.StateRunning)
+
+	// Answered in the window instead: the pads stop waiting.
+	a.emit(t, ControlRequest{RequestID: "req-win", Subtype: SubtypeCanUseTool, ToolName: "Bash", Input: input})
+	ask = dataMap(sh.next("shell.ask", 5*time.Second, nil))
+	waitPadState(t, info.WireSocket, a.SessionID(), wire.StateWaitingForApproval)
+	sh.emit("shell.answer", "shell", map[string]any{"id": ask["id"], "choice": "deny"})
+	select {
+	case ans := <-a.answers:
+		if ans.RequestID != "req-win" || ans.Allow {
+			t.Fatalf("answer %+v", ans)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the window's Deny never reached Claude")
+	}
+	waitPadState(t, info.WireSocket, a.SessionID(), wire.StateRunning)
+	if err := d.Answer(ctx, wire.Identity{Backend: "claude", SessionID: a.SessionID()}, "req-win", wire.ActionApprove); err == nil {
+		t.Fatal("a pad could still answer a question the window answered")
+	}
+}
+
+// TestPermissionWithdrawnByClaude: when claude withdraws its question
+// (control_cancel_request: a hook of the person's own answered first),
+// the card goes down and Lets sends no answer.
+func TestPermissionWithdrawnByClaude(t *testing.T) {
+	r := newRig(t, nil)
+	win := r.open(t, "")
+	a := r.agents.next(t)
+	sh := dialShell(t, r.h, win)
+	sh.emit("chat.message", "shell", map[string]any{"text": "make a file"})
+	<-a.sent
+	a.emit(t, ControlRequest{RequestID: "req-x", Subtype: SubtypeCanUseTool, ToolName: "Bash", Input: json.RawMessage(`{"command":"touch x"}`)})
+	ask := dataMap(sh.next("shell.ask", 5*time.Second, nil))
+	a.emit(t, ControlCancel{RequestID: "req-x"})
+	if dis := dataMap(sh.next("shell.dismiss", 5*time.Second, nil)); dis["id"] != ask["id"] {
+		t.Fatalf("dismissed %v, want %v", dis["id"], ask["id"])
+	}
+	select {
+	case ans := <-a.answers:
+		t.Fatalf("answered a withdrawn question: %+v", ans)
+	case <-time.After(300 * time.Millisecond):
+	}
+}
