@@ -626,3 +626,27 @@ func (c *chatE2E) quit(t *testing.T) {
 		t.Fatal("lets still runs 15 s after Quit Lets")
 	}
 }
+
+// clickLabelWhenShown clicks the tray item whose label starts with prefix
+// once the menu shows it: right after the icon registers, its menu may
+// still be empty on a loaded machine.
+func clickLabelWhenShown(t *testing.T, conn *dbus.Conn, item registration, prefix string) {
+	t.Helper()
+	var last []string
+	ok := waitFor(20*time.Second, func() bool {
+		layout, err := getLayout(conn, item)
+		if err != nil {
+			return false
+		}
+		n, found := layout.find(prefix)
+		if found {
+			clickMenu(t, conn, item, n.ID)
+			return true
+		}
+		last = layout.labels("")
+		return false
+	})
+	if !ok {
+		t.Fatalf("no %q in the menu within 20 s:\n%s", prefix, strings.Join(last, "\n"))
+	}
+}

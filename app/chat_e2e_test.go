@@ -38,7 +38,7 @@ func TestBrowserChatE2EStreamsWordByWord(t *testing.T) {
 	c := startChatE2E(t, chatE2EOptions{approval: chatApproval, claudeDir: filepath.Dir(claude), stub: stub})
 
 	// The tray's "Chat with Claude".
-	clickLabel(t, c.bus, c.trayItem(t), "Chat with Claude")
+	clickLabelWhenShown(t, c.bus, c.trayItem(t), "Chat with Claude")
 	url := c.browserURL(t, "")
 	page := openChatPage(t, url, "light")
 
