@@ -17,6 +17,7 @@ import (
 	"github.com/lets-app/lets/app/tray"
 	"github.com/lets-app/lets/backend/agent"
 	"github.com/lets-app/lets/backend/chatdriver"
+	"github.com/lets-app/lets/backend/claudehook"
 	"github.com/lets-app/lets/backend/claudesetup"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/conversations"
@@ -218,9 +219,13 @@ func TestServeRunsChatWithClaude(t *testing.T) {
 		t.Errorf("MCP config %s: %v", data, err)
 	}
 	data, _ = os.ReadFile(o.Settings)
-	want, _, _ := claudesetup.Merge([]byte("{}"), claudesetup.Hooks(exe, 30*time.Second))
-	if string(data) != string(want) {
-		t.Errorf("settings:\n%s\nwant the hooks with a 30 s approval wait:\n%s", data, want)
+	// Every hook but PermissionRequest: the chat asks its own permission
+	// questions, in the window and on the pads at once.
+	hooks := claudesetup.Hooks(exe, 30*time.Second)
+	delete(hooks, claudesetup.Event(claudehook.EventPermissionRequest))
+	want, _, _ := claudesetup.Merge([]byte("{}"), hooks)
+	if string(data) != string(want) || strings.Contains(string(data), "PermissionRequest") {
+		t.Errorf("settings:\n%s\nwant the hooks but PermissionRequest:\n%s", data, want)
 	}
 	for _, kv := range []string{"LETS_HOME=" + e.home, "HOME=" + e.Env.Getenv("HOME"), "LETS_CLAUDE_LABEL=Chat"} {
 		if !slices.Contains(o.Env, kv) {

@@ -22,8 +22,9 @@ type permissionAnswer struct {
 // session waits for approval with a request-scoped one-shot subscription
 // (the same Wire flow as `lets hook PermissionRequest`).
 type padQuestion struct {
-	c  *wireclient.Client
-	id wire.Identity
+	c   *wireclient.Client
+	id  wire.Identity
+	sub *wireclient.Subscription
 }
 
 // padApproval puts the question on the pads and phones when the pad
@@ -49,6 +50,7 @@ func (d *driver) padApproval(ctx context.Context, requestID string, answers chan
 		d.log.Info("chat: the pads cannot answer this question", "err", err)
 		return nil
 	}
+	q.sub = sub
 	go func() {
 		defer sub.Close()
 		ev, err := sub.Receive(ctx)
@@ -64,9 +66,24 @@ func (q *padQuestion) state(s wire.State) wire.StateCommand {
 	return wire.StateCommand{State: s, Agent: q.id, Metadata: wire.MetadataOf("label", Label)}
 }
 
-// done tells the pads the question is over: Claude runs on.
+// done tells the pads the question is over: Claude runs on. The
+// subscription goes first; while the daemon still counts it as a pending
+// approval it keeps the session waiting (wire-protocol-1 §9.5), and its
+// disconnect may be handled after a report on another connection, so the
+// report is repeated (bounded) until the daemon's answer says running.
 func (q *padQuestion) done(bool) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	_ = q.sub.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	_ = q.c.ReportState(ctx, q.state(wire.StateRunning))
+	for range 20 {
+		ack, err := q.c.ReportStateReply(ctx, q.state(wire.StateRunning))
+		if err != nil || ack.State == wire.StateRunning {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
