@@ -20,7 +20,7 @@ import (
 // reply streams into the chat, the band shows Stop and the working
 // folder and Stop interrupts; a can_use_tool request shows the approval
 // card, and Allow with the mouse answers the agent. Screenshots:
-// chat-agent-streaming-light.png, chat-agent-approval-dark.png.
+// chat-agent-streaming-{light,dark}.png, chat-agent-approval-{dark,light}.png.
 func TestBrowserChatDriven(t *testing.T) {
 	r := newRig(t, nil)
 	win := r.open(t, "")
@@ -58,6 +58,13 @@ func TestBrowserChatDriven(t *testing.T) {
 	}
 	browserUntil(t, ctx, `document.getElementById("lets-chat-log").innerText.includes("something to sit on")`)
 	browsertest.Screenshot(t, ctx, "chat-agent-streaming-light.png")
+	if err := chromedp.Run(ctx, browsertest.Media("prefers-color-scheme", "dark"), chromedp.Sleep(300*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	browsertest.Screenshot(t, ctx, "chat-agent-streaming-dark.png")
+	if err := chromedp.Run(ctx, browsertest.Media("prefers-color-scheme", "light")); err != nil {
+		t.Fatal(err)
+	}
 
 	// Stop, pressed in the band.
 	worlds.eval(t, ctx, origin, `document.getElementById("stop").click()`, nil)
@@ -90,6 +97,10 @@ func TestBrowserChatDriven(t *testing.T) {
 	}
 	time.Sleep(400 * time.Millisecond) // the card's entrance
 	browsertest.Screenshot(t, ctx, "chat-agent-approval-dark.png")
+	if err := chromedp.Run(ctx, browsertest.Media("prefers-color-scheme", "light"), chromedp.Sleep(300*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	browsertest.Screenshot(t, ctx, "chat-agent-approval-light.png")
 	if err := chromedp.Run(ctx, chromedp.Click(`[data-choice="allow"]`, chromedp.ByQuery)); err != nil {
 		t.Fatal(err)
 	}
