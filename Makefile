@@ -23,6 +23,7 @@ RUN_APT_PACKAGES := gcc g++ pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev libaso
 TEST_APT_PACKAGES := chromium python3 desktop-file-utils xvfb x11-utils imagemagick dbus-daemon
 GUI_TAGS := desktop,production,webkit2_41
 BIN := build/bin/lets
+WINDOW_BIN := build/bin/lets-window
 # The version `make package` stamps into the binary and the .deb.
 PACKAGE_VERSION := $(shell sed -n 's/.*"productVersion": *"\([^"]*\)".*/\1/p' wails.json)
 
@@ -71,10 +72,13 @@ all: build
 run: deps build
 	./$(BIN)
 
-## build: the app binary with the desktop build tags
+## build: the app (lets, without the desktop tags, so it starts fast: Claude
+## Code runs `lets hook` on every tool call) and its native-window program
+## (lets-window, with the desktop tags: GTK and WebKit), side by side
 build: go-deps
-	$(GO) build -tags $(GUI_TAGS) -o $(BIN) .
-	@echo "Built $(BIN)"
+	$(GO) build -o $(BIN) .
+	$(GO) build -tags $(GUI_TAGS) -o $(WINDOW_BIN) .
+	@echo "Built $(BIN) and $(WINDOW_BIN)"
 
 # apt_install installs the Debian packages in $(1) that are missing (via sudo
 # when not root); $(2) is added to the list as is (programs found missing).
@@ -197,7 +201,8 @@ bench:
 ## binary, the desktop entry and the icons; the version is wails.json's
 package: go-deps
 	@command -v dpkg-deb >/dev/null || { echo "dpkg-deb is missing: make package needs Debian's dpkg."; exit 1; }
-	$(GO) build -tags $(GUI_TAGS) -ldflags "-X github.com/lets-app/lets/app.Version=$(PACKAGE_VERSION)" -o build/bin/package/lets .
+	$(GO) build -ldflags "-X github.com/lets-app/lets/app.Version=$(PACKAGE_VERSION)" -o build/bin/package/lets .
+	$(GO) build -tags $(GUI_TAGS) -ldflags "-X github.com/lets-app/lets/app.Version=$(PACKAGE_VERSION)" -o build/bin/package/lets-window .
 	build/linux/package.sh build/bin/package/lets $(PACKAGE_VERSION) build/bin/lets_$(PACKAGE_VERSION)_$$(dpkg --print-architecture).deb
 
 clean:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 
@@ -48,12 +49,8 @@ type nativeWindows struct {
 // newNativeWindows returns the window spawner for the host, or nil when
 // windows open in the browser.
 func newNativeWindows(env *Env, st *setup) *nativeWindows {
-	if !window.CanOpen(env.Getenv) {
-		why := "this build has no window support"
-		if window.Supported {
-			why = "there is no display (DISPLAY and WAYLAND_DISPLAY are not set)"
-		}
-		st.log.Info("windows open in the browser: "+why, "windows", "browser")
+	if !window.HasDisplay(env.Getenv) {
+		st.log.Info("windows open in the browser: there is no display (DISPLAY and WAYLAND_DISPLAY are not set)", "windows", "browser")
 		return nil
 	}
 	exe, err := os.Executable()
@@ -61,7 +58,38 @@ func newNativeWindows(env *Env, st *setup) *nativeWindows {
 		st.log.Warn("windows open in the browser: the Lets program could not find itself to start window processes", "err", err)
 		return nil
 	}
-	return newNativeWindowsWith(spawn.ExecStarter(spawn.ExecOptions{Path: exe, Env: os.Environ(), Stderr: env.Stderr}), st)
+	prog, ok := windowProgram(exe, window.Supported)
+	if !ok {
+		st.log.Info("windows open in the browser: this build has no window support and no "+WindowProgram+" beside it", "windows", "browser")
+		return nil
+	}
+	return newNativeWindowsWith(spawn.ExecStarter(spawn.ExecOptions{Path: prog, Env: os.Environ(), Stderr: env.Stderr}), st)
+}
+
+// WindowProgram is the native-window build of Lets, installed beside
+// `lets`. `lets` itself is built without the desktop tags so that it
+// starts quickly (Claude Code runs `lets hook` on every tool call, and
+// linking GTK and WebKit costs a quarter of a second per start); each
+// window is a `lets-window window` process.
+const WindowProgram = "lets-window"
+
+// windowProgram is the program whose `window` command shows a native
+// window: this one when it was built with window support, else
+// lets-window beside it (resolving symlinks), if that is an executable
+// file.
+func windowProgram(exe string, supported bool) (string, bool) {
+	if supported {
+		return exe, true
+	}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	sib := filepath.Join(filepath.Dir(exe), WindowProgram)
+	fi, err := os.Stat(sib)
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+		return "", false
+	}
+	return sib, true
 }
 
 // newNativeWindowsWith builds the spawner around a starter (tests pass a

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -164,5 +166,46 @@ func TestWindowCommandWithoutGUI(t *testing.T) {
 	code := Run(context.Background(), e.Env, []string{"window"})
 	if code != 1 || !strings.Contains(e.err.String(), "no window support") || !strings.Contains(e.err.String(), "make build") {
 		t.Fatalf("exit %d, stderr %q", code, e.err.String())
+	}
+}
+
+// TestWindowProgramIsTheSiblingInAPlainBuild: a lets built without the
+// desktop tags (the fast one Claude Code runs for hooks) shows native
+// windows through lets-window beside it, found through a symlinked lets
+// too; a build with window support uses itself; without an executable
+// sibling windows open in the browser.
+func TestWindowProgramIsTheSiblingInAPlainBuild(t *testing.T) {
+	dir := t.TempDir()
+	lets := filepath.Join(dir, "lets")
+	if err := os.WriteFile(lets, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := windowProgram(lets, true); !ok || p != lets {
+		t.Fatalf("with window support: %q %v", p, ok)
+	}
+	if p, ok := windowProgram(lets, false); ok {
+		t.Fatalf("no sibling, yet %q", p)
+	}
+	sib := filepath.Join(dir, WindowProgram)
+	if err := os.WriteFile(sib, []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := windowProgram(lets, false); ok {
+		t.Fatalf("a sibling that is not executable was taken: %q", p)
+	}
+	if err := os.Chmod(sib, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := windowProgram(lets, false); !ok || p != sib {
+		t.Fatalf("sibling: %q %v, want %q", p, ok, sib)
+	}
+	// /usr/local/bin/lets → /opt/lets/lets: the sibling of the real file.
+	links := t.TempDir()
+	link := filepath.Join(links, "lets")
+	if err := os.Symlink(lets, link); err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := windowProgram(link, false); !ok || p != sib {
+		t.Fatalf("through a symlink: %q %v, want %q", p, ok, sib)
 	}
 }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # package.sh BINARY VERSION OUTPUT.deb — builds the Debian package of Lets
 # with dpkg-deb from a built binary (`make package` runs it after
-# `make build`). It installs /usr/bin/lets, the desktop entry and the
+# `make build`). It installs /usr/bin/lets (and lets-window, the native
+# window program, when it lies beside the binary), the desktop entry and the
 # icons in the hicolor theme, and depends on the libraries the binary
 # links (GTK 3, WebKitGTK 4.1, ALSA) and on git, which `lets install` runs.
 set -eu
@@ -34,6 +35,10 @@ chmod 0755 "$root"
 install -d -m 0755 "$root/DEBIAN" "$root/usr/bin" "$root/usr/share/applications" \
 	"$root/usr/share/icons/hicolor/scalable/apps" "$root/usr/share/doc/lets"
 install -m 0755 "$bin" "$root/usr/bin/lets"
+# The native-window program, built beside lets with the desktop tags.
+if [ -x "$(dirname "$bin")/lets-window" ]; then
+	install -m 0755 "$(dirname "$bin")/lets-window" "$root/usr/bin/lets-window"
+fi
 install -m 0644 "$here/linux/lets.desktop" "$root/usr/share/applications/lets.desktop"
 install -m 0644 "$here/icons/scalable/lets.svg" "$root/usr/share/icons/hicolor/scalable/apps/lets.svg"
 for dir in "$here"/icons/*x*; do
