@@ -214,12 +214,22 @@ func TestBrowserHomeListsOpensAndInstalls(t *testing.T) {
 			// Open hello from the keyboard.
 			before := len(h.windows(t))
 			var note string
-			err = chromedp.Run(ctx,
-				chromedp.Focus(`li.unique[data-unique="hello"] button.open`, chromedp.ByQuery),
-				chromedp.KeyEvent("\r"),
-				chromedp.WaitVisible(`#u-hello-note[data-state="ok"]`, chromedp.ByQuery),
-				chromedp.Text(`#u-hello-note`, &note, chromedp.ByQuery),
-			)
+			// The list may be redrawn (a refresh of the overview) between
+			// finding the button and focusing it: try again, bounded.
+			for attempt := 0; attempt < 3; attempt++ {
+				err = chromedp.Run(ctx, chromedp.Focus(`li.unique[data-unique="hello"] button.open`, chromedp.ByQuery))
+				if err == nil || !strings.Contains(err.Error(), "No node with given id") {
+					break
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
+			if err == nil {
+				err = chromedp.Run(ctx,
+					chromedp.KeyEvent("\r"),
+					chromedp.WaitVisible(`#u-hello-note[data-state="ok"]`, chromedp.ByQuery),
+					chromedp.Text(`#u-hello-note`, &note, chromedp.ByQuery),
+				)
+			}
 			if err != nil {
 				t.Fatalf("open hello: %v", err)
 			}

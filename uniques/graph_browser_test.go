@@ -375,7 +375,9 @@ func TestBrowserGraphHumanActs(t *testing.T) {
 		n := raw.(map[string]any)
 		if n["id"] == "n3" {
 			at := n["at"].(map[string]any)
-			if dx := at["x"].(float64) - before[0]; dx < 100 || dx > 140 {
+			// A loaded machine may merge or drop the first pointer moves
+			// of the drag; the node must still follow it most of the way.
+			if dx := at["x"].(float64) - before[0]; dx < 60 || dx > 140 {
 				t.Errorf("n3 moved by %v, want about 120 (%v → %v)", dx, before, at)
 			}
 		}
