@@ -33,6 +33,7 @@ type envelope struct {
 	ID   string          `json:"id"`
 	Type string          `json:"type"`
 	Win  string          `json:"win"`
+	From string          `json:"from"` // stamped by the host: "shell:…" or "unique:…"
 	Data json.RawMessage `json:"data"`
 }
 
@@ -451,6 +452,12 @@ func (d *driver) onEnvelope(ctx context.Context, e envelope) {
 	case "session.closed":
 		d.windowClosed(ctx, d.currentWindow())
 	case "chat.message":
+		// What the person typed comes from the shell page only; the host
+		// already refuses chat.* from a unique, and this holds it here too.
+		if !strings.HasPrefix(e.From, "shell:") {
+			d.log.Warn("chat: a chat.message not from the shell was ignored", "from", e.From)
+			return
+		}
 		d.onMessage(ctx, e)
 	case "talk.stop":
 		if d.agent != nil && len(d.turns) > 0 {
