@@ -45,7 +45,7 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 	if in == nil {
 		in = os.Stdin
 	}
-	t := &mcp.IOTransport{Reader: nopReadCloser{in}, Writer: nopWriteCloser{out}}
+	t := &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}
 	err = mcpserver.Run(ctx, mcpserver.Options{Host: client, Version: Version, Logger: log}, t)
 	if err != nil && ctx.Err() != nil {
 		return nil // stopped by a signal: a normal end
@@ -76,10 +76,6 @@ func startHost(env *Env, log *slog.Logger) error {
 	go func() { _ = cmd.Wait() }() // reap it if it ends while we run
 	return nil
 }
-
-type nopReadCloser struct{ io.Reader }
-
-func (nopReadCloser) Close() error { return nil }
 
 type nopWriteCloser struct{ io.Writer }
 
