@@ -23,7 +23,11 @@ RUN_APT_PACKAGES := gcc g++ pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev libaso
 TEST_APT_PACKAGES := chromium python3 desktop-file-utils xvfb x11-utils imagemagick dbus-daemon
 GUI_TAGS := desktop,production,webkit2_41
 BIN := build/bin/lets
+CORE_BIN := build/bin/lets-core
 WINDOW_BIN := build/bin/lets-window
+# The `lets` front (app/front): answers `lets hook` itself and hands every
+# other command to lets-core. Built without cgo, it starts in about 10 ms.
+FRONT_PKG := ./app/front/lets
 # The version `make package` stamps into the binary and the .deb.
 PACKAGE_VERSION := $(shell sed -n 's/.*"productVersion": *"\([^"]*\)".*/\1/p' wails.json)
 
@@ -72,13 +76,16 @@ all: build
 run: deps build
 	./$(BIN)
 
-## build: the app (lets, without the desktop tags, so it starts fast: Claude
-## Code runs `lets hook` on every tool call) and its native-window program
-## (lets-window, with the desktop tags: GTK and WebKit), side by side
+## build: the app, three programs side by side: lets (a small front that
+## runs `lets hook` itself, as Claude Code runs it on every tool call, and
+## hands every other command to lets-core), lets-core (the whole app,
+## without the desktop tags, so commands start fast) and lets-window (the
+## native windows, with the desktop tags: GTK and WebKit)
 build: go-deps
-	$(GO) build -o $(BIN) .
+	$(GO) build -o $(CORE_BIN) .
+	CGO_ENABLED=0 $(GO) build -o $(BIN) $(FRONT_PKG)
 	$(GO) build -tags $(GUI_TAGS) -o $(WINDOW_BIN) .
-	@echo "Built $(BIN) and $(WINDOW_BIN)"
+	@echo "Built $(BIN), $(CORE_BIN) and $(WINDOW_BIN)"
 
 # apt_install installs the Debian packages in $(1) that are missing (via sudo
 # when not root); $(2) is added to the list as is (programs found missing).
@@ -201,7 +208,8 @@ bench:
 ## binary, the desktop entry and the icons; the version is wails.json's
 package: go-deps
 	@command -v dpkg-deb >/dev/null || { echo "dpkg-deb is missing: make package needs Debian's dpkg."; exit 1; }
-	$(GO) build -ldflags "-X github.com/lets-app/lets/app.Version=$(PACKAGE_VERSION)" -o build/bin/package/lets .
+	$(GO) build -ldflags "-X github.com/lets-app/lets/app.Version=$(PACKAGE_VERSION)" -o build/bin/package/lets-core .
+	CGO_ENABLED=0 $(GO) build -o build/bin/package/lets $(FRONT_PKG)
 	$(GO) build -tags $(GUI_TAGS) -ldflags "-X github.com/lets-app/lets/app.Version=$(PACKAGE_VERSION)" -o build/bin/package/lets-window .
 	build/linux/package.sh build/bin/package/lets $(PACKAGE_VERSION) build/bin/lets_$(PACKAGE_VERSION)_$$(dpkg --print-architecture).deb
 

@@ -82,7 +82,7 @@ func newChat(env *Env, st *setup, cfg config.Config) (*chatdriver.Manager, error
 	if err != nil {
 		return nil, err
 	}
-	exe, err := letsExecutable()
+	exe, err := letsExecutable(env.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("find the lets program for Claude's tools and hooks: %w", err)
 	}

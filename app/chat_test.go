@@ -199,7 +199,7 @@ func TestServeRunsChatWithClaude(t *testing.T) {
 	if fi, err := os.Stat(wantDir); o.Dir != wantDir || err != nil || fi.Mode().Perm() != 0o700 {
 		t.Errorf("working folder %q (want %q), %v", o.Dir, wantDir, err)
 	}
-	exe, _ := letsExecutable()
+	exe, _ := letsExecutable(e.Env.Getenv)
 	for _, f := range []string{o.MCPConfig, o.Settings} {
 		if filepath.Dir(f) != filepath.Join(e.home, "state") {
 			t.Errorf("%s is not under the data folder's state/", f)

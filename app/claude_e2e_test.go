@@ -21,6 +21,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/lets-app/lets/app/front"
 	"github.com/lets-app/lets/backend/claudesetup"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/testenv/claudestub"
@@ -35,9 +36,10 @@ import (
 // claude-tools`) against claudestub's scripted Messages API on 127.0.0.1,
 // with `lets mcp` as its MCP server and `lets hook <event>` as its hooks.
 
-// e2eBuilder builds the lets binary at most once per test process, into
-// build/bin/e2e (ignored by git), so claude can start `lets mcp` and
-// `lets hook` as real programs.
+// e2eBuilder builds the installed pair at most once per test process, into
+// build/bin/e2e (ignored by git): the `lets` front (app/front/lets) and
+// lets-core (the full program) beside it, so claude starts `lets mcp` and
+// `lets hook` as real programs, the way an installed Lets runs them.
 type e2eBuilder struct {
 	once sync.Once
 	bin  string
@@ -59,28 +61,41 @@ func (b *e2eBuilder) build(t testing.TB) string {
 		if b.err = os.MkdirAll(dir, 0o755); b.err != nil {
 			return
 		}
-		tmp, err := os.CreateTemp(dir, ".lets-*")
-		if err != nil {
-			b.err = err
-			return
-		}
-		_ = tmp.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, gobin, "build", "-o", tmp.Name(), ".")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			_ = os.Remove(tmp.Name())
-			b.err = fmt.Errorf("go build -o %s .: %w\n%s", tmp.Name(), err, out)
-			return
+		// lets-core first: the front is usable only with it beside it.
+		for _, p := range []struct{ name, pkg string }{{front.CoreName, "."}, {"lets", "./app/front/lets"}} {
+			if b.err = goBuild(gobin, root, dir, p.name, p.pkg); b.err != nil {
+				return
+			}
 		}
 		b.bin = filepath.Join(dir, "lets")
-		b.err = os.Rename(tmp.Name(), b.bin)
 	})
 	if b.err != nil {
 		t.Fatal(b.err)
 	}
 	return b.bin
+}
+
+// goBuild builds package pkg of the module at root into dir/name, through a
+// temporary file so a concurrent reader never sees half a program.
+func goBuild(gobin, root, dir, name, pkg string) error {
+	tmp, err := os.CreateTemp(dir, ".lets-*")
+	if err != nil {
+		return err
+	}
+	_ = tmp.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, gobin, "build", "-o", tmp.Name(), pkg)
+	if pkg != "." {
+		// The front is built without cgo, as `make build` builds it.
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	}
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("go build -o %s %s: %w\n%s", tmp.Name(), pkg, err, out)
+	}
+	return os.Rename(tmp.Name(), filepath.Join(dir, name))
 }
 
 // startGroup starts cmd in a process group of its own and ends the group

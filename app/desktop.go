@@ -503,7 +503,7 @@ func (d *desktop) start(env *Env, st *setup, info config.HostInfo, srv *host.Ser
 	d.hostURL, d.homeLink, d.log = srv.URL(), srv.HomeLink, st.log
 	chat := d.chat
 	d.mu.Unlock()
-	exe, err := os.Executable()
+	exe, err := letsExecutable(env.Getenv)
 	if err != nil {
 		exe = "lets"
 	}

@@ -306,7 +306,7 @@ const doctorClaudeTimeout = 20 * time.Second
 func (d *doctor) checkClaude(ctx context.Context) []checkResult {
 	lets := d.letsPath
 	if lets == "" {
-		lets, _ = letsExecutable()
+		lets, _ = letsExecutable(d.env.Getenv)
 	}
 	dir, err := claudesetup.Dir(d.env.Getenv)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lets-app/lets/app/front"
 	"github.com/lets-app/lets/backend/claudehook"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/daemon"
@@ -302,4 +303,37 @@ func BenchmarkHookProcessPreToolUse(b *testing.B) {
 	pct := func(p float64) time.Duration { return times[min(len(times)-1, int(p*float64(len(times))))] }
 	b.ReportMetric(float64(pct(0.50).Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(pct(0.95).Microseconds())/1000, "p95-ms")
+}
+
+// TestFrontHandsEverythingElseToLetsCore runs the installed pair (the
+// `lets` front and lets-core beside it): `lets version` is answered by
+// lets-core, and what lets-core writes for Claude Code names the front, so
+// every later hook starts the small program (app/front).
+func TestFrontHandsEverythingElseToLetsCore(t *testing.T) {
+	bin := e2eBuild.build(t)
+	env := downEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, "version").CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "lets ") {
+		t.Fatalf("lets version through the front: %v, %q", err, out)
+	}
+
+	dir := filepath.Join(t.TempDir(), "plugin")
+	cmd := exec.CommandContext(ctx, bin, "setup", "claude", "--plugin-dir", dir)
+	cmd.Env = env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("lets setup claude --plugin-dir: %v\n%s", err, out)
+	}
+	hooks, err := os.ReadFile(filepath.Join(dir, "hooks", "hooks.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	realBin, _ := filepath.EvalSymlinks(bin)
+	if want := realBin + " hook PreToolUse"; !strings.Contains(string(hooks), want) {
+		t.Errorf("the plugin's hooks do not run the front (%q):\n%s", want, hooks)
+	}
+	if strings.Contains(string(hooks), front.CoreName) {
+		t.Errorf("the plugin's hooks run lets-core, which starts slowly:\n%s", hooks)
+	}
 }

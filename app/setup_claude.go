@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lets-app/lets/app/front"
 	"github.com/lets-app/lets/app/tray"
 	"github.com/lets-app/lets/backend/claudesetup"
 	"github.com/lets-app/lets/backend/config"
@@ -72,7 +73,7 @@ type claudeSetup struct {
 // newClaudeSetup reads where things are: the running lets program, Claude
 // Code's folder, the approval wait of config.json.
 func newClaudeSetup(env *Env, out io.Writer) (*claudeSetup, error) {
-	lets, err := letsExecutable()
+	lets, err := letsExecutable(env.Getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -96,9 +97,17 @@ func newClaudeSetup(env *Env, out io.Writer) (*claudeSetup, error) {
 	}, nil
 }
 
-// letsExecutable is the absolute path of this lets program, symlinks
-// resolved, so the hooks keep working when a link is moved.
-func letsExecutable() (string, error) {
+// letsExecutable is the absolute path of the lets program, symlinks
+// resolved, so the hooks keep working when a link is moved. It is the
+// `lets` front that started this program (front.ProgramEnv) when there is
+// one: Claude Code then runs hooks through the small front, not through
+// lets-core.
+func letsExecutable(getenv func(string) string) (string, error) {
+	if p := getenv(front.ProgramEnv); p != "" && filepath.IsAbs(p) {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+			return p, nil
+		}
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return "", fmt.Errorf("find the lets program (Claude Code needs its full path): %w", err)

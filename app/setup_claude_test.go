@@ -64,7 +64,7 @@ func TestSetupClaudeWithoutClaudeOnPathPrintsTheCommand(t *testing.T) {
 		t.Fatalf("setup exit %d\n%s%s", code, e.out, e.err)
 	}
 	out := e.out.String()
-	lets, err := letsExecutable()
+	lets, err := letsExecutable(os.Getenv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,8 +38,10 @@ func run(t *testing.T, env []string, name string, args ...string) string {
 // unpacked into a scratch root with dpkg -x, puts the binary in /usr/bin,
 // the desktop entry in /usr/share/applications and every icon size in the
 // hicolor theme, declares the runtime libraries, and passes
-// desktop-file-validate. A binary built here (without the GUI tags, which
-// the recipe does not care about) stands in for `make build`'s, to stay fast.
+// desktop-file-validate. The `lets` front and lets-core beside it are built
+// here as `make package` builds them (lets-window, the GUI-tag build, is
+// left out to stay fast: the recipe installs it the same way when present);
+// the installed front hands `lets version` to the installed lets-core.
 func TestPackageInstallsWhereADesktopLooks(t *testing.T) {
 	testutil.Command(t, "dpkg-deb")
 	validate := testutil.Command(t, "desktop-file-validate")
@@ -49,7 +51,8 @@ func TestPackageInstallsWhereADesktopLooks(t *testing.T) {
 	}
 	work := t.TempDir()
 	bin := filepath.Join(work, "lets")
-	run(t, nil, goBin, "build", "-ldflags", "-X github.com/lets-app/lets/app.Version=9.8.7", "-o", bin, "..")
+	run(t, nil, goBin, "build", "-ldflags", "-X github.com/lets-app/lets/app.Version=9.8.7", "-o", filepath.Join(work, "lets-core"), "..")
+	run(t, []string{"CGO_ENABLED=0"}, goBin, "build", "-o", bin, "../app/front/lets")
 	deb := filepath.Join(work, "out", "lets_9.8.7.deb")
 	run(t, []string{"DEB_COMPRESSION=none"}, "sh", filepath.Join("linux", "package.sh"), bin, "9.8.7", deb)
 
@@ -82,6 +85,9 @@ func TestPackageInstallsWhereADesktopLooks(t *testing.T) {
 	}
 	if fi.Mode().Perm() != 0o755 {
 		t.Errorf("/usr/bin/lets mode %v, want 0755", fi.Mode().Perm())
+	}
+	if fi, err := os.Stat(filepath.Join(root, "usr", "bin", "lets-core")); err != nil || fi.Mode().Perm() != 0o755 {
+		t.Errorf("the package has no 0755 /usr/bin/lets-core beside lets: %v", err)
 	}
 	if v := run(t, nil, lets, "version"); !strings.Contains(v, "9.8.7") {
 		t.Errorf("the installed lets says %q, want version 9.8.7", v)

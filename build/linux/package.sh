@@ -1,8 +1,9 @@
 #!/bin/sh
 # package.sh BINARY VERSION OUTPUT.deb — builds the Debian package of Lets
 # with dpkg-deb from a built binary (`make package` runs it after
-# `make build`). It installs /usr/bin/lets (and lets-window, the native
-# window program, when it lies beside the binary), the desktop entry and the
+# `make build`). It installs /usr/bin/lets (and, when they lie beside it,
+# lets-core, the full program the small lets front hands commands to, and
+# lets-window, the native window program), the desktop entry and the
 # icons in the hicolor theme, and depends on the libraries the binary
 # links (GTK 3, WebKitGTK 4.1, ALSA) and on git, which `lets install` runs.
 set -eu
@@ -35,10 +36,13 @@ chmod 0755 "$root"
 install -d -m 0755 "$root/DEBIAN" "$root/usr/bin" "$root/usr/share/applications" \
 	"$root/usr/share/icons/hicolor/scalable/apps" "$root/usr/share/doc/lets"
 install -m 0755 "$bin" "$root/usr/bin/lets"
-# The native-window program, built beside lets with the desktop tags.
-if [ -x "$(dirname "$bin")/lets-window" ]; then
-	install -m 0755 "$(dirname "$bin")/lets-window" "$root/usr/bin/lets-window"
-fi
+# The full program (the front needs it beside it) and the native-window
+# program (built with the desktop tags), built beside lets.
+for prog in lets-core lets-window; do
+	if [ -x "$(dirname "$bin")/$prog" ]; then
+		install -m 0755 "$(dirname "$bin")/$prog" "$root/usr/bin/$prog"
+	fi
+done
 install -m 0644 "$here/linux/lets.desktop" "$root/usr/share/applications/lets.desktop"
 install -m 0644 "$here/icons/scalable/lets.svg" "$root/usr/share/icons/hicolor/scalable/apps/lets.svg"
 for dir in "$here"/icons/*x*; do

@@ -1,0 +1,114 @@
+// Package hookcmd is `lets hook <event>`, one Claude Code command hook
+// (spec/claude-integration.md §2–§4), as a command of its own.
+//
+// Claude Code runs a hook on every tool call, so the program that runs it
+// must start fast. This package therefore imports only what a hook needs
+// (claudehook, config, hostclient, logging, wireclient): the small `lets`
+// front program (app/front) runs it in process, and the full program runs
+// the same code for `lets-core hook`.
+package hookcmd
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/lets-app/lets/backend/claudehook"
+	"github.com/lets-app/lets/backend/config"
+	"github.com/lets-app/lets/backend/hostclient"
+	"github.com/lets-app/lets/backend/logging"
+	"github.com/lets-app/lets/backend/wireclient"
+)
+
+// RequestTimeout bounds one host request of a hook; the hook's own budget
+// (claudehook.QuickBudget) bounds the whole run.
+const RequestTimeout = 700 * time.Millisecond
+
+// IO is what a hook reads and writes. A nil Stdin means the process's
+// standard input.
+type IO struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+}
+
+// Run is `lets hook <args>`. Whatever goes wrong, it prints nothing on
+// stdout and the command exits 0, so Claude Code carries on as if no hook
+// were installed; the reason goes to stderr (Claude Code keeps it out of
+// the conversation).
+func Run(ctx context.Context, rw IO, args []string) {
+	log := logging.New(rw.Stderr, nil, LogLevel(rw.Getenv))
+	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
+		// Still exit 0: a hook entry with a typo must not break Claude.
+		log.Error("lets hook: expected exactly one hook event name, like `lets hook PreToolUse`", "args", strings.Join(args, " "), "events", strings.Join(claudehook.Events(), ", "))
+		return
+	}
+	event := args[0]
+	stdin := rw.Stdin
+	if stdin == nil {
+		if fi, err := os.Stdin.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			// Typed by hand: there is no hook input to wait for.
+			log.Error("lets hook is run by Claude Code, which passes the hook's JSON on stdin; `lets setup claude` installs the hooks")
+			return
+		}
+		stdin = os.Stdin
+	}
+	opts := Options(rw.Getenv, log)
+	if err := claudehook.Run(ctx, opts, event, stdin, rw.Stdout); err != nil {
+		log.Error("lets hook: nothing done", "event", event, "err", err)
+	}
+}
+
+// LogLevel is error unless LETS_LOG asks for more: a hook's stderr shows
+// in Claude Code's transcript, and Lets not running (the daemon or the
+// host unreachable, logged as warnings) is normal, not worth a line on
+// every tool call.
+func LogLevel(getenv func(string) string) slog.Level {
+	if v := getenv(logging.LevelEnv); v != "" {
+		if lv, err := logging.ParseLevel(v); err == nil {
+			return lv
+		}
+	}
+	return slog.LevelError
+}
+
+// Options finds the host and the Wire daemon for a hook. Nothing here
+// starts a host: a hook never waits for one.
+func Options(getenv func(string) string, log *slog.Logger) claudehook.Options {
+	opts := claudehook.Options{Logger: log, ClaudePID: ClaudePID(), Label: getenv(claudehook.LabelEnv)}
+	home, err := config.ResolveHome(getenv)
+	if err != nil {
+		log.Warn("lets hook: no data folder; reporting to nobody", "err", err)
+		return opts
+	}
+	paths := config.Paths{Home: home}
+	cfg, err := config.Load(paths.ConfigFile())
+	if err != nil {
+		log.Warn("lets hook: config.json could not be read; using the defaults", "err", err)
+		cfg = config.Defaults()
+	}
+	opts.ApprovalTimeout = cfg.Claude.ApprovalTimeout()
+	opts.Host = claudehook.HostHTTP{D: hostclient.New(paths, hostclient.Options{ClaudePID: opts.ClaudePID, Timeout: RequestTimeout})}
+	opts.Wire = claudehook.WireClient{C: wire(getenv, paths, cfg)}
+	return opts
+}
+
+// wire is the Wire client of a hook: the socket the running host announced
+// in host.json, else the configured one, else the protocol's default.
+func wire(getenv func(string) string, paths config.Paths, cfg config.Config) *wireclient.Client {
+	if info, err := config.ReadHostInfo(paths); err == nil && info.WireSocket != "" {
+		return wireclient.New(info.WireSocket)
+	}
+	if cfg.Wire.Socket != "" {
+		return wireclient.New(cfg.Wire.Socket)
+	}
+	return wireclient.NewDefault(getenv)
+}
+
+// ClaudePID is the Claude Code process this command runs under (its
+// parent, skipping a shell), or 0 off Linux.
+func ClaudePID() int { return hostclient.ClaudePID("/proc", os.Getpid()) }

@@ -1,0 +1,47 @@
+package hookcmd_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lets-app/lets/app/hookcmd"
+	"github.com/lets-app/lets/backend/logging"
+)
+
+func TestLogLevelIsErrorUnlessAsked(t *testing.T) {
+	for v, want := range map[string]slog.Level{"": slog.LevelError, "debug": slog.LevelDebug, "nonsense": slog.LevelError} {
+		got := hookcmd.LogLevel(func(k string) string {
+			if k == logging.LevelEnv {
+				return v
+			}
+			return ""
+		})
+		if got != want {
+			t.Errorf("%s=%q: level %v, want %v", logging.LevelEnv, v, got, want)
+		}
+	}
+}
+
+// With Lets down, every way of running a hook prints nothing, says
+// nothing on stderr (it would show in Claude's transcript) and is quick.
+func TestHookWithLetsDownIsSilent(t *testing.T) {
+	home := t.TempDir()
+	env := map[string]string{"HOME": home, "LETS_HOME": filepath.Join(home, "lets"), "PAD_LATTICE_SOCKET": filepath.Join(home, "none.sock")}
+	for _, event := range []string{"SessionStart", "PreToolUse", "PermissionRequest", "Stop"} {
+		var out, errOut bytes.Buffer
+		start := time.Now()
+		in := `{"session_id":"s1","cwd":"/tmp/project","hook_event_name":"` + event + `","tool_name":"Bash","tool_input":{"command":"ls"}}`
+		hookcmd.Run(context.Background(), hookcmd.IO{Stdin: strings.NewReader(in), Stdout: &out, Stderr: &errOut, Getenv: func(k string) string { return env[k] }}, []string{event})
+		if out.Len() != 0 || errOut.Len() != 0 {
+			t.Errorf("%s: stdout %q, stderr %q; want both empty", event, out.String(), errOut.String())
+		}
+		if took := time.Since(start); took > time.Second {
+			t.Errorf("%s took %v with Lets down, want < 1 s", event, took)
+		}
+	}
+}
