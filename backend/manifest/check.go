@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -33,7 +34,7 @@ const (
 
 // Patterns of the seed and LIP 1 §2.
 var (
-	nameRE = regexp.MustCompile(`^[a-z][a-z0-9-]{1,31}$`)
+	nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9-]{1,31}$`) })
 	typeRE = regexp.MustCompile(`^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$`)
 )
 
@@ -83,7 +84,7 @@ func NewChecker(opts Options) (*Checker, error) {
 // ValidName reports whether name is a well-formed unique name (rule 1:
 // lowercase letters, digits and '-', 2–32 characters, starting with a
 // letter).
-func ValidName(name string) bool { return nameRE.MatchString(name) }
+func ValidName(name string) bool { return nameRE().MatchString(name) }
 
 // ruleOfField says which seed rule covers a top-level manifest field, so
 // that schema failures are reported under the rule they break.
@@ -296,7 +297,7 @@ func (c *Checker) checkRules(raw map[string]json.RawMessage) (*Manifest, []Probl
 	}
 
 	// Rule 1: the name.
-	if get("name", &m.Name) && !nameRE.MatchString(m.Name) {
+	if get("name", &m.Name) && !nameRE().MatchString(m.Name) {
 		add(1, "name", "%q must match ^[a-z][a-z0-9-]{1,31}$ (lowercase letters, digits and '-', starting with a letter, 2-32 characters)", m.Name)
 	}
 

@@ -34,7 +34,7 @@ func FuzzValidateManifest(f *testing.F) {
 			}
 			return
 		}
-		if !nameRE.MatchString(m.Name) || m.LIP != LIPMajor || len(m.Domains) == 0 {
+		if !nameRE().MatchString(m.Name) || m.LIP != LIPMajor || len(m.Domains) == 0 {
 			t.Fatalf("accepted a manifest breaking rules 1/6: %+v", m)
 		}
 		if insidePathProblem(m.Entry) != "" {

@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/lets-app/lets/backend/atomicfile"
@@ -24,9 +25,9 @@ import (
 var (
 	schemeRE = regexp.MustCompile(`^([a-zA-Z][a-zA-Z0-9+.-]*)://`)
 	scpRE    = regexp.MustCompile(`^[A-Za-z0-9._~-]+@[A-Za-z0-9.-]+:[^/]`)
-	refRE    = regexp.MustCompile(`^[A-Za-z0-9._/+-]{1,200}$`)
+	refRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9._/+-]{1,200}$`) })
 	shaRE    = regexp.MustCompile(`^[0-9a-f]{40}$`)
-	shortRE  = regexp.MustCompile(`^[0-9a-f]{4,39}$`)
+	shortRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{4,39}$`) })
 	sha256RE = regexp.MustCompile(`^[0-9a-f]{64}$`)
 )
 
@@ -125,7 +126,7 @@ func (r *Registry) install(ctx context.Context, src, ref, expectName string, pro
 	if err != nil {
 		return nil, err
 	}
-	if ref != "" && (!refRE.MatchString(ref) || strings.HasPrefix(ref, "-") || strings.Contains(ref, "..")) {
+	if ref != "" && (!refRE().MatchString(ref) || strings.HasPrefix(ref, "-") || strings.Contains(ref, "..")) {
 		return nil, fmt.Errorf("%w: %q is not a branch, tag or commit name", ErrInstallFailed, ref)
 	}
 	if err := os.MkdirAll(r.opts.UserDir, 0o700); err != nil {
@@ -398,7 +399,7 @@ func (r *Registry) fetch(ctx context.Context, source, ref, work string, progress
 		rev, err = r.fetchCommit(ctx, source, ref, work)
 	default:
 		_, err = r.runGit(ctx, parent, "clone", "--quiet", "--no-checkout", "--depth", "1", "--no-recurse-submodules", "--branch", ref, "--", source, work)
-		if err != nil && shortRE.MatchString(ref) && ctx.Err() == nil {
+		if err != nil && shortRE().MatchString(ref) && ctx.Err() == nil {
 			// Not a branch or tag: maybe an abbreviated commit, which
 			// only a full clone can find.
 			_ = os.RemoveAll(work)

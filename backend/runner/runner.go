@@ -68,7 +68,7 @@ var (
 	ErrBadRequest      = errors.New("bad run request")
 )
 
-var uniqueNameRE = regexp.MustCompile(`^[a-z][a-z0-9-]{1,31}$`)
+var uniqueNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9-]{1,31}$`) })
 
 // Runner executes requests. Its zero value is not usable; use New.
 type Runner struct {
@@ -136,7 +136,7 @@ func Check(req Request) (Language, time.Duration, error) {
 // is passed as one argument to the interpreter: nothing is interpolated
 // into a command line.
 func (r *Runner) Run(ctx context.Context, unique string, req Request) (Result, error) {
-	if !uniqueNameRE.MatchString(unique) {
+	if !uniqueNameRE().MatchString(unique) {
 		return Result{}, fmt.Errorf("%w: %q is not a unique name", ErrBadRequest, unique)
 	}
 	lang, timeout, err := Check(req)

@@ -118,8 +118,8 @@ const (
 )
 
 var (
-	uniqueRE = regexp.MustCompile(`^[a-z][a-z0-9-]{1,31}$`)
-	idRE     = regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}$`)
+	uniqueRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9-]{1,31}$`) })
+	idRE     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}$`) })
 )
 
 // NewStore returns a store for dir; folders are created on first save.
@@ -171,10 +171,10 @@ func (s *Store) path(unique, id string) string {
 }
 
 func checkNames(unique, id string) error {
-	if !uniqueRE.MatchString(unique) {
+	if !uniqueRE().MatchString(unique) {
 		return fmt.Errorf("%w: unique name %q", ErrNotFound, unique)
 	}
-	if id != "" && !idRE.MatchString(id) {
+	if id != "" && !idRE().MatchString(id) {
 		return fmt.Errorf("%w: session id %q", ErrNotFound, id)
 	}
 	return nil
@@ -189,10 +189,10 @@ func (s *Store) Save(unique, current string, kind Kind, envelope []byte, now tim
 	if kind != Export && kind != Snapshot {
 		return Info{}, fmt.Errorf("sessions: unknown kind %d", kind)
 	}
-	if !uniqueRE.MatchString(unique) {
+	if !uniqueRE().MatchString(unique) {
 		return Info{}, fmt.Errorf("sessions: %q is not a unique name", unique)
 	}
-	if current != "" && !idRE.MatchString(current) {
+	if current != "" && !idRE().MatchString(current) {
 		return Info{}, fmt.Errorf("sessions: %q is not a session id", current)
 	}
 	env, err := parseObject(envelope)
@@ -216,7 +216,7 @@ func (s *Store) Save(unique, current string, kind Kind, envelope []byte, now tim
 	handoff := kind == Export
 	if id == "" {
 		id = s.newID(now)
-		if !idRE.MatchString(id) {
+		if !idRE().MatchString(id) {
 			return Info{}, fmt.Errorf("sessions: the id maker gave %q, which is not a valid session id", id)
 		}
 	} else if kind == Snapshot {
@@ -383,7 +383,7 @@ func (s *Store) List(unique string) ([]Info, error) {
 			return nil, fmt.Errorf("sessions: read %s: %w", s.dir, err)
 		}
 		for _, e := range entries {
-			if e.IsDir() && uniqueRE.MatchString(e.Name()) {
+			if e.IsDir() && uniqueRE().MatchString(e.Name()) {
 				uniques = append(uniques, e.Name())
 			}
 		}
@@ -401,7 +401,7 @@ func (s *Store) List(unique string) ([]Info, error) {
 		for _, e := range entries {
 			name := e.Name()
 			id, ok := strings.CutSuffix(name, ".json")
-			if !ok || strings.HasPrefix(name, ".") || !e.Type().IsRegular() || !idRE.MatchString(id) {
+			if !ok || strings.HasPrefix(name, ".") || !e.Type().IsRegular() || !idRE().MatchString(id) {
 				continue
 			}
 			p := filepath.Join(s.dir, u, name)

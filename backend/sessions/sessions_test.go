@@ -345,7 +345,7 @@ func TestSummary(t *testing.T) {
 func TestNewIDSortsByTime(t *testing.T) {
 	a := NewID(t0)
 	b := NewID(t0.Add(time.Millisecond))
-	if !idRE.MatchString(a) || len(a) != 29 || !strings.HasPrefix(a, "ss_") || a >= b {
+	if !idRE().MatchString(a) || len(a) != 29 || !strings.HasPrefix(a, "ss_") || a >= b {
 		t.Fatalf("%s %s", a, b)
 	}
 	if NewID(t0) == NewID(t0) {
