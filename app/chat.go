@@ -73,6 +73,10 @@ func chatStore(env *Env, st *setup) (*conversations.Store, error) {
 	return conversations.New(conversations.Options{Root: chatStoreDir(st.paths), DefaultDir: dir, Logger: st.log.With("part", "conversations")}), nil
 }
 
+// chatAllowedTools is the permission rule that lets the chat's Claude use
+// every tool of Lets' MCP server (mcp__lets__open, …) without asking.
+const chatAllowedTools = "mcp__lets"
+
 // newChat builds the chat manager of a `lets`/`lets serve` process: the
 // conversations store, the real Claude Code starter (or Env.ChatStart),
 // Lets' MCP server and hooks for every conversation, sign-in through
@@ -102,7 +106,11 @@ func newChat(env *Env, st *setup, cfg config.Config) (*chatdriver.Manager, error
 			Env:                   claudeEnv,
 			PermissionMode:        cfg.Claude.PermissionMode,
 			PermissionPromptStdio: true,
-			RestartLimit:          chatRestarts,
+			// Lets' own tools (open a window, listen, say something in
+			// it) are what the chat is for: asking the person before each
+			// one would only puzzle them. Everything else still asks.
+			ExtraArgs:    []string{"--allowedTools", chatAllowedTools},
+			RestartLimit: chatRestarts,
 			// Lets stops all its parts within two seconds.
 			Grace: chatStopGrace,
 		},

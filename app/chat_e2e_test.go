@@ -251,7 +251,8 @@ func TestBrowserChatE2EStopInterrupts(t *testing.T) {
 }
 
 // TestBrowserChatE2EOpensTheGraph: a scripted mcp__lets__open {unique:
-// "graph"} from the chat opens the graph unique: a new window appears in
+// "graph"} from the chat opens the graph unique without asking the person
+// first (Lets' own tools are allowed for the chat): a new window appears in
 // GET /lip/windows bound to the chat's claude process.
 func TestBrowserChatE2EOpensTheGraph(t *testing.T) {
 	claude := testutil.Claude(t) // before anything starts: skip (or fail) at once without it
@@ -267,7 +268,6 @@ func TestBrowserChatE2EOpensTheGraph(t *testing.T) {
 
 	page.say("Show me a graph, please.")
 	var graph e2eWindowInfo
-	asked := 0
 	deadline := time.Now().Add(90 * time.Second)
 	for graph.Window == "" {
 		if time.Now().After(deadline) {
@@ -281,13 +281,7 @@ func TestBrowserChatE2EOpensTheGraph(t *testing.T) {
 		var card bool
 		page.eval(cardVisible, &card)
 		if card && graph.Window == "" {
-			// Claude Code asks before it uses an MCP tool nobody allowed.
-			if asked == 0 {
-				t.Logf("the open tool asked first: %q; allowing it", page.cardText())
-			}
-			asked++
-			page.click(`[data-choice="allow"]`)
-			time.Sleep(400 * time.Millisecond) // the card's exit
+			t.Fatalf("the chat asked before using Lets' own open tool: %q", page.cardText())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -304,7 +298,7 @@ func TestBrowserChatE2EOpensTheGraph(t *testing.T) {
 		t.Fatalf("the open tool's result the model saw: %+v", r)
 	}
 	page.until(`document.getElementById("lets-chat-log").innerText.includes("Your graph is open.")`, 60*time.Second)
-	t.Logf("graph window %s bound to the chat's claude %d (Allow pressed on %d card(s) first)", graph.Window, pid, asked)
+	t.Logf("graph window %s bound to the chat's claude %d, nobody asked", graph.Window, pid)
 }
 
 // TestBrowserChatE2EResumesAfterRestart: a conversation, then Lets quits

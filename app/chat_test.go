@@ -192,6 +192,9 @@ func TestServeRunsChatWithClaude(t *testing.T) {
 		t.Fatal("no agent started for the new conversation")
 	}
 	o := a.opts
+	if !slices.Equal(o.ExtraArgs, []string{"--allowedTools", "mcp__lets"}) {
+		t.Errorf("extra claude arguments %q: Lets' own tools should not ask", o.ExtraArgs)
+	}
 	if !o.PermissionPromptStdio || o.PermissionMode != "acceptEdits" || o.RestartLimit < 1 {
 		t.Errorf("agent options: prompt on stdio %v, mode %q, restarts %d", o.PermissionPromptStdio, o.PermissionMode, o.RestartLimit)
 	}
