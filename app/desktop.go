@@ -512,7 +512,7 @@ func (d *desktop) start(env *Env, st *setup, info config.HostInfo, srv *host.Ser
 		return nil, err
 	}
 	p := trayParts{
-		host: &hostClient{info: info, http: &http.Client{Timeout: 3 * time.Second}},
+		host: hostClientAt(st.paths),
 		auto: auto,
 		log:  st.log.With("part", "tray"),
 		env:  env,

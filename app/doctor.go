@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -186,9 +187,8 @@ func (d *doctor) checkHost(ctx context.Context) (checkResult, string) {
 		r.level, r.detail = checkFail, err.Error()
 		return r, ""
 	}
-	c.http.Timeout = d.timeout
 	var st host.Status
-	if err := c.getJSON(ctx, "/lip/status", &st); err != nil {
+	if err := c.do(ctx, http.MethodGet, "/lip/status", nil, &st, d.timeout); err != nil {
 		r.level, r.detail = checkFail, err.Error()
 		return r, ""
 	}

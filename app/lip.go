@@ -89,56 +89,6 @@ var apiPathWords = strings.NewReplacer(
 // cliWords rewrites a host message for the terminal.
 func cliWords(msg string) string { return apiPathWords.Replace(msg) }
 
-// do sends a privileged request with the host token and decodes the JSON
-// answer into out. timeout 0 keeps the client's default.
-func (c *hostClient) do(ctx context.Context, method, path string, body any, out any, timeout time.Duration) error {
-	var rd io.Reader
-	if body != nil {
-		data, err := json.Marshal(body)
-		if err != nil {
-			return err
-		}
-		rd = bytes.NewReader(data)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, c.baseURL()+path, rd)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Authorization", "Bearer "+c.info.Token)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	client := c.http
-	if timeout > 0 {
-		client = &http.Client{Timeout: timeout}
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return fmt.Errorf("Lets (pid %d) should be listening on %s but does not answer; it may have crashed — start it again with `lets`: %w", c.info.PID, c.baseURL(), err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return fmt.Errorf("read the host's answer: %w", err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		var e struct {
-			Error struct{ Code, Message string } `json:"error"`
-		}
-		_ = json.Unmarshal(data, &e)
-		return &apiError{Status: resp.StatusCode, Code: e.Error.Code, Message: e.Error.Message}
-	}
-	if out != nil {
-		if err := json.Unmarshal(data, out); err != nil {
-			return fmt.Errorf("host sent an answer Lets could not read: %w", err)
-		}
-	}
-	return nil
-}
-
 func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

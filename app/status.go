@@ -6,52 +6,77 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/host"
+	"github.com/lets-app/lets/backend/hostclient"
 )
 
-// hostClient talks to the running host's privileged API.
+// hostClient is the command line's way to the running host's privileged
+// API: backend/hostclient (host.json read again when the host restarted,
+// the host token), with its errors worded for a person at the terminal.
 type hostClient struct {
-	info config.HostInfo
-	http *http.Client
+	c *hostclient.Client
 }
 
+// hostCLITimeout bounds one request of a command unless it says otherwise.
+const hostCLITimeout = 3 * time.Second
+
+// newHostClient is a client for the host whose host.json lies in paths; it
+// fails with config.ErrHostNotRunning (or why host.json cannot be used)
+// when no host runs, so a command can say so before doing anything.
 func newHostClient(paths config.Paths) (*hostClient, error) {
-	info, err := config.ReadHostInfo(paths)
-	if err != nil {
+	if _, err := config.ReadHostInfo(paths); err != nil {
 		return nil, err
 	}
-	return &hostClient{info: info, http: &http.Client{Timeout: 3 * time.Second}}, nil
+	return hostClientAt(paths), nil
 }
 
-func (c *hostClient) baseURL() string { return "http://127.0.0.1:" + strconv.Itoa(c.info.Port) }
+// hostClientAt is a client for the host of paths, without looking first
+// (the host's own process, which wrote host.json).
+func hostClientAt(paths config.Paths) *hostClient {
+	return &hostClient{c: hostclient.New(paths, hostclient.Options{Timeout: hostCLITimeout})}
+}
 
-// getJSON GETs a privileged path with the host token and decodes the answer.
+// do sends a privileged request (path may carry a query) and decodes the
+// JSON answer into out (nil: dropped). timeout 0 keeps the default.
+func (c *hostClient) do(ctx context.Context, method, path string, body any, out any, timeout time.Duration) error {
+	p, raw, _ := strings.Cut(path, "?")
+	q, err := url.ParseQuery(raw)
+	if err != nil {
+		return fmt.Errorf("bad query in %s: %w", path, err)
+	}
+	return cliHostError(c.c.DoWithin(ctx, method, p, q, body, out, timeout))
+}
+
+// getJSON GETs a privileged path and decodes the answer.
 func (c *hostClient) getJSON(ctx context.Context, path string, out any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.baseURL()+path, nil)
-	if err != nil {
-		return err
+	return c.do(ctx, http.MethodGet, path, nil, out, 0)
+}
+
+// cliHostError words hostclient's errors for the terminal: a refusal keeps
+// its LIP code with the API's pointers turned into commands (apiError), a
+// host that does not answer says how to start it again.
+func cliHostError(err error) error {
+	var ae *hostclient.APIError
+	var ue *hostclient.UnreachableError
+	var de *hostclient.DecodeError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ae):
+		return &apiError{Status: ae.Status, Code: ae.Code, Message: ae.Message}
+	case errors.As(err, &ue) && ue.TimedOut:
+		return fmt.Errorf("Lets (pid %d, %s) did not answer in time; it may be busy or stuck — try again, or restart it with `lets`: %w", ue.PID, ue.URL, ue.Err)
+	case errors.As(err, &ue):
+		return fmt.Errorf("Lets (pid %d) should be listening on %s but does not answer; it may have crashed — start it again with `lets`: %w", ue.PID, ue.URL, ue.Err)
+	case errors.As(err, &de):
+		return fmt.Errorf("host sent an answer Lets could not read (is this lets the same version as the running Lets?): %w", de.Err)
 	}
-	req.Header.Set("Authorization", "Bearer "+c.info.Token)
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return fmt.Errorf("Lets (pid %d) should be listening on %s but does not answer; it may have crashed — start it again with `lets`: %w", c.info.PID, c.baseURL(), err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		var e struct {
-			Error struct{ Code, Message string } `json:"error"`
-		}
-		_ = json.NewDecoder(resp.Body).Decode(&e)
-		return fmt.Errorf("host answered %s: %s", resp.Status, e.Error.Message)
-	}
-	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
-		return fmt.Errorf("host sent an answer Lets could not read: %w", err)
-	}
-	return nil
+	return err
 }
 
 func runStatus(ctx context.Context, env *Env, args []string) error {

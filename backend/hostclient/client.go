@@ -113,6 +113,16 @@ func (c *Client) Do(ctx context.Context, method, path string, query url.Values, 
 	return c.do(ctx, method, path, query, body, out, c.opts.Timeout)
 }
 
+// DoWithin is Do with its own bound on one attempt (0 or less: the
+// client's Timeout), for a request known to take longer (a long listen) or
+// that should give up sooner.
+func (c *Client) DoWithin(ctx context.Context, method, path string, query url.Values, body any, out any, timeout time.Duration) error {
+	if timeout <= 0 {
+		timeout = c.opts.Timeout
+	}
+	return c.do(ctx, method, path, query, body, out, timeout)
+}
+
 func (c *Client) do(ctx context.Context, method, path string, query url.Values, body any, out any, timeout time.Duration) error {
 	var payload []byte
 	if body != nil {
