@@ -627,10 +627,10 @@ func (d *driver) onAgent(ctx context.Context, ev Event) {
 		for len(d.turns) > 0 {
 			d.finish(ctx, Result{IsError: true, Error: agent.ErrCodeCrashed})
 		}
-		// The new claude has a new pid: reopen so its hooks' reports and
-		// approval cards reach this window again.
+		// The new claude has a new pid: bind the window to it so its
+		// hooks' reports and approval cards reach this window again.
 		if ev.PID > 0 && d.agent != nil {
-			d.reopen(ctx)
+			d.rebind(ctx)
 		}
 	}
 }
@@ -869,6 +869,26 @@ func (d *driver) newConversation(ctx context.Context) {
 	// The window stays bound to the old claude pid; reopen so the new
 	// agent's hooks reach this conversation's window.
 	d.reopen(ctx)
+}
+
+// rebind binds the open window to the current agent's pid (POST
+// /lip/bind), so the person's window stays where it is; when that fails
+// (a host without the route, the window gone) it reopens the window.
+func (d *driver) rebind(ctx context.Context) {
+	win := d.currentWindow()
+	if d.agent == nil || win == "" {
+		d.reopen(ctx)
+		return
+	}
+	c := d.m.client(d.agent.PID())
+	if err := c.Bind(ctx, win); err != nil {
+		d.log.Info("chat: the window could not follow the new Claude process; opening it again", "window", win, "err", err)
+		d.reopen(ctx)
+		return
+	}
+	d.mu.Lock()
+	d.client = c
+	d.mu.Unlock()
 }
 
 // reopen replaces the window by one bound to the current agent's pid and

@@ -1,11 +1,14 @@
 package chatdriver
 
 import (
+	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/lets-app/lets/backend/agent"
+	"github.com/lets-app/lets/backend/hostclient"
 )
 
 // TestNewChatStartsFreshConversation: "New chat" (talk.new) keeps the old
@@ -53,8 +56,8 @@ func TestNewChatStartsFreshConversation(t *testing.T) {
 }
 
 // TestRestartedAgentRebinds: claude crashed mid-turn and was restarted:
-// the turn ends with a kind line and the window is reopened for the new
-// pid.
+// the turn ends with a kind line, and the same window is bound to the new
+// pid (POST /lip/bind) instead of being closed and opened again.
 func TestRestartedAgentRebinds(t *testing.T) {
 	r := newRig(t, nil)
 	win := r.open(t, "")
@@ -67,10 +70,49 @@ func TestRestartedAgentRebinds(t *testing.T) {
 	if !strings.Contains(dataMap(f)["text"].(string), "send your message again") {
 		t.Fatalf("crash chunk %s", f.Data)
 	}
+	for len(r.h.opens) > 0 {
+		<-r.h.opens // the first window's
+	}
 	a.pid = 49999 // the restarted claude
 	a.emit(t, Restarted{Attempt: 1, PID: 49999})
-	sh.next("session.close", 5*time.Second, nil)
-	waitFor(t, "a new window", func() bool { w := r.m.Window(r.m.List()[0].ID); return w != "" && w != win })
+	waitFor(t, "the window bound to the new claude", func() bool { return boundPID(t, r.h, win) == 49999 })
+	if w := r.m.Window(r.m.List()[0].ID); w != win {
+		t.Fatalf("the conversation moved to window %q, want it to stay in %q", w, win)
+	}
+	select {
+	case w := <-r.h.opens:
+		t.Fatalf("a window %s was opened for the restarted claude", w)
+	default:
+	}
+	// The conversation goes on in the same window.
+	sh.emit("chat.message", "shell", map[string]any{"text": "again"})
+	if b := <-a.sent; b[0].Text != "again" {
+		t.Fatalf("blocks %+v", b)
+	}
+}
+
+// boundPID is the claude pid GET /lip/windows lists for window (0: none).
+func boundPID(t testing.TB, h *testHost, window string) int {
+	t.Helper()
+	raw, err := hostclient.New(h.paths, hostclient.Options{}).Windows(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ans struct {
+		Windows []struct {
+			Window    string `json:"window"`
+			ClaudePID int    `json:"claude_pid"`
+		} `json:"windows"`
+	}
+	if err := json.Unmarshal(raw, &ans); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range ans.Windows {
+		if w.Window == window {
+			return w.ClaudePID
+		}
+	}
+	return 0
 }
 
 // TestAgentEndedForGood: the agent gave up; the window says so.

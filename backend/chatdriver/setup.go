@@ -197,9 +197,9 @@ func (d *driver) ready(ctx context.Context) {
 		d.setMood(ctx, "alert")
 		return
 	}
-	// A window opened before the agent is not bound to its pid: reopen so
+	// A window opened before the agent is not bound to its pid: bind it so
 	// approvals and moods from its hooks reach it.
-	d.reopen(ctx)
+	d.rebind(ctx)
 	d.send(ctx, "talk.welcome", map[string]any{"text": "You're all set! Ask Claude anything you like."}, "")
 	d.setMood(ctx, "happy")
 }

@@ -105,17 +105,16 @@ func TestNotInstalledScreen(t *testing.T) {
 	sa.set(LoggedIn)
 	sh.emit("component.action", "shell", map[string]any{"id": idSetupCheck, "action": "select", "value": "check"})
 	a := r.agents.next(t)
-	sh.next("session.close", 5*time.Second, nil) // the unbound window makes way
-	newWin := <-r.h.opens
-	for newWin == win {
-		newWin = <-r.h.opens
+	// The same window now belongs to the new claude: no flash of a
+	// closing and reopening window right after signing in.
+	sh.next("talk.welcome", 5*time.Second, func(f frame) bool { return strings.Contains(string(f.Data), "all set") })
+	if got := boundPID(t, r.h, win); got != a.pid {
+		t.Fatalf("the window is bound to pid %d, want the new claude's %d", got, a.pid)
 	}
-	if r.m.Window(r.m.List()[0].ID) != newWin {
-		t.Fatalf("the conversation is not in the new window %s", newWin)
+	if w := r.m.Window(r.m.List()[0].ID); w != win {
+		t.Fatalf("the conversation moved to window %q, want it to stay in %q", w, win)
 	}
-	sh2 := dialShell(t, r.h, newWin)
-	sh2.next("talk.welcome", 5*time.Second, func(f frame) bool { return strings.Contains(string(f.Data), "all set") })
-	sh2.emit("chat.message", "shell", map[string]any{"text": "now?"})
+	sh.emit("chat.message", "shell", map[string]any{"text": "now?"})
 	if b := <-a.sent; b[0].Text != "now?" {
 		t.Fatalf("blocks %+v", b)
 	}
@@ -173,7 +172,11 @@ func TestSignInScreen(t *testing.T) {
 	if a.opts.Dir == "" {
 		t.Fatal("no working folder")
 	}
-	sh.next("session.close", 5*time.Second, nil)
+	// Signed in: the same window carries on with the new claude.
+	sh.next("talk.welcome", 5*time.Second, func(f frame) bool { return strings.Contains(string(f.Data), "all set") })
+	if got := boundPID(t, r.h, win); got != a.pid {
+		t.Fatalf("after signing in the window is bound to pid %d, want %d", got, a.pid)
+	}
 }
 
 // TestAuthFailedMidTurn: a turn refused with authentication_failed ends

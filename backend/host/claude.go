@@ -319,7 +319,7 @@ func (c *lipCore) boundWindows(pid int) []*window {
 	c.mu.Lock()
 	out := make([]*window, 0, 2)
 	for _, w := range c.windows {
-		if w.claudePID == pid {
+		if w.boundPID() == pid {
 			out = append(out, w)
 		}
 	}
@@ -359,13 +359,14 @@ func (c *lipCore) claudeReport(r claudeReport) int {
 // claudeWindowOpened brings a window just bound to pid up to date: the
 // session's mood and its open card.
 func (c *lipCore) claudeWindowOpened(w *window) {
-	if w.claudePID == 0 {
+	pid := w.boundPID()
+	if pid == 0 {
 		return
 	}
 	a := c.claude
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	ag := a.agents[w.claudePID]
+	ag := a.agents[pid]
 	if ag == nil {
 		return
 	}
@@ -382,14 +383,15 @@ func (c *lipCore) claudeWindowOpened(w *window) {
 // The card goes down in the other bound windows, and the answer goes to
 // the Wire daemon on its own goroutine.
 func (c *lipCore) claudeAnswered(w *window, id, choice string) bool {
-	if w.claudePID == 0 || c.claudeActions == nil {
+	pid := w.boundPID()
+	if pid == 0 || c.claudeActions == nil {
 		return false
 	}
 	a := c.claude
 	a.mu.Lock()
-	card, ok := a.takeCardLocked(w.claudePID, id)
+	card, ok := a.takeCardLocked(pid, id)
 	if ok {
-		for _, o := range c.boundWindows(w.claudePID) {
+		for _, o := range c.boundWindows(pid) {
 			if o != w {
 				c.hostCommand(o, typeShellDismiss, map[string]string{"id": id})
 			}
@@ -433,4 +435,60 @@ func (s *Server) handleClaude(w http.ResponseWriter, r *http.Request) {
 	}
 	n := s.core.claudeReport(rep)
 	writeJSON(w, http.StatusOK, map[string]int{"windows": n})
+}
+
+// BindRoute (host token) moves an open window to the claude process named
+// by ClaudePIDHeader: the conversation the window belongs to goes on in a
+// new claude (started again after a crash, or first started after sign-in),
+// and the window should follow it without being closed and opened again.
+// Body: {"window"}; answer: {"ok": true, "window", "claude_pid"}.
+const BindRoute = "POST /lip/bind"
+
+// handleBind is BindRoute.
+func (s *Server) handleBind(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Window string `json:"window"`
+	}
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	pid := claudePIDOf(r.Header)
+	if pid == 0 {
+		writeError(w, http.StatusBadRequest, string(lip.CodeBadEnvelope), "send the claude process to bind the window to as the "+ClaudePIDHeader+" header (a positive pid)")
+		return
+	}
+	if err := s.core.bindWindow(req.Window, pid); err != nil {
+		var le *lip.Error
+		if errors.As(err, &le) {
+			writeLIPError(w, le)
+			return
+		}
+		writeError(w, http.StatusInternalServerError, string(lip.CodeInternal), err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "window": req.Window, "claude_pid": pid})
+}
+
+// bindWindow binds window id to pid. A card the old claude showed there
+// goes down (nobody can answer it any more); the new claude's mood and card
+// come up.
+func (c *lipCore) bindWindow(id string, pid int) error {
+	w, ok := c.window(id)
+	if !ok {
+		return lip.Errorf(lip.CodeUnknownWindow, "window %q is not open (see GET /lip/windows)", id)
+	}
+	old := int(w.claudePID.Swap(int64(pid)))
+	if old == pid {
+		return nil
+	}
+	if old != 0 {
+		a := c.claude
+		a.mu.Lock()
+		if ag := a.agents[old]; ag != nil && ag.card != nil {
+			c.hostCommand(w, typeShellDismiss, map[string]string{"id": ag.card.ID})
+		}
+		a.mu.Unlock()
+	}
+	c.claudeWindowOpened(w)
+	return nil
 }

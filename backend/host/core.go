@@ -250,7 +250,8 @@ func (c *lipCore) open(req openRequest, origins *originSet, hostURL string) (ope
 	}
 	c.mu.Lock()
 	c.nextWin++
-	w := &window{core: c, id: "w" + strconv.Itoa(c.nextWin), unique: u, name: u.Name(), title: title, launch: launch, frameToken: ft, opened: now, ask: map[string]chan string{}, claudePID: req.claudePID}
+	w := &window{core: c, id: "w" + strconv.Itoa(c.nextWin), unique: u, name: u.Name(), title: title, launch: launch, frameToken: ft, opened: now, ask: map[string]chan string{}}
+	w.claudePID.Store(int64(req.claudePID))
 	c.windows[w.id] = w
 	c.mu.Unlock()
 	origin.addWindow(w)

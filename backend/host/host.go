@@ -321,7 +321,7 @@ func (s *Server) Name() string { return "host" }
 var privilegedRoutes = []string{
 	"GET /lip/status", "GET /lip/uniques", "POST /lip/install", "DELETE /lip/uniques/{name}",
 	"POST /lip/open", "POST /lip/send", "GET /lip/listen", "POST /lip/listen", "POST /lip/close",
-	"GET /lip/sessions", "GET /lip/windows", ShowHomeRoute, ApproveRoute, ClaudeRoute, ChatRoute,
+	"GET /lip/sessions", "GET /lip/windows", ShowHomeRoute, ApproveRoute, ClaudeRoute, BindRoute, ChatRoute,
 }
 
 // Handler is the host's whole HTTP surface, with the loopback guard.
@@ -342,6 +342,7 @@ func (s *Server) Handler() http.Handler {
 		ShowHomeRoute:                s.handleShowHome,
 		ApproveRoute:                 s.lipOnly(s.handleApprove),
 		ClaudeRoute:                  s.lipOnly(s.handleClaude),
+		BindRoute:                    s.lipOnly(s.handleBind),
 		ChatRoute:                    s.handleChatOpen,
 	}
 	for _, route := range privilegedRoutes {

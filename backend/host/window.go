@@ -3,6 +3,7 @@ package host
 import (
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lets-app/lets/backend/lip"
@@ -60,9 +61,10 @@ type window struct {
 	frameToken string
 	opened     time.Time
 	resumed    string // session id restored at open, if any
-	// claudePID is the claude process the window is bound to (0: none);
-	// fixed at open.
-	claudePID int
+	// claudePID is the claude process the window is bound to (0: none):
+	// set at open, moved by BindRoute (the conversation's claude was
+	// started again). Read it with boundPID.
+	claudePID atomic.Int64
 
 	mu      sync.Mutex
 	queue   []*downItem
@@ -96,7 +98,7 @@ type windowInfo struct {
 func (w *window) info() windowInfo {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return windowInfo{Window: w.id, Unique: w.name, Title: w.title, Connected: w.conn != nil, Queued: len(w.queue), Session: w.session, Opened: w.opened.UnixMilli(), ClaudePID: w.claudePID}
+	return windowInfo{Window: w.id, Unique: w.name, Title: w.title, Connected: w.conn != nil, Queued: len(w.queue), Session: w.session, Opened: w.opened.UnixMilli(), ClaudePID: w.boundPID()}
 }
 
 // enqueue appends a stamped down-command. It returns the envelopes the
@@ -267,3 +269,6 @@ func dataObject(v any) json.RawMessage {
 	}
 	return b
 }
+
+// boundPID is the claude process the window is bound to (0: none).
+func (w *window) boundPID() int { return int(w.claudePID.Load()) }

@@ -166,3 +166,9 @@ func (c *Client) Windows(ctx context.Context) (json.RawMessage, error) {
 	err := c.Do(ctx, http.MethodGet, "/lip/windows", nil, nil, &out)
 	return out, err
 }
+
+// Bind is POST /lip/bind: window follows the claude process of
+// Options.ClaudePID (a conversation's claude was started again).
+func (c *Client) Bind(ctx context.Context, window string) error {
+	return c.Do(ctx, http.MethodPost, "/lip/bind", nil, map[string]string{"window": window}, nil)
+}
