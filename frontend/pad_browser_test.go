@@ -3,6 +3,7 @@ package frontend_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -174,6 +175,30 @@ func (w *wsClient) next(t *testing.T, typ string, match func(map[string]any) boo
 	}
 	t.Fatalf("no %s message", typ)
 	return nil
+}
+
+// latest reads everything the server sent so far (until nothing more came
+// for quiet, 5 s at most) and returns the newest message of type typ, or
+// last when none came. The connection cannot be read after it (a
+// websocket read that timed out leaves it broken), so call it last.
+func (w *wsClient) latest(t *testing.T, typ string, quiet time.Duration, last map[string]any) map[string]any {
+	t.Helper()
+	end := time.Now().Add(5 * time.Second)
+	for time.Now().Before(end) {
+		w.c.SetReadDeadline(time.Now().Add(quiet))
+		var m map[string]any
+		if err := w.c.ReadJSON(&m); err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				return last
+			}
+			t.Fatalf("reading the pad's messages: %v", err)
+		}
+		if m["type"] == typ {
+			last = m
+		}
+	}
+	return last
 }
 
 // Browser colours of visual-protocol-1.md §6.2, written out here so the
@@ -703,7 +728,11 @@ func TestPadShowsExperiences(t *testing.T) {
 	if err := chromedp.Run(ctx, waitJS(ctx, `document.getElementById('experience').hidden && !document.body.classList.contains('show-playing')`)); err != nil {
 		t.Fatal(err)
 	}
-	compareLights(t, ctx, expectedLights(t, live))
+	// The page must show the daemon's current frame again. That is the
+	// newest surface the probe saw (it gets every broadcast the page gets),
+	// not necessarily the first one: the Reviewer's subscription may have
+	// lit Approve and Reject after it.
+	compareLights(t, ctx, expectedLights(t, probe.latest(t, "surface", 300*time.Millisecond, live)))
 }
 
 // TestPadAdminDisconnectAll: "Disconnect all phones" asks first, then sends
