@@ -110,10 +110,22 @@ type tracked struct {
 	ended   bool
 	exit    Exit
 	started time.Time
+	// loaded is set once the window reported its page loaded.
+	loaded bool
+	// retried says this process is the second try of its launch.
+	retried bool
 	// stopping makes Close, Closing and StopAll signal a process once,
 	// whichever comes first.
 	stopping sync.Once
 }
+
+// A window process that fails before its page loaded (GTK could not open
+// the display for a moment, say) is started once more after RetryPause,
+// when it failed within RetryWithin of its start.
+const (
+	RetryWithin = 10 * time.Second
+	RetryPause  = 300 * time.Millisecond
+)
 
 // ErrStopping means Lets is quitting and opens no more windows.
 var ErrStopping = errors.New("Lets is quitting, so it opens no new windows")
@@ -177,6 +189,9 @@ func (s *Spawner) reap(t *tracked) {
 		defer close(read)
 		err := window.ReadReports(t.child.Reports(), func(r window.Report) {
 			if r.Type == window.ReportLoaded {
+				s.mu.Lock()
+				t.loaded = true
+				s.mu.Unlock()
 				s.o.Log.Debug("window page loaded", "window", t.launch.Window, "after", time.Since(t.started).Round(time.Millisecond))
 			}
 			if r.Type == window.ReportGeometry && r.Geometry != nil && s.o.Geometry != nil {
@@ -198,12 +213,18 @@ func (s *Spawner) reap(t *tracked) {
 	s.mu.Lock()
 	t.exit = exit
 	ended := t.ended
-	delete(s.children, t.launch.Window)
+	retry := !ended && !t.loaded && !t.retried && exit.Err == nil && exit.Signal == "" && exit.Code != 0 && time.Since(t.started) < RetryWithin
+	if !retry {
+		delete(s.children, t.launch.Window)
+	}
 	s.mu.Unlock()
 	close(t.done)
 
 	if ended {
 		s.o.Log.Debug("window process ended as asked", "window", t.launch.Window, "exit", exit.String())
+		return
+	}
+	if retry && s.retry(t) {
 		return
 	}
 	reason := ReasonHuman
@@ -214,6 +235,36 @@ func (s *Spawner) reap(t *tracked) {
 		s.o.Log.Info("window closed", "window", t.launch.Window, "unique", t.launch.Unique)
 	}
 	s.o.Gone(t.launch.Window, reason)
+}
+
+// retry starts t's launch once more, in t's place, after RetryPause. It
+// returns true when there is nothing more to report: the new process runs,
+// or Lets closed the window or began quitting meanwhile. False means the
+// start failed and the window is forgotten (the caller reports the crash).
+func (s *Spawner) retry(t *tracked) bool {
+	s.o.Log.Warn("a window process failed before its page loaded; trying once more", "window", t.launch.Window, "unique", t.launch.Unique, "exit", t.exit.String())
+	time.Sleep(RetryPause)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.children[t.launch.Window] != t {
+		return true
+	}
+	if t.ended || s.stopping {
+		delete(s.children, t.launch.Window)
+		return true
+	}
+	child, err := s.o.Start(t.launch)
+	if err != nil {
+		s.o.Log.Warn("the window process could not be started again", "window", t.launch.Window, "err", err)
+		delete(s.children, t.launch.Window)
+		return false
+	}
+	next := &tracked{launch: t.launch, child: child, done: make(chan struct{}), started: time.Now(), retried: true}
+	s.children[t.launch.Window] = next
+	s.wg.Add(1)
+	go s.reap(next)
+	s.o.Log.Info("window opened", "window", t.launch.Window, "unique", t.launch.Unique, "pid", child.PID(), "attempt", 2)
+	return true
 }
 
 // Close ends the process of a window the host closed (session.close) or

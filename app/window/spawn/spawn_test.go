@@ -157,6 +157,12 @@ func TestSpawnerExitReasons(t *testing.T) {
 				t.Fatal(err)
 			}
 			f.child(0).end(tc.exit)
+			if tc.exit.Err == nil && tc.exit.Signal == "" && tc.exit.Code != 0 {
+				// It failed before its page loaded: tried once more,
+				// and that try fails the same way.
+				waitChildren(t, f, 2)
+				f.child(1).end(tc.exit)
+			}
 			g := waitGone(t, gone)
 			if g.window != "w1" || g.reason != tc.want {
 				t.Fatalf("gone %+v, want w1 %s", g, tc.want)
@@ -165,6 +171,91 @@ func TestSpawnerExitReasons(t *testing.T) {
 				t.Fatalf("%d windows still tracked after the process was reaped", n)
 			}
 		})
+	}
+}
+
+// waitChildren waits until f started n processes.
+func waitChildren(t *testing.T, f *fakeStarter, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		f.mu.Lock()
+		got := len(f.children)
+		f.mu.Unlock()
+		if got >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d window processes started, want %d", got, n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestSpawnerRetriesAWindowThatFailedToStart: a window process that exits
+// with an error before its page loaded (GTK could not open the display for
+// a moment) is started once more with the same launch; the host hears
+// nothing until that one ends. A process that failed after its page loaded
+// is not tried again, nor is one the host closed during the pause.
+func TestSpawnerRetriesAWindowThatFailedToStart(t *testing.T) {
+	f := &fakeStarter{}
+	s, gone := newTestSpawner(t, f, nil)
+	if err := s.Open(launch("w1", "hello")); err != nil {
+		t.Fatal(err)
+	}
+	f.child(0).end(Exit{Code: 2})
+	waitChildren(t, f, 2)
+	if l := f.child(1).launch; l.Window != "w1" || l.URL != launch("w1", "hello").URL {
+		t.Fatalf("the second try got launch %+v", l)
+	}
+	select {
+	case g := <-gone:
+		t.Fatalf("the host heard %+v before the second try ended", g)
+	default:
+	}
+	if ws := s.Windows(); len(ws) != 1 {
+		t.Fatalf("tracked windows %v, want w1 once", ws)
+	}
+	f.child(1).report(`{"type":"loaded"}`)
+	time.Sleep(50 * time.Millisecond)
+	f.child(1).end(Exit{Code: 0})
+	if g := waitGone(t, gone); g.window != "w1" || g.reason != ReasonHuman {
+		t.Fatalf("gone %+v, want w1 human", g)
+	}
+
+	// Failed after loading: a crash at once, no second try.
+	if err := s.Open(launch("w2", "hello")); err != nil {
+		t.Fatal(err)
+	}
+	f.child(2).report(`{"type":"loaded"}`)
+	time.Sleep(50 * time.Millisecond)
+	f.child(2).end(Exit{Code: 2})
+	if g := waitGone(t, gone); g.window != "w2" || g.reason != ReasonCrash {
+		t.Fatalf("gone %+v, want w2 crash", g)
+	}
+
+	// Closed by the host during the pause: nothing is started again and
+	// nothing is reported.
+	if err := s.Open(launch("w3", "hello")); err != nil {
+		t.Fatal(err)
+	}
+	f.child(3).end(Exit{Code: 2})
+	time.Sleep(RetryPause / 3)
+	s.Close("w3")
+	time.Sleep(RetryPause + 200*time.Millisecond)
+	f.mu.Lock()
+	n := len(f.children)
+	f.mu.Unlock()
+	if n != 4 {
+		t.Fatalf("%d processes started, want no second try for a window the host closed", n)
+	}
+	select {
+	case g := <-gone:
+		t.Fatalf("the host heard %+v for a window it closed", g)
+	default:
+	}
+	if ws := s.Windows(); len(ws) != 0 {
+		t.Fatalf("still tracked: %v", ws)
 	}
 }
 
