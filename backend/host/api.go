@@ -118,6 +118,17 @@ func writeManifestError(w http.ResponseWriter, err error) {
 	}
 }
 
+// writeFailure answers a failed request: a LIP error as itself, anything
+// else with status and code.
+func writeFailure(w http.ResponseWriter, err error, status int, code lip.Code) {
+	var le *lip.Error
+	if errors.As(err, &le) {
+		writeLIPError(w, le)
+		return
+	}
+	writeError(w, status, string(code), err.Error())
+}
+
 func (s *Server) handleOpen(w http.ResponseWriter, r *http.Request) {
 	var req openRequest
 	if !decodeBody(w, r, &req) {
@@ -186,12 +197,7 @@ func (s *Server) handleListen(w http.ResponseWriter, r *http.Request) {
 		q, err = ring.ParseListenQuery(r.URL.Query())
 	}
 	if err != nil {
-		var le *lip.Error
-		if errors.As(err, &le) {
-			writeLIPError(w, le)
-			return
-		}
-		writeError(w, http.StatusBadRequest, string(lip.CodeBadEnvelope), err.Error())
+		writeFailure(w, err, http.StatusBadRequest, lip.CodeBadEnvelope)
 		return
 	}
 	res, err := s.core.ring.listen(r.Context(), q)
@@ -220,12 +226,7 @@ func (s *Server) handleClose(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.core.closeWindow(req.Window, "claude"); err != nil {
-		var le *lip.Error
-		if errors.As(err, &le) {
-			writeLIPError(w, le)
-			return
-		}
-		writeError(w, http.StatusInternalServerError, string(lip.CodeInternal), err.Error())
+		writeFailure(w, err, http.StatusInternalServerError, lip.CodeInternal)
 		return
 	}
 	if s.opts.OnWindowClosing != nil {

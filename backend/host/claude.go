@@ -425,12 +425,7 @@ func (s *Server) handleClaude(w http.ResponseWriter, r *http.Request) {
 	}
 	rep, err := decodeClaudeReport(body)
 	if err != nil {
-		var le *lip.Error
-		if errors.As(err, &le) {
-			writeLIPError(w, le)
-			return
-		}
-		writeError(w, http.StatusBadRequest, string(lip.CodeBadEnvelope), err.Error())
+		writeFailure(w, err, http.StatusBadRequest, lip.CodeBadEnvelope)
 		return
 	}
 	n := s.core.claudeReport(rep)
@@ -458,12 +453,7 @@ func (s *Server) handleBind(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.core.bindWindow(req.Window, pid); err != nil {
-		var le *lip.Error
-		if errors.As(err, &le) {
-			writeLIPError(w, le)
-			return
-		}
-		writeError(w, http.StatusInternalServerError, string(lip.CodeInternal), err.Error())
+		writeFailure(w, err, http.StatusInternalServerError, lip.CodeInternal)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "window": req.Window, "claude_pid": pid})
