@@ -265,6 +265,12 @@ func TestBrowserEntityCommands(t *testing.T) {
 	r.send(t, map[string]any{"type": "entity.move", "data": map[string]any{"to": "#lets-status"}})
 	r.poll(t, `(() => { const b = document.querySelector(".lets-companion-body").getBoundingClientRect(); const s = document.getElementById("lets-status").getBoundingClientRect(); return !document.querySelector(".lets-companion").dataset.moving && Math.abs((b.top + 32) - (s.top + s.height / 2)) <= 40 && (Math.abs(b.left - s.right - 8) <= 2 || Math.abs(b.right - s.left + 8) <= 2); })()`)
 
+	// Start the following check from a corner far from the pointer's spot
+	// (following starts only beyond 2.2 × the distance), whatever the
+	// status line's place and width happen to be.
+	r.send(t, map[string]any{"type": "entity.move", "data": map[string]any{"x": 99999, "y": 0}})
+	r.poll(t, `(() => { const b = document.querySelector(".lets-companion-body").getBoundingClientRect(); return !document.querySelector(".lets-companion").dataset.moving && Math.hypot(b.left + 32 - 302, b.top + 32 - 401) > 2.2 * 120 + 20; })()`)
+
 	// entity.persona: name (label, menu), speed and distance; following
 	// the cursor keeps that distance and never covers the pointer.
 	r.send(t, map[string]any{"type": "entity.persona", "data": map[string]any{"name": "Juniper", "traits": map[string]any{"speed": "fast", "distance": 120}}})
@@ -280,9 +286,13 @@ func TestBrowserEntityCommands(t *testing.T) {
 	if covered {
 		t.Error("following covers the pointer")
 	}
-	// to: "cursor" goes next to the pointer at the persona distance.
+	// to: "cursor" goes next to the pointer at the persona distance, on a
+	// diagonal with room: the pointer is low in this view, so above-right,
+	// not below it (where the view's edge would push it nearer).
+	var followed []float64
+	r.eval(t, `(() => { const b = document.querySelector(".lets-companion-body").getBoundingClientRect(); return [b.left, b.top]; })()`, &followed)
 	r.send(t, map[string]any{"type": "entity.move", "data": map[string]any{"to": "cursor"}})
-	r.poll(t, `!document.querySelector(".lets-companion").dataset.moving && (() => { const b = document.querySelector(".lets-companion-body").getBoundingClientRect(); return Math.abs(Math.hypot(b.left + 32 - 302, b.top + 32 - 401) - (120 + 32)) <= 3; })()`)
+	r.poll(t, fmt.Sprintf(`!document.querySelector(".lets-companion").dataset.moving && (() => { const b = document.querySelector(".lets-companion-body").getBoundingClientRect(); return Math.hypot(b.left - %f, b.top - %f) > 2 && Math.abs(Math.hypot(b.left + 32 - 302, b.top + 32 - 401) - (120 + 32)) <= 3 && b.left + 32 > 302 && b.top + 32 < 401; })()`, followed[0], followed[1]))
 
 	// entity.hide / entity.show.
 	r.send(t, map[string]any{"type": "entity.hide", "data": map[string]any{}})

@@ -6,7 +6,7 @@
 import "./entity.css";
 import { makeFigure } from "./figure";
 import {
-  clampToViewport, DEFAULT_PERSONA, followPoint, GestureDetector, Glide, isMood, isReaction, menuFocus, menuItems,
+  besidePoint, clampToViewport, DEFAULT_PERSONA, followPoint, GestureDetector, Glide, isMood, isReaction, menuFocus, menuItems,
   mergeSuggestions, moodLook, parsePersona, ProfileAggregator, reactionMs, suggestionsOf,
   type GestureOutcome, type Mood, type Persona, type Point, type Reaction, type Suggestion,
 } from "./logic";
@@ -255,8 +255,7 @@ export class Companion {
       const v = this.view();
       target = { x: (v.w - SIZE.w) / 2, y: (v.h - SIZE.h) / 2 };
     } else if (d.to === "cursor") {
-      const c = this.pointer ?? this.center();
-      target = followPoint(c, { x: c.x + 1e6, y: c.y + 1e6 }, this.persona.distance, SIZE, this.view());
+      target = besidePoint(this.pointer ?? this.center(), this.persona.distance, SIZE, this.view());
     } else if (typeof d.to === "string") {
       target = this.besideSelector(d.to);
     }
@@ -367,9 +366,9 @@ export class Companion {
     if (emit) this.host.emit("entity.summon", { x: Math.round(p.x), y: Math.round(p.y), ...(context ? { context } : {}) });
     this.setHidden(false);
     // Beside the point, not on it: the human is looking there.
-    const to = followPoint(p, { x: p.x + 1e6, y: p.y + 1e6 }, Math.min(this.persona.distance, 40), SIZE, this.view());
+    const to = besidePoint(p, Math.min(this.persona.distance, 40), SIZE, this.view());
     this.holdUntil = this.now() + HOLD_AFTER_MOVE_MS;
-    if (to) this.goTo(to);
+    this.goTo(to);
     this.openMenu(true);
   }
 

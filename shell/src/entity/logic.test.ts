@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  clampToViewport, covers, DEFAULT_PERSONA, easeInOutCubic, followPoint, GestureDetector, Glide, isReaction, KONAMI,
+  besidePoint, clampToViewport, covers, DEFAULT_PERSONA, easeInOutCubic, followPoint, GestureDetector, Glide, isReaction, KONAMI,
   menuFocus, menuItems, mergeSuggestions, moodLook, MOODS, moveDuration, parsePersona, PROFILE_EVERY_MS,
   ProfileAggregator, QUICK_SUGGESTIONS, REACTIONS, reactionMs, SLEEPY_AFTER_MS, suggestionsOf, type GestureOutcome,
 } from "./logic";
@@ -88,6 +88,30 @@ test("following keeps the persona distance and never covers the cursor", () => {
   assert.equal(followPoint({ x: 400, y: 900 }, { x: 900, y: 400 }, 72, box, view), null);
   const edge = followPoint({ x: 995, y: 795 }, { x: 10, y: 10 }, 72, box, view);
   assert.ok(edge && edge.x >= 4 && edge.y >= 4 && edge.x <= 1000 - 68 && edge.y <= 800 - 68);
+});
+
+test("beside a point: the persona distance on the first diagonal with room", () => {
+  const box = { w: 64, h: 64 };
+  const view = { w: 1000, h: 497 };
+  const dist = (p: { x: number; y: number }, c: { x: number; y: number }) => Math.hypot(p.x + 32 - c.x, p.y + 32 - c.y);
+  const middle = { x: 500, y: 200 };
+  const below = besidePoint(middle, 120, box, view);
+  assert.equal(Math.round(dist(below, middle)), 152, "the distance, counted to its middle");
+  assert.ok(below.x + 32 > middle.x && below.y + 32 > middle.y, "below-right when there is room");
+  // Near the bottom there is no room below: it goes above, and keeps the distance.
+  const low = { x: 302, y: 401 };
+  const above = besidePoint(low, 120, box, view);
+  assert.equal(Math.round(dist(above, low)), 152);
+  assert.ok(above.y + 32 < low.y && above.x + 32 > low.x, "above-right");
+  assert.equal(covers(above, box, low, 8), false);
+  // In the bottom-right corner: above-left.
+  const corner = { x: 980, y: 480 };
+  const upLeft = besidePoint(corner, 72, box, view);
+  assert.ok(upLeft.x + 32 < corner.x && upLeft.y + 32 < corner.y);
+  assert.equal(Math.round(dist(upLeft, corner)), 104);
+  // A view too small for any diagonal: clamped inside it.
+  const tiny = besidePoint({ x: 50, y: 50 }, 72, box, { w: 120, h: 120 });
+  assert.ok(tiny.x >= 4 && tiny.y >= 4 && tiny.x <= 120 - 68 && tiny.y <= 120 - 68);
 });
 
 test("entity.persona applies name, speed and distance (numbers or words), clamped", () => {

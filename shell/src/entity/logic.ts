@@ -137,6 +137,22 @@ export function followPoint(cursor: Point, companionCenter: Point, distance: num
   return clampToViewport({ x: center.x - box.w / 2, y: center.y - box.h / 2 }, box, view);
 }
 
+/**
+ * Where the companion goes to stand beside a point (entity.move to the
+ * cursor, a summon): `distance` from it on a diagonal, below-right when
+ * there is room, else below-left, above-right, above-left. Only when no
+ * diagonal fits is the place clamped into the view (and then nearer).
+ */
+export function besidePoint(p: Point, distance: number, box: Size, view: Size): Point {
+  const reach = (distance + Math.max(box.w, box.h) / 2) / Math.SQRT2;
+  for (const [sx, sy] of [[1, 1], [-1, 1], [1, -1], [-1, -1]] as const) {
+    const at = { x: p.x + sx * reach - box.w / 2, y: p.y + sy * reach - box.h / 2 };
+    const clamped = clampToViewport(at, box, view);
+    if (Math.abs(clamped.x - at.x) < 0.5 && Math.abs(clamped.y - at.y) < 0.5) return at;
+  }
+  return clampToViewport({ x: p.x + reach - box.w / 2, y: p.y + reach - box.h / 2 }, box, view);
+}
+
 /** True when a point lies inside the companion's box grown by pad. */
 export function covers(topLeft: Point, box: Size, p: Point, pad = 0): boolean {
   return p.x >= topLeft.x - pad && p.x <= topLeft.x + box.w + pad && p.y >= topLeft.y - pad && p.y <= topLeft.y + box.h + pad;
