@@ -103,7 +103,7 @@ func goBuild(gobin, root, dir, name, pkg string) error {
 // within 5 s; whatever is left of the group (children of the command) is
 // killed after that. The returned channel closes when the command exited;
 // its Wait error is then in *waitErr.
-func startGroup(t *testing.T, cmd *exec.Cmd, what string) (done <-chan struct{}, waitErr *error) {
+func startGroup(t testing.TB, cmd *exec.Cmd, what string) (done <-chan struct{}, waitErr *error) {
 	t.Helper()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -149,7 +149,7 @@ type e2eHost struct {
 
 // startE2EHost builds lets, writes configJSON as config.json and starts
 // `lets serve --port 0` in its own process group.
-func startE2EHost(t *testing.T, configJSON string) *e2eHost {
+func startE2EHost(t testing.TB, configJSON string) *e2eHost {
 	t.Helper()
 	h := newE2EHost(t, configJSON)
 	h.serve(t)
@@ -158,7 +158,7 @@ func startE2EHost(t *testing.T, configJSON string) *e2eHost {
 
 // serve starts `lets serve --port 0` for this home in its own process group
 // and waits until it is ready (again after stop, for a restart).
-func (h *e2eHost) serve(t *testing.T) {
+func (h *e2eHost) serve(t testing.TB) {
 	t.Helper()
 	out := &syncBuffer{}
 	h.out = out
@@ -186,7 +186,7 @@ func (h *e2eHost) serve(t *testing.T) {
 
 // newE2EHost prepares a Lets home (config.json = configJSON), a Wire socket
 // path and the environment of the lets processes, and starts nothing.
-func newE2EHost(t *testing.T, configJSON string) *e2eHost {
+func newE2EHost(t testing.TB, configJSON string) *e2eHost {
 	t.Helper()
 	bin := e2eBuild.build(t)
 	home := t.TempDir()

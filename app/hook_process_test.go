@@ -181,7 +181,7 @@ func startPadDaemon(tb testing.TB, sock string) *padDaemon {
 
 // sessionState polls the daemon until the claude session with id is in
 // state want.
-func waitSessionState(t *testing.T, sock, id string, want wire.State) {
+func waitSessionState(t testing.TB, sock, id string, want wire.State) {
 	t.Helper()
 	c := wireclient.New(sock)
 	deadline := time.Now().Add(10 * time.Second)
@@ -272,6 +272,23 @@ func TestHookProcessDaemonRestartedMidApproval(t *testing.T) {
 	}
 }
 
+// BenchmarkHookProcessPreToolUseWithLets is the same with Lets itself
+// running (`lets serve`: the host and its pad daemon), as on a desktop:
+// the hook then also reports the session's state to the host, for the
+// windows Claude opened.
+func BenchmarkHookProcessPreToolUseWithLets(b *testing.B) {
+	h := startE2EHost(b, e2eConfig(5*time.Second))
+	in := hookStdin(b, "PreToolUse")
+	runHookProcess(b, h.bin, h.env, "PreToolUse", in, 10*time.Second)
+	benchHookRuns(b, h.bin, h.env, in)
+	// The hooks did reach Lets: its pad daemon shows the session running.
+	ev, err := claudehook.ParseEvent(in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	waitSessionState(b, h.sock, ev.SessionID, wire.StateRunning)
+}
+
 // BenchmarkHookProcessPreToolUse is the wall time of one `lets hook
 // PreToolUse` process (it runs on every tool call Claude makes) against a
 // running pad daemon, from start to exit; it reports p50 and p95.
@@ -289,6 +306,12 @@ func BenchmarkHookProcessPreToolUse(b *testing.B) {
 	in := hookStdin(b, "PreToolUse")
 	// One warm-up run loads the binary into the page cache.
 	runHookProcess(b, bin, env, "PreToolUse", in, 10*time.Second)
+	benchHookRuns(b, bin, env, in)
+}
+
+// benchHookRuns times b.N `lets hook PreToolUse` processes and reports
+// their p50 and p95.
+func benchHookRuns(b *testing.B, bin string, env []string, in []byte) {
 	times := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
