@@ -3,6 +3,8 @@ package frontend_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/lets-app/lets/backend/conversations"
 	"github.com/lets-app/lets/backend/host"
@@ -22,6 +25,7 @@ type pageChats struct {
 	list    []host.ChatInfo
 	opened  []string
 	deleted []string
+	folders []string // of each new conversation
 }
 
 func (p *pageChats) List() []host.ChatInfo {
@@ -31,6 +35,9 @@ func (p *pageChats) List() []host.ChatInfo {
 }
 
 func (p *pageChats) OpenNew(ctx context.Context, folder string) (host.ChatOpened, error) {
+	p.mu.Lock()
+	p.folders = append(p.folders, folder)
+	p.mu.Unlock()
 	return p.Open(ctx, "")
 }
 
@@ -210,5 +217,107 @@ func TestBrowserHomeChatCardWhenChatIsNotAvailable(t *testing.T) {
 	}
 	if !strings.Contains(lead, "not available") || buttonShown {
 		t.Errorf("lead %q, new chat button shown %v", lead, buttonShown)
+	}
+}
+
+// TestBrowserHomeNewChatInAFolder: "New chat in a folder…" shows the
+// folders of the person's home, opens one and then another from the
+// keyboard, goes up again, and starts the chat in the folder it shows; the
+// chat gets that folder. Hidden folders are not offered; Escape closes the
+// chooser and gives focus back to its button.
+func TestBrowserHomeNewChatInAFolder(t *testing.T) {
+	home := t.TempDir()
+	for _, d := range []string{"Documents/Taxes 2026", "Pictures", ".secret"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pc := seededChats()
+	h := startHomeHost(t, host.Options{Chats: pc, Getenv: func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return os.Getenv(k)
+	}})
+	ctx := browsertest.New(t, browsertest.Options{Width: 1000, Height: 900})
+	var offered []string
+	var expanded string
+	err := chromedp.Run(ctx,
+		emulation.SetEmulatedMedia().WithFeatures([]*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: "reduce"}}),
+		chromedp.Navigate(h.link(t)),
+		chromedp.WaitVisible(`#chat-folder`, chromedp.ByQuery),
+		chromedp.Focus(`#chat-folder`, chromedp.ByQuery),
+		chromedp.KeyEvent("\r"),
+		chromedp.WaitVisible(`#folders button[data-path]`, chromedp.ByQuery),
+		chromedp.Evaluate(`Array.from(document.querySelectorAll('#folders button')).map(b => b.textContent)`, &offered),
+		chromedp.AttributeValue(`#chat-folder`, "aria-expanded", &expanded, nil, chromedp.ByQuery),
+	)
+	if err != nil {
+		t.Fatalf("the chooser: %v", err)
+	}
+	if strings.Join(offered, "|") != "Documents|Pictures" || expanded != "true" {
+		t.Fatalf("offered %q (expanded %q), want Documents|Pictures", offered, expanded)
+	}
+	var active, shown string
+	err = chromedp.Run(ctx,
+		chromedp.Evaluate(`document.activeElement.id`, &active),
+		// Into Documents (the first folder), from the keyboard.
+		chromedp.Focus(`#folders button[aria-label="Open Documents"]`, chromedp.ByQuery),
+		chromedp.KeyEvent("\r"),
+		chromedp.WaitVisible(`#folders button[aria-label="Open Taxes 2026"]`, chromedp.ByQuery),
+		chromedp.ActionFunc(func(ctx context.Context) error {
+			browsertest.Screenshot(t, ctx, "home-chat-folder.png")
+			return nil
+		}),
+		// Into Taxes 2026, which holds no folders.
+		chromedp.KeyEvent("\r"),
+		chromedp.WaitVisible(`#folders li.empty`, chromedp.ByQuery),
+		chromedp.Text(`#folder-path`, &shown, chromedp.ByQuery),
+	)
+	if err != nil {
+		t.Fatalf("opening folders: %v", err)
+	}
+	if active != "folder-title" {
+		t.Errorf("focus went to %q on opening, want the chooser's heading", active)
+	}
+	want := filepath.Join(home, "Documents", "Taxes 2026")
+	if real, err := filepath.EvalSymlinks(want); err == nil {
+		want = real
+	}
+	if shown != want {
+		t.Fatalf("the chooser shows %q, want %q", shown, want)
+	}
+	// Up one folder and back in, then start there.
+	var note string
+	err = chromedp.Run(ctx,
+		chromedp.Click(`#folder-up`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#folders button[aria-label="Open Taxes 2026"]`, chromedp.ByQuery),
+		chromedp.Click(`#folders button[aria-label="Open Taxes 2026"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#folders li.empty`, chromedp.ByQuery),
+		chromedp.Click(`#folder-start`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#chat-note[data-state="ok"]`, chromedp.ByQuery),
+		chromedp.Text(`#chat-note`, &note, chromedp.ByQuery),
+		chromedp.WaitNotVisible(`#folder-picker`, chromedp.ByQuery),
+	)
+	if err != nil {
+		t.Fatalf("starting in the folder: %v", err)
+	}
+	pc.mu.Lock()
+	folders := append([]string(nil), pc.folders...)
+	pc.mu.Unlock()
+	if len(folders) != 1 || folders[0] != want || !strings.Contains(note, "own window") {
+		t.Fatalf("new chat folders %q (note %q), want [%s]", folders, note, want)
+	}
+
+	// Escape closes the chooser and focus goes back to its button.
+	err = chromedp.Run(ctx,
+		chromedp.Click(`#chat-folder`, chromedp.ByQuery),
+		chromedp.WaitVisible(`#folders button`, chromedp.ByQuery),
+		chromedp.KeyEvent(kb.Escape),
+		chromedp.WaitNotVisible(`#folder-picker`, chromedp.ByQuery),
+		chromedp.Evaluate(`document.activeElement.id`, &active),
+	)
+	if err != nil || active != "chat-folder" {
+		t.Fatalf("Escape: %v, focus on %q", err, active)
 	}
 }

@@ -73,6 +73,7 @@ type chatRequest struct {
 func (s *Server) registerChat(mux *http.ServeMux) {
 	mux.Handle("POST /home/api/chat", s.requireHomeToken(s.handleChatOpen))
 	mux.Handle("DELETE /home/api/chat/{id}", s.requireHomeToken(s.handleChatDelete))
+	mux.Handle(FoldersRoute, s.requireHomeToken(s.handleFolders))
 }
 
 func (s *Server) handleChatOpen(w http.ResponseWriter, r *http.Request) {

@@ -170,14 +170,14 @@ class Home {
     return li;
   }
 
-  /** Opens a conversation (id "" a new one) in its chat window. */
-  async openChat(id: string, title: string, note: HTMLElement, button: HTMLButtonElement): Promise<void> {
+  /** Opens a conversation (id "" a new one, working in folder when given) in its chat window. */
+  async openChat(id: string, title: string, note: HTMLElement, button: HTMLButtonElement, folder?: string): Promise<void> {
     if (button.getAttribute("aria-disabled") === "true") return;
     button.setAttribute("aria-disabled", "true");
     note.dataset.state = "working";
     note.textContent = id ? `Opening ${title}…` : "Opening a new chat… (the first time, Lets checks that Claude is ready)";
     try {
-      const res = await this.api.chat(id || undefined);
+      const res = await this.api.chat(id || undefined, folder);
       note.dataset.state = "ok";
       note.dataset.window = res.window;
       note.textContent = id ? `${title} is opening in its own window.` : "The chat is opening in its own window. Say hello to Claude there.";
@@ -188,6 +188,65 @@ class Home {
     } finally {
       button.removeAttribute("aria-disabled");
     }
+  }
+
+  // ------------------------------------------------ new chat in a folder
+
+  /** The folder the chooser shows. */
+  private folderPath = "";
+
+  /** Shows the folder chooser for a new chat, at the home folder. */
+  async openFolders(): Promise<void> {
+    byId("folder-picker").hidden = false;
+    byId("chat-folder").setAttribute("aria-expanded", "true");
+    await this.showFolder("");
+    byId<HTMLElement>("folder-title").focus();
+  }
+
+  /** Hides the chooser; focus goes back to the button that opened it. */
+  closeFolders(): void {
+    byId("folder-picker").hidden = true;
+    const b = byId<HTMLButtonElement>("chat-folder");
+    b.setAttribute("aria-expanded", "false");
+    b.focus();
+  }
+
+  /** Lists the folders in path ("" the home folder). */
+  async showFolder(path: string, focusList = false): Promise<void> {
+    const note = byId("folder-note");
+    note.dataset.state = "";
+    note.textContent = "";
+    try {
+      const l = await this.api.folders(path || undefined);
+      this.folderPath = l.path;
+      byId("folder-path").textContent = l.path === l.home ? `${l.path} (your home folder)` : l.path;
+      const up = byId<HTMLButtonElement>("folder-up");
+      up.disabled = l.parent === "";
+      up.dataset.parent = l.parent;
+      const list = byId("folders");
+      list.replaceChildren();
+      if (l.folders.length === 0) list.append(el("li", { className: "empty" }, "No folders inside this one."));
+      for (const f of l.folders) {
+        const b = el("button", { type: "button" }, f.name);
+        b.setAttribute("aria-label", `Open ${f.name}`);
+        b.dataset.path = f.path;
+        b.addEventListener("click", () => void this.showFolder(f.path, true));
+        list.append(el("li", {}, b));
+      }
+      if (l.more) list.append(el("li", { className: "empty" }, "There are more folders than fit here; the rest are left out."));
+      if (focusList) (list.querySelector<HTMLButtonElement>("button") ?? byId<HTMLButtonElement>("folder-start")).focus();
+    } catch (e) {
+      note.dataset.state = "error";
+      note.textContent = e instanceof Error ? `That folder cannot be shown: ${e.message}` : "That folder cannot be shown.";
+    }
+  }
+
+  /** Starts a new chat in the folder the chooser shows. */
+  async startInFolder(): Promise<void> {
+    const start = byId<HTMLButtonElement>("folder-start");
+    const note = byId("chat-note");
+    await this.openChat("", "", note, start, this.folderPath);
+    if (note.dataset.state === "ok") this.closeFolders();
   }
 
   // Delete asks on the page itself, like Remove.
@@ -432,6 +491,20 @@ async function startHome(): Promise<void> {
   byId<HTMLFormElement>("install-form").addEventListener("submit", (ev) => void home.install(ev));
   const newChat = byId<HTMLButtonElement>("chat-new");
   newChat.addEventListener("click", () => void home.openChat("", "", byId("chat-note"), newChat));
+  const chooser = byId<HTMLButtonElement>("chat-folder");
+  chooser.addEventListener("click", () => (byId("folder-picker").hidden ? void home.openFolders() : home.closeFolders()));
+  byId("folder-up").addEventListener("click", (ev) => {
+    const parent = (ev.currentTarget as HTMLElement).dataset.parent;
+    if (parent) void home.showFolder(parent, true);
+  });
+  byId("folder-start").addEventListener("click", () => void home.startInFolder());
+  byId("folder-cancel").addEventListener("click", () => home.closeFolders());
+  byId("folder-picker").addEventListener("keydown", (ev) => {
+    if (ev.key === "Escape") {
+      ev.preventDefault();
+      home.closeFolders();
+    }
+  });
   let ready = false;
   try {
     ready = await api.start(window.location, window.history, session());

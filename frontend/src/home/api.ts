@@ -4,6 +4,17 @@
 
 import type { ClaudeSetup } from "./format";
 
+/** One folder listing of GET /home/api/folders. */
+export interface FolderList {
+  path: string;
+  /** "" at the home folder. */
+  parent: string;
+  home: string;
+  folders: { name: string; path: string }[];
+  /** Some folders were left out (there are very many). */
+  more: boolean;
+}
+
 export interface HomeUnique {
   name: string;
   title: string;
@@ -142,10 +153,17 @@ export class HomeAPI {
     return (await res.json()) as { window: string; url?: string };
   }
 
-  /** Opens a conversation ("" or none: a new one) in its chat window. */
-  async chat(conversation?: string): Promise<{ window: string }> {
-    const res = await this.call("POST", "/home/api/chat", conversation ? { conversation } : {});
+  /** Opens a conversation ("" or none: a new one, in folder when given) in its chat window. */
+  async chat(conversation?: string, folder?: string): Promise<{ window: string }> {
+    const body = conversation ? { conversation } : folder ? { folder } : {};
+    const res = await this.call("POST", "/home/api/chat", body);
     return (await res.json()) as { window: string };
+  }
+
+  /** The folders inside path (none: the home folder), for choosing where a new chat works. */
+  async folders(path?: string): Promise<FolderList> {
+    const q = path ? `?path=${encodeURIComponent(path)}` : "";
+    return (await (await this.call("GET", `/home/api/folders${q}`)).json()) as FolderList;
   }
 
   /** Deletes a conversation (its window closes; Claude stops). */
