@@ -266,7 +266,12 @@ func TestBrowserHomeNewChatInAFolder(t *testing.T) {
 		chromedp.KeyEvent("\r"),
 		chromedp.WaitVisible(`#folders button[aria-label="Open Taxes 2026"]`, chromedp.ByQuery),
 		chromedp.ActionFunc(func(ctx context.Context) error {
-			browsertest.Screenshot(t, ctx, "home-chat-folder.png")
+			browsertest.Screenshot(t, ctx, "home-chat-folder-light.png")
+			return nil
+		}),
+		emulation.SetEmulatedMedia().WithFeatures([]*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}, {Name: "prefers-reduced-motion", Value: "reduce"}}),
+		chromedp.ActionFunc(func(ctx context.Context) error {
+			browsertest.Screenshot(t, ctx, "home-chat-folder-dark.png")
 			return nil
 		}),
 		// Into Taxes 2026, which holds no folders.

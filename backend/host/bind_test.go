@@ -3,8 +3,6 @@ package host
 import (
 	"bytes"
 	"encoding/json"
-	"io"
-	"net/http"
 	"testing"
 	"time"
 
@@ -15,22 +13,10 @@ import (
 func (th *testHost) bind(t *testing.T, window, pid, tok string) (int, map[string]any) {
 	t.Helper()
 	data, _ := json.Marshal(map[string]string{"window": window})
-	req, _ := http.NewRequest("POST", th.URL()+"/lip/bind", bytes.NewReader(data))
-	if tok != "" {
-		req.Header.Set("Authorization", "Bearer "+tok)
-	}
-	if pid != "" {
-		req.Header.Set(ClaudePIDHeader, pid)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
+	code, raw := th.postWithPID(t, "/lip/bind", string(data), pid, tok)
 	var body map[string]any
 	_ = json.Unmarshal(raw, &body)
-	return resp.StatusCode, body
+	return code, body
 }
 
 // TestBindMovesAWindowToTheNewClaude: a chat's claude was started again

@@ -63,23 +63,35 @@ func withActions(a ClaudeActions) hostOpt { return func(o *Options) { o.ClaudeAc
 // header carries pid verbatim); its one-time URL is not loaded yet.
 func (th *testHost) openBoundOnly(t *testing.T, unique, pid string) testWindow {
 	t.Helper()
-	req, _ := http.NewRequest("POST", th.URL()+"/lip/open", strings.NewReader(`{"unique":"`+unique+`"}`))
-	req.Header.Set("Authorization", "Bearer "+testHostToken)
-	req.Header.Set(ClaudePIDHeader, pid)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 {
-		t.Fatalf("open %s: %d %s", unique, resp.StatusCode, raw)
+	code, raw := th.postWithPID(t, "/lip/open", `{"unique":"`+unique+`"}`, pid, testHostToken)
+	if code != 200 {
+		t.Fatalf("open %s: %d %s", unique, code, raw)
 	}
 	var res openResult
 	if err := json.Unmarshal(raw, &res); err != nil {
 		t.Fatal(err)
 	}
 	return testWindow{openResult: res}
+}
+
+// postWithPID posts body to path with tok and ClaudePIDHeader pid (""
+// sends no header) and returns the status and the raw answer.
+func (th *testHost) postWithPID(t *testing.T, path, body, pid, tok string) (int, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", th.URL()+path, strings.NewReader(body))
+	if tok != "" {
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
+	if pid != "" {
+		req.Header.Set(ClaudePIDHeader, pid)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, raw
 }
 
 // openBound is openBoundOnly plus one load of the shell page.
