@@ -498,7 +498,7 @@ func (s *traySource) setupClaude(ctx context.Context) error {
 }
 
 // start builds the tray once the host runs and host.json is written.
-func (d *desktop) start(env *Env, st *setup, info config.HostInfo, srv *host.Server, pads *padParts) (*tray.Tray, error) {
+func (d *desktop) start(env *Env, st *setup, srv *host.Server, pads *padParts) (*tray.Tray, error) {
 	d.mu.Lock()
 	d.hostURL, d.homeLink, d.log = srv.URL(), srv.HomeLink, st.log
 	chat := d.chat

@@ -216,7 +216,7 @@ func serve(ctx context.Context, env *Env, args []string, desk *desktop) error {
 	}
 	defer func() { _ = config.RemoveHostInfo(st.paths, os.Getpid()) }()
 	if desk != nil && !desk.headless {
-		t, err := desk.start(env, st, info, srv, pads)
+		t, err := desk.start(env, st, srv, pads)
 		if err != nil {
 			_ = srv.Close()
 			if pads != nil {
