@@ -581,8 +581,9 @@ func TestDaemonShowCueTiming(t *testing.T) {
 		}
 		at := requested + float64(boundaryMS)/1000
 		h.clock.Set(at)
-		cue.fire()
-		rs := frames(s.waitRecords(t, 0, fmt.Sprintf("cue %d", i), func(rs []record) bool { return len(frames(rs)) > i }))
+		what := fmt.Sprintf("cue %d", i)
+		cue.fireUntil(t, what, func() bool { return len(frames(s.records(0))) > i })
+		rs := frames(s.waitRecords(t, 0, what, func(rs []record) bool { return len(frames(rs)) > i }))
 		if len(rs) != i+1 || rs[i].clock != at {
 			t.Fatalf("cue %d: %d frames, the last at %v; want %d, at %v", i, len(rs), rs[len(rs)-1].clock, i+1, at)
 		}

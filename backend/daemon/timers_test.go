@@ -89,6 +89,29 @@ func (f *fakeLoopTimer) waitArmed(t *testing.T) time.Duration {
 	}
 }
 
+// fireUntil fires the timer and waits until done says the daemon acted on
+// it. A real timer re-armed with a duration read just before the clock
+// moved fires again a moment later; this fake one has no time of its own,
+// so when the daemon re-arms it after the fire without having acted, it is
+// fired again (the clock has not moved, so only what is due now happens).
+func (f *fakeLoopTimer) fireUntil(t *testing.T, what string, done func() bool) {
+	t.Helper()
+	f.fire()
+	deadline := time.Now().Add(ioTimeout)
+	for !done() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s after the timer fired", what)
+		}
+		f.mu.Lock()
+		rearmed := f.armed && len(f.c) == 0
+		f.mu.Unlock()
+		if rearmed {
+			f.fire()
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
 func (f *fakeLoopTimer) resets() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
