@@ -83,6 +83,11 @@ func TestBindRefusals(t *testing.T) {
 	if code, body := th.bind(t, win.Window, "nope", testHostToken); code != 400 {
 		t.Errorf("with a malformed pid: %d %v, want 400", code, body)
 	}
+	// A unique's page (its window token) cannot move a window to another
+	// claude to catch that claude's approval cards.
+	if code, _ := th.bind(t, win.Window, "9102", win.Token); code != 403 {
+		t.Errorf("with the window's own token: %d, want 403", code)
+	}
 	code, body := th.bind(t, "w999", "9102", testHostToken)
 	if code != 404 || body["error"].(map[string]any)["code"] != "unknown_window" {
 		t.Errorf("an unknown window: %d %v, want 404 unknown_window", code, body)
