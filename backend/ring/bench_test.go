@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lets-app/lets/backend/clock"
 	"github.com/lets-app/lets/backend/lip"
 )
 
@@ -19,7 +20,7 @@ func benchEvent(typ, win string) lip.Envelope {
 
 // BenchmarkAppend: steady state of a full ring of 2000 (every append evicts).
 func BenchmarkAppend(b *testing.B) {
-	r := New(Config{Epoch: "e", Clock: NewManualClock(t0)})
+	r := New(Config{Epoch: "e", Clock: clock.NewFake(t0)})
 	e := benchEvent("graph.node.select", "w1")
 	for range DefaultCapacity {
 		r.Append(e)
@@ -34,7 +35,7 @@ func BenchmarkAppend(b *testing.B) {
 // BenchmarkAppendCoalescing: a stream of graph.changed that keeps replacing
 // the survivor (nobody reads).
 func BenchmarkAppendCoalescing(b *testing.B) {
-	r := New(Config{Epoch: "e", Clock: NewManualClock(t0)})
+	r := New(Config{Epoch: "e", Clock: clock.NewFake(t0)})
 	for range DefaultCapacity {
 		r.Append(benchEvent("graph.node.select", "w1"))
 	}
@@ -79,7 +80,7 @@ func BenchmarkListen(b *testing.B) {
 }
 
 func benchListen(b *testing.B, size, returned int, sparse bool) {
-	r := New(Config{Capacity: size, Epoch: "e", Clock: NewManualClock(t0)})
+	r := New(Config{Capacity: size, Epoch: "e", Clock: clock.NewFake(t0)})
 	for i := range size {
 		typ := "graph.node.select"
 		if sparse && i%100 == 0 {

@@ -35,6 +35,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lets-app/lets/backend/clock"
 	"github.com/lets-app/lets/backend/lip"
 )
 
@@ -68,7 +69,7 @@ var ErrClosed = errors.New("ring: closed (the host is stopping)")
 type Config struct {
 	Capacity   int         // up-events kept; default 2000
 	Epoch      string      // id of this host run; default: 16 random hex digits
-	Clock      Clock       // default SystemClock
+	Clock      clock.Clock // default clock.Real()
 	Store      CursorStore // where cursors persist; nil: memory only
 	MaxCursors int         // default 256
 	Logger     *slog.Logger
@@ -79,7 +80,7 @@ type Ring struct {
 	mu         sync.Mutex
 	capacity   int
 	epoch      string
-	clock      Clock
+	clock      clock.Clock
 	store      CursorStore
 	maxCursors int
 	log        *slog.Logger
@@ -127,7 +128,7 @@ func New(cfg Config) *Ring {
 	r := &Ring{
 		capacity:   cfg.Capacity,
 		epoch:      cfg.Epoch,
-		clock:      cfg.Clock,
+		clock:      clock.Or(cfg.Clock),
 		store:      cfg.Store,
 		maxCursors: cfg.MaxCursors,
 		log:        cfg.Logger,
@@ -141,9 +142,6 @@ func New(cfg Config) *Ring {
 	}
 	if r.epoch == "" {
 		r.epoch = NewEpoch()
-	}
-	if r.clock == nil {
-		r.clock = SystemClock{}
 	}
 	if r.maxCursors <= 0 {
 		r.maxCursors = DefaultMaxCursors
@@ -516,7 +514,7 @@ func (r *Ring) Listen(ctx context.Context, q Query) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	var timer Timer
+	var timer clock.Timer
 	timedOut := false
 	defer func() {
 		if timer != nil {
