@@ -31,6 +31,13 @@ func (w WireClient) ReportState(ctx context.Context, cmd wire.StateCommand) erro
 	return w.C.ReportState(ctx, cmd)
 }
 
+// ApplyState implements Wire: a state with reply: true, returning once
+// the daemon's state_ack arrived.
+func (w WireClient) ApplyState(ctx context.Context, cmd wire.StateCommand) error {
+	_, err := w.C.ReportStateReply(ctx, cmd)
+	return err
+}
+
 // EndSession implements Wire.
 func (w WireClient) EndSession(ctx context.Context, id wire.Identity) error {
 	return w.C.EndSession(ctx, id)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"testing"
+	"time"
 
 	"github.com/lets-app/lets/backend/claudehook"
 )
@@ -26,6 +27,36 @@ func BenchmarkHookPreToolUse(b *testing.B) {
 		host.mu.Lock()
 		host.reports = host.reports[:0]
 		host.mu.Unlock()
+	}
+}
+
+// Every quick hook with the daemon up (a real in-process daemon, a fake
+// host): the latency TestGoldenEvents used to hold under 200 ms, measured
+// here instead (worst-ms is the slowest single run).
+func BenchmarkHookEvents(b *testing.B) {
+	td := startDaemon(b)
+	for _, event := range claudehook.Events() {
+		if event == claudehook.EventPermissionRequest {
+			continue // it waits for a press
+		}
+		b.Run(event, func(b *testing.B) {
+			host := newFakeHost(b)
+			o := options(td, host, nil)
+			stdin := stdinOf(b, event)
+			ctx := context.Background()
+			var worst time.Duration
+			for b.Loop() {
+				start := time.Now()
+				if err := claudehook.Run(ctx, o, event, bytes.NewReader(stdin), io.Discard); err != nil {
+					b.Fatal(err)
+				}
+				worst = max(worst, time.Since(start))
+				host.mu.Lock()
+				host.reports = host.reports[:0]
+				host.mu.Unlock()
+			}
+			b.ReportMetric(float64(worst)/float64(time.Millisecond), "worst-ms")
+		})
 	}
 }
 

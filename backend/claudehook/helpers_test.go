@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"github.com/lets-app/lets/backend/claudehook"
 	"github.com/lets-app/lets/backend/daemon"
 	"github.com/lets-app/lets/backend/daemon/daemontest"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 	"github.com/lets-app/lets/backend/wire"
 	"github.com/lets-app/lets/backend/wireclient"
 	"github.com/lets-app/lets/schemas"
@@ -72,42 +74,40 @@ func startDaemon(tb testing.TB) *testDaemon {
 			if err != nil && !errors.Is(err, context.Canceled) {
 				tb.Errorf("daemon Run: %v", err)
 			}
-		case <-time.After(5 * time.Second):
-			tb.Errorf("daemon did not stop within 5 s")
+		case <-time.After(testutil.EventuallyTimeout):
+			tb.Errorf("daemon did not stop within %v", testutil.EventuallyTimeout)
 		}
 	})
 	tb.Cleanup(td.stop)
 	return td
 }
 
-// session polls the daemon's status until want accepts our session (or
-// its absence: found false), at most 3 s.
+// session waits until want accepts our session in the daemon's status
+// (or its absence: found false).
 func (td *testDaemon) session(tb testing.TB, want func(s wire.StatusSession, found bool) bool) wire.StatusSession {
 	tb.Helper()
-	deadline := time.Now().Add(3 * time.Second)
 	var last wire.StatusSession
-	var found bool
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	var all []wire.StatusSession
+	testutil.EventuallyNoError(tb, "the daemon's session matches", func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		st, err := td.client.Status(ctx)
 		cancel()
 		if err != nil {
-			tb.Fatalf("status: %v", err)
+			return err
 		}
-		last, found = wire.StatusSession{}, false
+		last, all = wire.StatusSession{}, st.Sessions
+		found := false
 		for _, s := range st.Sessions {
 			if s.Backend == claudehook.Backend && s.SessionID == sessionID {
 				last, found = s, true
 			}
 		}
-		if want(last, found) {
-			return last
+		if !want(last, found) {
+			return fmt.Errorf("last %+v (found %v), all %+v", last, found, all)
 		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("daemon session never matched; last %+v (found %v), all %+v", last, found, st.Sessions)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return nil
+	})
+	return last
 }
 
 // waitState waits until our session is in state s with our label.
@@ -192,17 +192,12 @@ func (h *fakeHost) Reports() []claudehook.Report {
 // waitReports waits until the host got n reports.
 func (h *fakeHost) waitReports(tb testing.TB, n int) []claudehook.Report {
 	tb.Helper()
-	deadline := time.Now().Add(3 * time.Second)
-	for {
-		rs := h.Reports()
-		if len(rs) >= n {
-			return rs
-		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("host got %d reports, want %d: %+v", len(rs), n, rs)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	var rs []claudehook.Report
+	testutil.Eventually(tb, fmt.Sprintf("the host got %d reports", n), func() bool {
+		rs = h.Reports()
+		return len(rs) >= n
+	})
+	return rs
 }
 
 func readFile(tb testing.TB, name string) []byte {
@@ -297,7 +292,7 @@ func options(td *testDaemon, host claudehook.Host, logs *logBuffer) claudehook.O
 }
 
 func testCtx(tb testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*testutil.EventuallyTimeout)
 	tb.Cleanup(cancel)
 	return ctx
 }

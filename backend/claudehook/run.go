@@ -42,6 +42,12 @@ const (
 type Wire interface {
 	// ReportState sends a state update (fire-and-forget).
 	ReportState(ctx context.Context, cmd wire.StateCommand) error
+	// ApplyState sends a state update and returns once the daemon has
+	// applied it (reply: true, answered by state_ack). Each fire-and-forget
+	// report travels on a connection of its own, and the daemon orders
+	// lines per connection only, so a report that a later one must not
+	// overtake goes through here.
+	ApplyState(ctx context.Context, cmd wire.StateCommand) error
 	// EndSession sends session_end.
 	EndSession(ctx context.Context, id wire.Identity) error
 	// Subscribe opens an action subscription; cancelling ctx ends it.
@@ -289,6 +295,11 @@ func (h *hook) quick(parent context.Context, stdout io.Writer) {
 // whichever of the two lines it handles first (the protocol orders lines
 // per connection only), every press it accepts reaches this hook, and a
 // window's answer for this request id finds the subscription in place.
+// The waiting_for_approval report is acknowledged (ApplyState) before the
+// hook looks for a press: Stop is lit while the session still runs, so it
+// can be pressed before that report lands, and the closing cancelled
+// report, on a connection of its own, would otherwise race it and could
+// leave the session showing waiting_for_approval with no one waiting.
 // Reported the other way round, the session would show
 // waiting_for_approval with no one listening: a press then is dropped, or
 // goes to another subscriber of the session. Subscribing first also makes
@@ -324,7 +335,7 @@ func (h *hook) approve(parent context.Context, stdout io.Writer) {
 	var wg sync.WaitGroup
 	if sub != nil {
 		wg.Go(func() {
-			if err := h.Wire.ReportState(setup, h.stateCommand(wire.StateWaitingForApproval)); err != nil {
+			if err := h.Wire.ApplyState(setup, h.stateCommand(wire.StateWaitingForApproval)); err != nil {
 				h.fail("could not report waiting_for_approval to the pad daemon", err)
 			}
 		})
