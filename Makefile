@@ -38,7 +38,7 @@ NODE_TYPES_VERSION := 20.19.43
 # Inside node_modules, so removing that folder also forgets the install.
 TOOLS_STAMP := $(TOOLS)/node_modules/.lets-typescript-$(TYPESCRIPT_VERSION)-types-node-$(NODE_TYPES_VERSION)
 TSC := $(TOOLS)/node_modules/.bin/tsc
-TSCONFIGS := shell/tsconfig.json shell/tsconfig.test.json frontend/tsconfig.json frontend/tsconfig.test.json uniques/_graph/tsconfig.json
+TSCONFIGS := shell/tsconfig.json shell/tsconfig.test.json frontend/tsconfig.json frontend/tsconfig.test.json uniques/_graph/tsconfig.json uniques/_graph/tsconfig.test.json
 # Real Claude Code and the real MCP client for the offline end-to-end tests
 # (issue #13), pinned, in their own npm prefix under the same ignored folder.
 # backend/testenv/testutil finds them there (testutil.Claude, testutil.MCPSDK).

@@ -25,6 +25,7 @@ import {
   validId,
   wireNode,
 } from "./model";
+import { NodeDrag, PanDrag, followMove, followPan } from "./drag";
 
 type Data = Record<string, unknown>;
 
@@ -441,12 +442,22 @@ function zoomAt(factor: number, clientX?: number, clientY?: number): void {
   scheduleSnapshot(1500);
 }
 
+// Animations under way (a view gliding, layouts moving nodes): while any
+// runs the board carries data-animating, so whoever waits for the drawing
+// to settle (a test, a screenshot) waits for that, not for a time.
 let viewAnim = 0;
+let layoutsRunning = 0;
+function markAnimating(): void {
+  svg.toggleAttribute("data-animating", viewAnim !== 0 || layoutsRunning > 0);
+}
+
 function setView(target: Viewport, animate = true): void {
   cancelAnimationFrame(viewAnim);
+  viewAnim = 0;
   if (!animate || reducedMotion.matches) {
     view = target;
     applyView();
+    markAnimating();
     return;
   }
   const from = { ...view };
@@ -460,9 +471,11 @@ function setView(target: Viewport, animate = true): void {
       zoom: from.zoom + (target.zoom - from.zoom) * k,
     };
     applyView();
-    if (t < 1) viewAnim = requestAnimationFrame(step);
+    viewAnim = t < 1 ? requestAnimationFrame(step) : 0;
+    markAnimating();
   };
   viewAnim = requestAnimationFrame(step);
+  markAnimating();
 }
 
 /** Frames these nodes (all when none), never zooming in past 1.5×. */
@@ -560,6 +573,8 @@ function runLayout(direction: Direction, animate = true): void {
     fit(undefined, animate);
   };
   if (!animate || reducedMotion.matches || graph.nodes.size > 300) return finish();
+  layoutsRunning++;
+  markAnimating();
   const from = new Map([...graph.nodes.values()].map((n) => [n.id, { x: n.x, y: n.y }]));
   const start = performance.now();
   const step = (now: number) => {
@@ -575,7 +590,11 @@ function runLayout(direction: Direction, animate = true): void {
     }
     renderMoved(target.keys());
     if (t < 1) requestAnimationFrame(step);
-    else finish();
+    else {
+      finish();
+      layoutsRunning--;
+      markAnimating();
+    }
   };
   requestAnimationFrame(step);
 }
@@ -732,8 +751,8 @@ editor.addEventListener("blur", () => finishEdit(true));
 
 // Pointer gestures on the board.
 type Drag =
-  | { kind: "move"; start: Point; origin: Map<string, Point>; moved: boolean; pointer: number }
-  | { kind: "pan"; startX: number; startY: number; view: Viewport; moved: boolean; pointer: number }
+  | ({ kind: "move"; pointer: number } & NodeDrag)
+  | ({ kind: "pan"; pointer: number } & PanDrag)
   | { kind: "box"; start: Point; pointer: number; base: Set<string> }
   | { kind: "connect"; from: string; pointer: number };
 let drag: Drag | null = null;
@@ -787,31 +806,32 @@ svg.addEventListener("pointerdown", (ev) => {
   svg.classList.add("panning");
 });
 
-svg.addEventListener("pointermove", (ev) => {
+/**
+ * Brings the drag to the pointer's point in ev: a pointermove, and the
+ * pointerup too, so the gesture ends where the pointer was released even
+ * when the browser merged or dropped the moves before it.
+ */
+function follow(ev: PointerEvent): void {
   if (!drag || ev.pointerId !== drag.pointer) return;
   const p = toGraph(ev.clientX, ev.clientY);
   switch (drag.kind) {
     case "move": {
-      const dx = p.x - drag.start.x;
-      const dy = p.y - drag.start.y;
-      if (!drag.moved && Math.hypot(dx, dy) * view.zoom < 3) return;
-      if (!drag.moved) remember();
-      drag.moved = true;
-      for (const [id, o] of drag.origin) {
+      const wasMoved = drag.moved;
+      const at = followMove(drag, p, view.zoom);
+      if (!at) return;
+      if (!wasMoved) remember();
+      for (const [id, q] of at) {
         const n = graph.nodes.get(id);
         if (n) {
-          n.x = o.x + dx;
-          n.y = o.y + dy;
+          n.x = q.x;
+          n.y = q.y;
         }
       }
       renderMoved(drag.origin.keys());
       break;
     }
     case "pan": {
-      const dx = ev.clientX - drag.startX;
-      const dy = ev.clientY - drag.startY;
-      if (Math.hypot(dx, dy) > 3) drag.moved = true;
-      view = { ...drag.view, x: drag.view.x - dx / view.zoom, y: drag.view.y - dy / view.zoom };
+      view = followPan(drag, ev.clientX, ev.clientY);
       applyView();
       break;
     }
@@ -836,10 +856,14 @@ svg.addEventListener("pointermove", (ev) => {
       preview.setAttribute("y2", String(p.y));
       break;
   }
-});
+}
+svg.addEventListener("pointermove", follow);
 
 function endDrag(ev: PointerEvent): void {
   if (!drag || ev.pointerId !== drag.pointer) return;
+  // A cancelled gesture stays where the last move left it; a release lands
+  // where the pointer let go.
+  if (ev.type === "pointerup") follow(ev);
   const d = drag;
   drag = null;
   svg.classList.remove("panning");

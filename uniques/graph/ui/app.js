@@ -395,6 +395,25 @@
     return text;
   }
 
+  // uniques/_graph/drag.ts
+  var MOVE_SLOP = 3;
+  var PAN_SLOP = 3;
+  function followMove(d, p, zoom) {
+    const dx = p.x - d.start.x;
+    const dy = p.y - d.start.y;
+    if (!d.moved && Math.hypot(dx, dy) * zoom < MOVE_SLOP) return null;
+    d.moved = true;
+    const at = /* @__PURE__ */ new Map();
+    for (const [id, o] of d.origin) at.set(id, { x: o.x + dx, y: o.y + dy });
+    return at;
+  }
+  function followPan(d, clientX, clientY) {
+    const dx = clientX - d.startX;
+    const dy = clientY - d.startY;
+    if (Math.hypot(dx, dy) > PAN_SLOP) d.moved = true;
+    return { ...d.view, x: d.view.x - dx / d.view.zoom, y: d.view.y - dy / d.view.zoom };
+  }
+
   // uniques/_graph/main.ts
   var SVG_NS = "http://www.w3.org/2000/svg";
   var MIN_ZOOM = 0.1;
@@ -738,11 +757,17 @@
     scheduleSnapshot(1500);
   }
   var viewAnim = 0;
+  var layoutsRunning = 0;
+  function markAnimating() {
+    svg.toggleAttribute("data-animating", viewAnim !== 0 || layoutsRunning > 0);
+  }
   function setView(target, animate = true) {
     cancelAnimationFrame(viewAnim);
+    viewAnim = 0;
     if (!animate || reducedMotion.matches) {
       view = target;
       applyView();
+      markAnimating();
       return;
     }
     const from = { ...view };
@@ -756,9 +781,11 @@
         zoom: from.zoom + (target.zoom - from.zoom) * k
       };
       applyView();
-      if (t < 1) viewAnim = requestAnimationFrame(step);
+      viewAnim = t < 1 ? requestAnimationFrame(step) : 0;
+      markAnimating();
     };
     viewAnim = requestAnimationFrame(step);
+    markAnimating();
   }
   function fit(ids, animate = true) {
     const b = graph.bounds(ids);
@@ -845,6 +872,8 @@
       fit(void 0, animate);
     };
     if (!animate || reducedMotion.matches || graph.nodes.size > 300) return finish();
+    layoutsRunning++;
+    markAnimating();
     const from = new Map([...graph.nodes.values()].map((n) => [n.id, { x: n.x, y: n.y }]));
     const start = performance.now();
     const step = (now) => {
@@ -860,7 +889,11 @@
       }
       renderMoved(target.keys());
       if (t < 1) requestAnimationFrame(step);
-      else finish();
+      else {
+        finish();
+        layoutsRunning--;
+        markAnimating();
+      }
     };
     requestAnimationFrame(step);
   }
@@ -1048,31 +1081,27 @@
     drag = { kind: "pan", startX: ev.clientX, startY: ev.clientY, view: { ...view }, moved: false, pointer: ev.pointerId };
     svg.classList.add("panning");
   });
-  svg.addEventListener("pointermove", (ev) => {
+  function follow(ev) {
     if (!drag || ev.pointerId !== drag.pointer) return;
     const p = toGraph(ev.clientX, ev.clientY);
     switch (drag.kind) {
       case "move": {
-        const dx = p.x - drag.start.x;
-        const dy = p.y - drag.start.y;
-        if (!drag.moved && Math.hypot(dx, dy) * view.zoom < 3) return;
-        if (!drag.moved) remember();
-        drag.moved = true;
-        for (const [id, o] of drag.origin) {
+        const wasMoved = drag.moved;
+        const at = followMove(drag, p, view.zoom);
+        if (!at) return;
+        if (!wasMoved) remember();
+        for (const [id, q] of at) {
           const n = graph.nodes.get(id);
           if (n) {
-            n.x = o.x + dx;
-            n.y = o.y + dy;
+            n.x = q.x;
+            n.y = q.y;
           }
         }
         renderMoved(drag.origin.keys());
         break;
       }
       case "pan": {
-        const dx = ev.clientX - drag.startX;
-        const dy = ev.clientY - drag.startY;
-        if (Math.hypot(dx, dy) > 3) drag.moved = true;
-        view = { ...drag.view, x: drag.view.x - dx / view.zoom, y: drag.view.y - dy / view.zoom };
+        view = followPan(drag, ev.clientX, ev.clientY);
         applyView();
         break;
       }
@@ -1097,9 +1126,11 @@
         preview.setAttribute("y2", String(p.y));
         break;
     }
-  });
+  }
+  svg.addEventListener("pointermove", follow);
   function endDrag(ev) {
     if (!drag || ev.pointerId !== drag.pointer) return;
+    if (ev.type === "pointerup") follow(ev);
     const d = drag;
     drag = null;
     svg.classList.remove("panning");
