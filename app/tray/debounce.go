@@ -1,40 +1,75 @@
 package tray
 
-import "time"
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/lets-app/lets/backend/clock"
+)
 
 // DebounceDelay is how long the menu waits after a change before it is
 // rebuilt, so a burst of session updates costs one rebuild.
 const DebounceDelay = 200 * time.Millisecond
 
-// Debouncer turns a stream of changes into one rebuild, Delay after the
-// last change. Time is passed in; it is not safe for concurrent use.
-type Debouncer struct {
-	Delay   time.Duration
-	pending bool
-	due     time.Time
+// follower reads a Source every poll and shows the newest snapshot once
+// debounce has passed without a further change: a burst of changes costs
+// one rebuild. All its time comes from one clock, so the debounce timer
+// firing means the rebuild is due.
+type follower struct {
+	clock    clock.Clock
+	poll     time.Duration
+	debounce time.Duration
+	source   Source
+	show     func(Snapshot)
+	// handle runs a clicked action other than Quit, on its own goroutine.
+	handle func(ctx context.Context, a Action)
+	log    *slog.Logger
 }
 
-// Changed records a change at now and pushes the rebuild to now+Delay.
-func (d *Debouncer) Changed(now time.Time) {
-	d.pending = true
-	d.due = now.Add(d.Delay)
-}
-
-// Wait is how long until the rebuild is due; ok is false when nothing is
-// pending.
-func (d *Debouncer) Wait(now time.Time) (wait time.Duration, ok bool) {
-	if !d.pending {
-		return 0, false
+// run follows until ctx ends or Quit arrives on clicks (both return nil).
+// latest is the snapshot already shown.
+func (f *follower) run(ctx context.Context, latest Snapshot, clicks <-chan Action) error {
+	poll := f.clock.NewTicker(f.poll)
+	defer poll.Stop()
+	// debounce is armed at the first change and re-armed at every later
+	// one; due is its channel while a rebuild is pending, nil otherwise.
+	var debounce clock.Timer
+	var due <-chan time.Time
+	defer func() {
+		if debounce != nil {
+			debounce.Stop()
+		}
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-poll.C():
+			s, err := f.source(ctx)
+			if err != nil {
+				f.log.Debug("tray refresh failed", "err", err)
+				continue
+			}
+			if s.Equal(latest) {
+				continue
+			}
+			latest = s
+			if debounce == nil {
+				debounce = f.clock.NewTimer(f.debounce)
+			} else {
+				debounce.Reset(f.debounce)
+			}
+			due = debounce.C()
+		case <-due:
+			due = nil
+			f.show(latest)
+		case a := <-clicks:
+			if a.Kind == ActionQuit {
+				f.log.Info("Quit chosen in the tray")
+				return nil
+			}
+			go f.handle(ctx, a)
+		}
 	}
-	return max(d.due.Sub(now), 0), true
-}
-
-// Due reports whether the rebuild should happen at now; it returns true
-// once per burst of changes.
-func (d *Debouncer) Due(now time.Time) bool {
-	if !d.pending || now.Before(d.due) {
-		return false
-	}
-	d.pending = false
-	return true
 }

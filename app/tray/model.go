@@ -2,11 +2,12 @@
 // urgent agent state and a menu of agent sessions, open windows, uniques,
 // saved sessions and app actions.
 //
-// The model (this file, icons.go, debounce.go) is pure: a Snapshot of what
-// Lets knows goes in, a menu tree and an icon choice come out, and time is
-// passed in. The systray adapter (systray.go) only draws that tree over DBus
-// and turns clicks back into Actions, so the model is tested without a
-// session bus.
+// The model (this file, icons.go) is pure: a Snapshot of what Lets knows
+// goes in, a menu tree and an icon choice come out, and time is passed in.
+// The poll and debounce loop (debounce.go) runs on a clock.Clock and calls
+// a show function. The systray adapter (systray.go) only draws the tree
+// over DBus and turns clicks back into Actions, so the model and the loop
+// are tested without a session bus.
 package tray
 
 import (

@@ -197,29 +197,6 @@ func TestIconsDifferPerLevel(t *testing.T) {
 	}
 }
 
-// Point: a burst of changes costs one rebuild, 200 ms after the last one.
-func TestDebounceRebuildsOnceAfterTheLastChange(t *testing.T) {
-	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	d := Debouncer{Delay: DebounceDelay}
-	if _, ok := d.Wait(t0); ok || d.Due(t0) {
-		t.Fatal("a fresh debouncer has something pending")
-	}
-	d.Changed(t0)
-	d.Changed(t0.Add(150 * time.Millisecond))
-	if d.Due(t0.Add(200 * time.Millisecond)) {
-		t.Fatal("due 200 ms after the first change, but a second change came at 150 ms")
-	}
-	if w, ok := d.Wait(t0.Add(200 * time.Millisecond)); !ok || w != 150*time.Millisecond {
-		t.Fatalf("wait = %v %v, want 150ms", w, ok)
-	}
-	if !d.Due(t0.Add(350 * time.Millisecond)) {
-		t.Fatal("not due 200 ms after the last change")
-	}
-	if d.Due(t0.Add(time.Second)) {
-		t.Fatal("due twice for one burst")
-	}
-}
-
 // Point: snapshots compare by content, so an unchanged poll does not
 // rebuild the menu.
 func TestSnapshotEqual(t *testing.T) {

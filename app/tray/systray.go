@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"fyne.io/systray"
+
+	"github.com/lets-app/lets/backend/clock"
 )
 
 // Source returns what the menu should show now. It is called on the tray's
@@ -29,7 +31,9 @@ type Options struct {
 	// means DebounceDelay.
 	Debounce time.Duration
 	Log      *slog.Logger
-	Now      func() time.Time
+	// Clock is the tray's time (poll and debounce); nil means the wall
+	// clock.
+	Clock clock.Clock
 }
 
 // DefaultPoll is how often the tray asks Lets for news.
@@ -60,9 +64,7 @@ func New(opts Options) (*Tray, error) {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
+	opts.Clock = clock.Or(opts.Clock)
 	t := &Tray{opts: opts, icons: map[Level][]byte{}}
 	for _, l := range []Level{LevelIdle, LevelRunning, LevelWaiting, LevelApproval} {
 		png, err := Icon(l)
@@ -92,8 +94,6 @@ func (t *Tray) Run(ctx context.Context) error {
 	systray.SetTitle("Lets")
 
 	clicks := make(chan Action, 16)
-	deb := Debouncer{Delay: t.opts.Debounce}
-	var latest Snapshot
 	var shownLevel Level = -1
 	var menuDone chan struct{}
 	var shown []Item
@@ -133,51 +133,15 @@ func (t *Tray) Run(ctx context.Context) error {
 	if err != nil {
 		t.opts.Log.Warn("the tray could not read the state of Lets; it will keep trying", "err", err)
 	}
-	latest = first
-	show(latest)
+	show(first)
+	return t.follower(show).run(ctx, first, clicks)
+}
 
-	poll := time.NewTicker(t.opts.Poll)
-	defer poll.Stop()
-	debounce := time.NewTimer(time.Hour)
-	debounce.Stop()
-	refresh := func() {
-		s, err := t.opts.Source(ctx)
-		if err != nil {
-			t.opts.Log.Debug("tray refresh failed", "err", err)
-			return
-		}
-		if s.Equal(latest) {
-			return
-		}
-		latest = s
-		now := t.opts.Now()
-		deb.Changed(now)
-		if wait, ok := deb.Wait(now); ok {
-			debounce.Reset(wait)
-		}
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-poll.C:
-			refresh()
-		case <-debounce.C:
-			if deb.Due(t.opts.Now()) {
-				show(latest)
-			} else if wait, ok := deb.Wait(t.opts.Now()); ok {
-				debounce.Reset(wait)
-			}
-		case a := <-clicks:
-			if a.Kind == ActionQuit {
-				t.opts.Log.Info("Quit chosen in the tray")
-				return nil
-			}
-			go func() {
-				t.opts.Handle(ctx, a)
-				// Toggles change what the menu shows: look again soon.
-			}()
-		}
+// follower is the tray's poll and debounce loop around show.
+func (t *Tray) follower(show func(Snapshot)) *follower {
+	return &follower{
+		clock: t.opts.Clock, poll: t.opts.Poll, debounce: t.opts.Debounce,
+		source: t.opts.Source, show: show, handle: t.opts.Handle, log: t.opts.Log,
 	}
 }
 
