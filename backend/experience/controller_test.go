@@ -91,7 +91,6 @@ func sel(slot int) surface.Event          { return surface.SessionSelected{Slot:
 func press(a wire.Action) surface.Event   { return surface.ActionPressed{Action: a} }
 func eq(a, b []string) bool               { return slices.Equal(a, b) }
 func show(kind ...string) []string        { return kind }
-func statusOf(r experience.Result) string { return kinds(r)[len(kinds(r))-1] }
 
 func TestCase019_DemoStartSurfaceThenState(t *testing.T) {
 	c := refController(t)

@@ -285,7 +285,8 @@ func parseSession(v any, path string) (Session, error) {
 		return se, err
 	}
 	se.Slot = int(slot)
-	st, ok := m["state"].(string)
+	st, _ := m["state"].(string) // not a string reads as "", refused below
+	var ok bool
 	if se.State, ok = wire.ParseState(st); !ok || st == "" {
 		return se, invalid(path+".state", "must be one of running, waiting_for_reply, user_typing, waiting_for_approval, success, error, cancelled")
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,7 +18,6 @@ import (
 // scriptSurface hands out one scripted batch of events per poll and
 // records what it is shown.
 type scriptSurface struct {
-	mu       sync.Mutex
 	script   [][]surface.Event
 	views    []control.View
 	frames   int

@@ -478,7 +478,7 @@ func jsonString(raw json.RawMessage) (string, bool) {
 func isNull(raw json.RawMessage) bool { return string(raw) == "null" }
 
 func compact(raw json.RawMessage) json.RawMessage {
-	if bytes.IndexAny(raw, " \t\r\n") < 0 {
+	if !bytes.ContainsAny(raw, " \t\r\n") {
 		return append(json.RawMessage(nil), raw...) // already compact; copy so the input may be reused
 	}
 	var buf bytes.Buffer

@@ -19,8 +19,6 @@ type decodeCase struct {
 	want   Command // expected command when code == "" (nil = don't care)
 }
 
-func pe(code, text string) (string, string) { return code, text }
-
 // checklistDecodeCases covers spec §15 cases 1–55 at the codec level.
 func checklistDecodeCases() []decodeCase {
 	longPing := `{"protocol":1,"type":"ping"}` + strings.Repeat(" ", MaxFrameBytes-len(`{"protocol":1,"type":"ping"}`))
