@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/lets-app/lets/backend/testenv/browsertest"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 // TestBrowserChatDriven: a chat window Lets drives, in Chromium through a
@@ -43,24 +44,20 @@ func TestBrowserChatDriven(t *testing.T) {
 	if err := chromedp.Run(ctx, chromedp.SendKeys(`#lets-chat-input`, "Help me plan a picnic for Saturday\r", chromedp.ByQuery)); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case b := <-a.sent:
-		if b[0].Text != "Help me plan a picnic for Saturday" {
-			t.Fatalf("blocks %+v", b)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the typed message did not reach the agent")
+	if b := testutil.Wait(t, "the typed message to reach the agent", a.sent); b[0].Text != "Help me plan a picnic for Saturday" {
+		t.Fatalf("blocks %+v", b)
 	}
 	worlds.until(t, ctx, origin, `!document.getElementById("stop").hidden`)
 	for _, w := range strings.Fields("Happy to help! A picnic needs three things: a shady spot, food that travels well, and something to sit on.") {
 		a.emit(t, TextDelta{Text: w + " "})
-		time.Sleep(5 * time.Millisecond)
 	}
 	browserUntil(t, ctx, `document.getElementById("lets-chat-log").innerText.includes("something to sit on")`)
+	worlds.settled(t, ctx, origin)
 	browsertest.Screenshot(t, ctx, "chat-agent-streaming-light.png")
-	if err := chromedp.Run(ctx, browsertest.Media("prefers-color-scheme", "dark"), chromedp.Sleep(300*time.Millisecond)); err != nil {
+	if err := chromedp.Run(ctx, browsertest.Media("prefers-color-scheme", "dark")); err != nil {
 		t.Fatal(err)
 	}
+	worlds.settled(t, ctx, origin)
 	browsertest.Screenshot(t, ctx, "chat-agent-streaming-dark.png")
 	if err := chromedp.Run(ctx, browsertest.Media("prefers-color-scheme", "light")); err != nil {
 		t.Fatal(err)
@@ -68,11 +65,7 @@ func TestBrowserChatDriven(t *testing.T) {
 
 	// Stop, pressed in the band.
 	worlds.eval(t, ctx, origin, `document.getElementById("stop").click()`, nil)
-	select {
-	case <-a.interrupts:
-	case <-time.After(10 * time.Second):
-		t.Fatal("Stop did not interrupt the agent")
-	}
+	testutil.Wait(t, "Stop to interrupt the agent", a.interrupts)
 	a.emit(t, Result{IsError: true, Error: "interrupted"})
 	worlds.until(t, ctx, origin, `document.getElementById("stop").hidden`)
 	browserUntil(t, ctx, `document.getElementById("lets-chat-log").innerText.includes("(Stopped.)")`)
@@ -84,7 +77,7 @@ func TestBrowserChatDriven(t *testing.T) {
 	if err := chromedp.Run(ctx, chromedp.SendKeys(`#lets-chat-input`, "Make a shopping list file\r", chromedp.ByQuery)); err != nil {
 		t.Fatal(err)
 	}
-	<-a.sent
+	testutil.Wait(t, "the second message to reach the agent", a.sent)
 	a.emit(t, TextDelta{Text: "I'll write the list to a file in your Lets folder."})
 	a.emit(t, ControlRequest{RequestID: "req-1", Subtype: SubtypeCanUseTool, ToolName: "Write", Input: json.RawMessage(`{"file_path":"/home/sam/Lets/picnic-shopping.md","content":"- bread"}`)})
 	if err := chromedp.Run(ctx, chromedp.WaitVisible(`[data-choice="allow"]`, chromedp.ByQuery)); err != nil {
@@ -95,22 +88,18 @@ func TestBrowserChatDriven(t *testing.T) {
 	if !strings.Contains(card, "Write") || !strings.Contains(card, "picnic-shopping.md") {
 		t.Fatalf("card text %q", card)
 	}
-	time.Sleep(400 * time.Millisecond) // the card's entrance
+	worlds.settled(t, ctx, origin) // the card's entrance
 	browsertest.Screenshot(t, ctx, "chat-agent-approval-dark.png")
-	if err := chromedp.Run(ctx, browsertest.Media("prefers-color-scheme", "light"), chromedp.Sleep(300*time.Millisecond)); err != nil {
+	if err := chromedp.Run(ctx, browsertest.Media("prefers-color-scheme", "light")); err != nil {
 		t.Fatal(err)
 	}
+	worlds.settled(t, ctx, origin)
 	browsertest.Screenshot(t, ctx, "chat-agent-approval-light.png")
 	if err := chromedp.Run(ctx, chromedp.Click(`[data-choice="allow"]`, chromedp.ByQuery)); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case ans := <-a.answers:
-		if !ans.Allow || ans.RequestID != "req-1" {
-			t.Fatalf("answer %+v", ans)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Allow did not reach the agent")
+	if ans := testutil.Wait(t, "Allow to reach the agent", a.answers); !ans.Allow || ans.RequestID != "req-1" {
+		t.Fatalf("answer %+v", ans)
 	}
 	a.emit(t, Result{})
 }
@@ -143,14 +132,12 @@ func watchWorlds(ctx context.Context) *worlds {
 func (w *worlds) eval(t *testing.T, ctx context.Context, origin, expr string, out any) {
 	t.Helper()
 	var id string
-	for deadline := time.Now().Add(15 * time.Second); id == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	testutil.Eventually(t, "the page at "+origin+" has a JavaScript world", func() bool {
 		w.mu.Lock()
+		defer w.mu.Unlock()
 		id = w.byOrig[origin]
-		w.mu.Unlock()
-	}
-	if id == "" {
-		t.Fatalf("no JavaScript world for %s", origin)
-	}
+		return id != ""
+	})
 	err := chromedp.Run(ctx, chromedp.ActionFunc(func(ctx context.Context) error {
 		res, exc, err := runtime.Evaluate(expr).WithUniqueContextID(id).WithReturnByValue(true).Do(ctx)
 		if err != nil {
@@ -171,14 +158,24 @@ func (w *worlds) eval(t *testing.T, ctx context.Context, origin, expr string, ou
 
 func (w *worlds) until(t *testing.T, ctx context.Context, origin, expr string) {
 	t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(40 * time.Millisecond) {
+	testutil.Eventually(t, "in the unique, "+expr, func() bool {
 		var ok bool
 		w.eval(t, ctx, origin, "!!("+expr+")", &ok)
-		if ok {
-			return
-		}
-	}
-	t.Fatalf("in the unique, %s never became true", expr)
+		return ok
+	})
+}
+
+// stillAnimating is true while a finite CSS animation or transition runs
+// in the document (getAnimations flushes style first, so a transition a
+// colour-scheme change starts is already there).
+const stillAnimating = `document.getAnimations().some(a => (a.playState === "running" || a.pending) && a.effect?.getComputedTiming().iterations !== Infinity)`
+
+// settled waits until nothing animates in the shell page or in the
+// unique's frame, so a screenshot shows where the transitions end.
+func (w *worlds) settled(t *testing.T, ctx context.Context, origin string) {
+	t.Helper()
+	browserUntil(t, ctx, "!"+stillAnimating)
+	w.until(t, ctx, origin, "!"+stillAnimating)
 }
 
 func browserUntil(t *testing.T, ctx context.Context, expr string) {

@@ -3,6 +3,7 @@ package chatdriver
 import (
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -22,22 +23,12 @@ import (
 // request claude sends carries the earlier turns (--resume).
 func TestClaudeChatEndToEnd(t *testing.T) {
 	claude := testutil.Claude(t)
-	var mu sync.Mutex
-	var handed time.Time
-	say := func(text string) claudestub.Step {
-		return func(claudestub.Request) claudestub.Turn {
-			mu.Lock()
-			handed = time.Now()
-			mu.Unlock()
-			return claudestub.Turn{Text: text}
-		}
-	}
 	stub := claudestub.Start(t,
 		claudestub.Say("Hello there, friend."),
-		say("Fine, thanks."),
+		claudestub.Say("Fine, thanks."),
 		claudestub.Call("Bash", map[string]any{"command": "touch allowed.txt", "description": "Create a file"}),
 		claudestub.Say("I made allowed.txt."),
-		say("You asked me about a blue kite."),
+		claudestub.Say("You asked me about a blue kite."),
 	)
 	home := t.TempDir()
 	r := newRig(t, func(o *Options) {
@@ -66,25 +57,17 @@ func TestClaudeChatEndToEnd(t *testing.T) {
 		t.Fatalf("reply %q", text)
 	}
 	sh.next("entity.mood", 10*time.Second, moodIs("proud"))
-	// The second turn of the process: the stub hands out the turn, the
-	// first text reaches the window.
+	// The second turn of the process (how fast its first text reaches
+	// the window is BenchmarkClaudeTurnToWindow).
 	sh.emit("chat.message", "shell", map[string]any{"text": "How are you?"})
-	f := sh.next("chat.say", 60*time.Second, nil)
-	mu.Lock()
-	lat := f.at.Sub(handed)
-	mu.Unlock()
-	t.Logf("real claude: stub hands out the turn → first chat.say at the shell: %v", lat)
-	// The target is ≤ 50 ms (issue #15; ~3–30 ms here when the machine is
-	// quiet). On a loaded shared machine node alone can take longer, so
-	// only a gross regression fails the test; BenchmarkDeltaToWindow
-	// measures Lets' own part.
-	switch {
-	case lat > 500*time.Millisecond:
-		t.Errorf("first token took %v (target ≤ 50 ms)", lat)
-	case lat > 50*time.Millisecond:
-		t.Logf("over the 50 ms target this time (%v): is the machine busy?", lat)
+	text = ""
+	for f := (frame{}); dataMap(f)["done"] != true; {
+		f = sh.next("chat.say", 60*time.Second, nil)
+		text += dataMap(f)["text"].(string)
 	}
-	sh.next("chat.say", 30*time.Second, func(f frame) bool { return dataMap(f)["done"] == true })
+	if text != "Fine, thanks." {
+		t.Fatalf("second reply %q", text)
+	}
 
 	// 2. Bash asks on the approval card; Allow runs it.
 	sh.emit("chat.message", "shell", map[string]any{"text": "Make a file please"})
@@ -95,7 +78,7 @@ func TestClaudeChatEndToEnd(t *testing.T) {
 	sh.emit("shell.answer", "shell", map[string]any{"id": dataMap(ask)["id"], "choice": "allow"})
 	sh.next("chat.say", 60*time.Second, func(f frame) bool { return dataMap(f)["done"] == true })
 	conv := r.m.List()[0]
-	waitFor(t, "the reply to be saved", func() bool { c, _ := r.store.Get(conv.ID); return c != nil && len(c.Transcript) == 6 })
+	testutil.Eventually(t, "the reply to be saved", func() bool { c, _ := r.store.Get(conv.ID); return c != nil && len(c.Transcript) == 6 })
 	c, _ := r.store.Get(conv.ID)
 	if _, err := os.Stat(filepath.Join(c.Dir, "allowed.txt")); err != nil {
 		t.Fatalf("the allowed Bash command did not run: %v", err)
@@ -106,7 +89,7 @@ func TestClaudeChatEndToEnd(t *testing.T) {
 
 	// 3. Close the window; open the conversation again.
 	r.h.srv.WindowGone(win, "human")
-	waitFor(t, "the driver to end", func() bool { return r.m.Window(conv.ID) == "" })
+	testutil.Eventually(t, "the driver to end", func() bool { return r.m.Window(conv.ID) == "" })
 	win2 := r.open(t, conv.ID)
 	sh2 := dialShell(t, r.h, win2)
 	if f := sh2.next("talk.load", 10*time.Second, nil); !strings.Contains(string(f.Data), "blue kite") {
@@ -130,4 +113,52 @@ func TestClaudeChatEndToEnd(t *testing.T) {
 	if rss, err := agent.VmRSS(os.Getpid()); err == nil {
 		t.Logf("test process (host + driver + fake shell) RSS: %.1f MiB", float64(rss)/1024)
 	}
+}
+
+// BenchmarkClaudeTurnToWindow: from the stub model handing real claude a
+// turn to the first chat.say of it at the window's shell (the target is
+// ≤ 50 ms; ~3–30 ms on a quiet machine, most of it claude's own).
+func BenchmarkClaudeTurnToWindow(b *testing.B) {
+	claude := testutil.Claude(b)
+	var mu sync.Mutex
+	var handed time.Time
+	steps := make([]claudestub.Step, b.N+1)
+	for i := range steps {
+		steps[i] = func(claudestub.Request) claudestub.Turn {
+			mu.Lock()
+			handed = time.Now()
+			mu.Unlock()
+			return claudestub.Turn{Text: "Fine, thanks."}
+		}
+	}
+	stub := claudestub.Start(b, steps...)
+	home := b.TempDir()
+	r := newRig(b, func(o *Options) {
+		o.Start = StartProcess
+		o.Agent = AgentOptions{
+			Claude: claude, Env: append(stub.Env(home), "PATH="+os.Getenv("PATH")),
+			ExtraArgs: []string{"--strict-mcp-config"}, Grace: 3 * time.Second, PermissionPromptStdio: true,
+		}
+	})
+	win := r.open(b, "")
+	sh := dialShell(b, r.h, win)
+	sh.next("talk.agent", 10*time.Second, nil)
+	turn := func() time.Duration {
+		sh.emit("chat.message", "shell", map[string]any{"text": "How are you?"})
+		f := sh.next("chat.say", 60*time.Second, nil)
+		mu.Lock()
+		lat := f.at.Sub(handed)
+		mu.Unlock()
+		sh.next("chat.say", 30*time.Second, func(f frame) bool { return dataMap(f)["done"] == true })
+		return lat
+	}
+	turn() // the process's first turn starts it
+	lats := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for range b.N {
+		lats = append(lats, turn())
+	}
+	b.StopTimer()
+	sort.Slice(lats, func(i, j int) bool { return lats[i] < lats[j] })
+	b.ReportMetric(float64(lats[len(lats)/2].Microseconds())/1000, "ms/median-turn-to-window")
 }

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/lets-app/lets/backend/agent"
+	"github.com/lets-app/lets/backend/clock"
 	"github.com/lets-app/lets/backend/conversations"
 	"github.com/lets-app/lets/backend/hostclient"
 )
@@ -73,7 +74,7 @@ type driver struct {
 	listenCancel context.CancelFunc
 	inbox        chan envelope
 	turns        []*turn
-	flush        *time.Timer
+	flush        clock.Timer
 	flushC       <-chan time.Time
 	screen       string // "", "install", "signin"
 	login        Login
@@ -263,10 +264,12 @@ func (d *driver) listen(ctx context.Context, c *hostclient.Client, window string
 				return
 			}
 			d.log.Warn("chat: listen failed; trying again", "window", window, "err", err)
+			wait := d.m.opts.Clock.NewTimer(backoff)
 			select {
 			case <-ctx.Done():
+				wait.Stop()
 				return
-			case <-time.After(backoff):
+			case <-wait.C():
 			}
 			backoff = min(backoff*2, 5*time.Second)
 			continue
@@ -552,7 +555,7 @@ func (d *driver) onMessage(ctx context.Context, e envelope) {
 	if blocks[0].Type != "text" {
 		blocks = append([]Block{{Type: "text", Text: "(an image)"}}, blocks...)
 	}
-	if c, err := d.m.opts.Store.Append(d.conv.ID, conversations.Turn{Role: conversations.RoleHuman, Text: in.Text, Attachments: kept, At: d.m.opts.Now()}); err != nil {
+	if c, err := d.m.opts.Store.Append(d.conv.ID, conversations.Turn{Role: conversations.RoleHuman, Text: in.Text, Attachments: kept, At: d.m.opts.Clock.Now()}); err != nil {
 		d.log.Warn("chat: saving the message failed", "err", err)
 	} else {
 		d.conv = c
@@ -647,7 +650,6 @@ func (d *driver) onDelta(ctx context.Context, ev TextDelta) {
 // addText streams text of the current reply: the first chunk at once, then
 // at most one chunk per Coalesce.
 func (d *driver) addText(ctx context.Context, t *turn, index int, text string) {
-	arrived := time.Now()
 	if t.full.Len() > 0 && index != t.lastIndex {
 		t.full.WriteString("\n\n")
 		t.pending.WriteString("\n\n")
@@ -656,24 +658,23 @@ func (d *driver) addText(ctx context.Context, t *turn, index int, text string) {
 	t.full.WriteString(text)
 	t.pending.WriteString(text)
 	if t.seq == 0 {
-		if d.sayPending(ctx, t, false) && d.m.opts.OnFirstToken != nil {
-			d.m.opts.OnFirstToken(time.Since(arrived))
-		}
+		d.sayPending(ctx, t, false)
 		return
 	}
-	wait := d.m.opts.Coalesce - time.Since(t.lastSay)
+	if d.flushC != nil {
+		return // the pending chunk goes out when the timer fires
+	}
+	wait := d.m.opts.Coalesce - d.m.opts.Clock.Now().Sub(t.lastSay)
 	if wait <= 0 {
 		d.sayPending(ctx, t, false)
 		return
 	}
-	if d.flushC == nil {
-		if d.flush == nil {
-			d.flush = time.NewTimer(wait)
-		} else {
-			d.flush.Reset(wait)
-		}
-		d.flushC = d.flush.C
+	if d.flush == nil {
+		d.flush = d.m.opts.Clock.NewTimer(wait)
+	} else {
+		d.flush.Reset(wait)
 	}
+	d.flushC = d.flush.C()
 }
 
 // sayPending sends the text not yet sent as the next chunk.
@@ -687,7 +688,7 @@ func (d *driver) sayPending(ctx context.Context, t *turn, done bool) bool {
 		data["done"] = true
 	}
 	t.pending.Reset()
-	t.lastSay = time.Now()
+	t.lastSay = d.m.opts.Clock.Now()
 	return d.send(ctx, "chat.say", data, t.re)
 }
 
@@ -735,7 +736,7 @@ func (d *driver) finish(ctx context.Context, r Result) {
 	}
 	d.sayPending(ctx, t, true)
 	if text := strings.TrimSpace(t.full.String()); text != "" {
-		if c, err := d.m.opts.Store.Append(d.conv.ID, conversations.Turn{Role: conversations.RoleClaude, Text: text, At: d.m.opts.Now()}); err != nil {
+		if c, err := d.m.opts.Store.Append(d.conv.ID, conversations.Turn{Role: conversations.RoleClaude, Text: text, At: d.m.opts.Clock.Now()}); err != nil {
 			d.log.Warn("chat: saving the reply failed", "err", err)
 		} else {
 			d.conv = c

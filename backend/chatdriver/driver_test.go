@@ -6,24 +6,27 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/lets-app/lets/backend/agent"
+	"github.com/lets-app/lets/backend/clock"
 	"github.com/lets-app/lets/backend/conversations"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 // TestStreamingTurn: chat.message becomes a user turn; the first delta goes
 // out at once as chat.say seq 1 with re = the message's id, later deltas
 // are coalesced, the Result ends the reply with done; typing, moods and
 // the Stop button follow the turn; both turns are saved.
+//
+// Coalescing runs on the manager's fake clock: while it stands still every
+// later delta waits in one chunk, and each time it passes Coalesce exactly
+// one chunk goes out. (How fast the first token reaches the window is
+// BenchmarkDeltaToWindow.)
 func TestStreamingTurn(t *testing.T) {
-	var mu sync.Mutex
-	var firsts []time.Duration
-	r := newRig(t, func(o *Options) {
-		o.OnFirstToken = func(d time.Duration) { mu.Lock(); firsts = append(firsts, d); mu.Unlock() }
-	})
+	clk := clock.NewFake(time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC))
+	r := newRig(t, func(o *Options) { o.Clock = clk })
 	win := r.open(t, "")
 	a := r.agents.next(t)
 	if a.opts.Resume || a.opts.SessionID == "" || !strings.HasSuffix(a.opts.Dir, "Lets") {
@@ -38,12 +41,7 @@ func TestStreamingTurn(t *testing.T) {
 	}
 
 	re := sh.emit("chat.message", "shell", map[string]any{"text": "Plan my week"})
-	var blocks []Block
-	select {
-	case blocks = <-a.sent:
-	case <-time.After(5 * time.Second):
-		t.Fatal("no turn reached the agent")
-	}
+	blocks := testutil.Wait(t, "the turn to reach the agent", a.sent)
 	if len(blocks) != 1 || blocks[0].Type != "text" || blocks[0].Text != "Plan my week" {
 		t.Fatalf("blocks %+v", blocks)
 	}
@@ -52,55 +50,52 @@ func TestStreamingTurn(t *testing.T) {
 	sh.next("talk.agent", 5*time.Second, func(f frame) bool { return dataMap(f)["working"] == true })
 
 	a.emit(t, Init{SessionID: a.opts.SessionID})
-	sentAt := time.Now()
 	a.emit(t, TextDelta{Index: 0, Text: "Sure"})
 	first := sh.next("chat.say", 5*time.Second, nil)
-	firstLatency := first.at.Sub(sentAt)
 	if d := dataMap(first); first.Re != re || d["seq"] != 1.0 || d["text"] != "Sure" || d["done"] != nil {
 		t.Fatalf("first chunk re=%s %s", first.Re, first.Data)
 	}
-	// 200 words as fast as they come: far fewer chunks, all in order.
+	// 200 words in 4 rounds; after each round the clock passes Coalesce
+	// once the driver has armed its timer: one chunk per round.
 	var want strings.Builder
 	want.WriteString("Sure")
-	start := time.Now()
-	for i := 0; i < 200; i++ {
-		w := " word"
-		want.WriteString(w)
-		a.emit(t, TextDelta{Index: 0, Text: w})
-		time.Sleep(time.Millisecond)
-	}
-	a.emit(t, Assistant{Blocks: []Block{{Type: "text", Text: "ignored: the deltas carried it"}}})
-	a.emit(t, Result{Text: "done"})
-	elapsed := time.Since(start)
 	var got strings.Builder
 	got.WriteString("Sure")
-	chunks, seq := 1, 1.0
-	for {
+	seq := 1.0
+	next := func(done bool) {
+		t.Helper()
 		f := sh.next("chat.say", 5*time.Second, nil)
 		d := dataMap(f)
 		seq++
-		if f.Re != re || d["seq"] != seq {
-			t.Fatalf("chunk %d: re=%s %s", chunks, f.Re, f.Data)
+		if f.Re != re || d["seq"] != seq || (d["done"] == true) != done {
+			t.Fatalf("chunk %v: re=%s %s", seq, f.Re, f.Data)
 		}
 		got.WriteString(d["text"].(string))
-		chunks++
-		if d["done"] == true {
-			break
-		}
 	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	for range 4 {
+		for range 50 {
+			want.WriteString(" word")
+			a.emit(t, TextDelta{Index: 0, Text: " word"})
+		}
+		if err := clk.BlockUntil(ctx, 1); err != nil {
+			t.Fatalf("the driver armed no coalescing timer: %v", err)
+		}
+		clk.Advance(DefaultCoalesce)
+		next(false)
+	}
+	a.emit(t, Assistant{Blocks: []Block{{Type: "text", Text: "ignored: the deltas carried it"}}})
+	a.emit(t, Result{Text: "done"})
+	next(true)
 	if got.String() != want.String() {
 		t.Fatalf("streamed text %q, want %q", got.String(), want.String())
 	}
-	maxChunks := int(elapsed/DefaultCoalesce) + 4
-	t.Logf("201 deltas over %v → %d chat.say chunks (≤ %d allowed); first delta to chat.say on the shell: %v; driver-side first token (delta → send accepted): %v", elapsed, chunks, maxChunks, firstLatency, firsts)
-	if chunks > maxChunks {
-		t.Errorf("%d chunks for %v: coalescing does not hold ≤ 30/s", chunks, elapsed)
-	}
-	if firstLatency > 50*time.Millisecond {
-		t.Errorf("first token took %v to reach the window (want ≤ 50 ms)", firstLatency)
-	}
 	sh.next("entity.mood", 5*time.Second, moodIs("proud"))
 	sh.next("talk.agent", 5*time.Second, func(f frame) bool { return dataMap(f)["working"] == false })
+	if n := clk.Pending(); n != 0 {
+		t.Errorf("%d timers still armed after the turn", n)
+	}
 
 	list := r.m.List()
 	if len(list) != 1 {
@@ -112,6 +107,9 @@ func TestStreamingTurn(t *testing.T) {
 	}
 	if len(c.Transcript) != 2 || c.Transcript[0].Role != "human" || c.Transcript[0].Text != "Plan my week" || c.Transcript[1].Role != "claude" || c.Transcript[1].Text != want.String() {
 		t.Fatalf("transcript %+v", c.Transcript)
+	}
+	if at := c.Transcript[1].At; !at.Equal(clk.Now()) {
+		t.Errorf("the reply was saved at %v, want the manager's clock %v", at, clk.Now())
 	}
 	if c.Title != "Plan my week" {
 		t.Fatalf("title %q", c.Title)
@@ -127,10 +125,10 @@ func TestToolMoodsAndQueuedTurns(t *testing.T) {
 	a := r.agents.next(t)
 	sh := dialShell(t, r.h, win)
 	re1 := sh.emit("chat.message", "shell", map[string]any{"text": "one"})
-	<-a.sent
+	testutil.Wait(t, "the message to reach the agent", a.sent)
 	sh.next("entity.mood", 5*time.Second, moodIs("thinking"))
 	re2 := sh.emit("chat.message", "shell", map[string]any{"text": "two"})
-	<-a.sent
+	testutil.Wait(t, "the message to reach the agent", a.sent)
 	a.emit(t, Assistant{Blocks: []Block{{Type: "tool_use", ID: "tu1", Name: "Bash", Input: json.RawMessage(`{"command":"ls"}`)}}})
 	sh.next("entity.mood", 5*time.Second, moodIs("busy"))
 	a.emit(t, ToolResult{Results: []agent.ToolResultBlock{{ToolUseID: "tu1"}}})
@@ -159,15 +157,11 @@ func TestStopInterrupts(t *testing.T) {
 	a := r.agents.next(t)
 	sh := dialShell(t, r.h, win)
 	re := sh.emit("chat.message", "shell", map[string]any{"text": "Tell me a very long story"})
-	<-a.sent
+	testutil.Wait(t, "the message to reach the agent", a.sent)
 	a.emit(t, TextDelta{Text: "Once upon a time"})
 	sh.next("chat.say", 5*time.Second, nil)
 	sh.emit("talk.stop", "unique", map[string]any{})
-	select {
-	case <-a.interrupts:
-	case <-time.After(5 * time.Second):
-		t.Fatal("Stop did not interrupt the agent")
-	}
+	testutil.Wait(t, "Stop to interrupt the agent", a.interrupts)
 	a.emit(t, Result{IsError: true, Error: "error_during_execution"})
 	f := sh.next("chat.say", 5*time.Second, func(f frame) bool { return dataMap(f)["done"] == true })
 	if f.Re != re || !strings.Contains(dataMap(f)["text"].(string), "Stopped") {
@@ -183,7 +177,7 @@ func TestErrorTurn(t *testing.T) {
 	a := r.agents.next(t)
 	sh := dialShell(t, r.h, win)
 	sh.emit("chat.message", "shell", map[string]any{"text": "hi"})
-	<-a.sent
+	testutil.Wait(t, "the message to reach the agent", a.sent)
 	a.emit(t, Result{IsError: true, Error: "overloaded", Text: "API Error: 529"})
 	f := sh.next("chat.say", 5*time.Second, func(f frame) bool { return dataMap(f)["done"] == true })
 	if !strings.Contains(dataMap(f)["text"].(string), "something went wrong") {
@@ -200,7 +194,7 @@ func TestPermissionCard(t *testing.T) {
 	a := r.agents.next(t)
 	sh := dialShell(t, r.h, win)
 	sh.emit("chat.message", "shell", map[string]any{"text": "list my files"})
-	<-a.sent
+	testutil.Wait(t, "the message to reach the agent", a.sent)
 
 	input := json.RawMessage(`{"command":"ls -la ~/Lets","description":"List files"}`)
 	for _, choice := range []string{"allow", "deny"} {
@@ -211,12 +205,7 @@ func TestPermissionCard(t *testing.T) {
 			t.Fatalf("card %s", ask.Data)
 		}
 		sh.emit("shell.answer", "shell", map[string]any{"id": d["id"], "choice": choice})
-		var ans fakeAnswer
-		select {
-		case ans = <-a.answers:
-		case <-time.After(5 * time.Second):
-			t.Fatalf("%s: no answer reached the agent", choice)
-		}
+		ans := testutil.Wait(t, choice+" to reach the agent", a.answers)
 		if ans.RequestID != "req-"+choice || ans.Allow != (choice == "allow") {
 			t.Fatalf("%s: answer %+v", choice, ans)
 		}
@@ -252,7 +241,7 @@ func TestImagesFromUploads(t *testing.T) {
 	sh.emit("chat.message", "shell", map[string]any{"text": "what is this?", "attachments": []map[string]string{
 		{"path": good, "mime": "image/png"}, {"path": outside, "mime": "image/png"}, {"path": link, "mime": "image/png"}, {"path": up + "/../../host.json", "mime": "image/png"},
 	}})
-	blocks := <-a.sent
+	blocks := testutil.Wait(t, "the message to reach the agent", a.sent)
 	if len(blocks) != 2 || blocks[0].Text != "what is this?" || blocks[1].Type != "image" || blocks[1].Source.MediaType != "image/png" || blocks[1].Source.Type != "base64" {
 		t.Fatalf("blocks %+v", blocks)
 	}
@@ -287,14 +276,15 @@ func TestResumeShowsTranscript(t *testing.T) {
 	if len(d.Messages) != 2 || d.Messages[0].Text != "Remember 42" || d.Messages[1].Role != "claude" {
 		t.Fatalf("talk.load %s", f.Data)
 	}
-	// Open again: the same window, no second agent.
+	// Open again: the same window, no second agent (Open starts an
+	// agent before it returns, so one would be there now).
 	if again := r.open(t, c.ID); again != win {
 		t.Fatalf("second open gave %s, want %s", again, win)
 	}
 	select {
 	case <-r.agents.started:
 		t.Fatal("a second agent started for an open conversation")
-	case <-time.After(100 * time.Millisecond):
+	default:
 	}
 }
 
@@ -307,8 +297,8 @@ func TestWindowClosedStopsAgent(t *testing.T) {
 	_ = dialShell(t, r.h, win)
 	id := r.m.List()[0].ID
 	r.h.srv.WindowGone(win, "human")
-	waitFor(t, "the agent to stop", func() bool { return a.closed.Load() })
-	waitFor(t, "the driver to end", func() bool { return r.m.Window(id) == "" })
+	testutil.Eventually(t, "the agent to stop", func() bool { return a.closed.Load() })
+	testutil.Eventually(t, "the driver to end", func() bool { return r.m.Window(id) == "" })
 	if _, err := r.store.Get(id); err != nil {
 		t.Fatalf("the conversation went with the window: %v", err)
 	}
@@ -363,17 +353,6 @@ func TestSummary(t *testing.T) {
 	}
 	if got := Summary("Grep", json.RawMessage(long)); len([]rune(got)) != summaryMax || !strings.HasSuffix(got, "…") {
 		t.Errorf("long summary %q", got)
-	}
-}
-
-func waitFor(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -452,16 +431,13 @@ func TestOnlyTheShellTypesForThePerson(t *testing.T) {
 	r.m.mu.Lock()
 	d := r.m.drivers[id]
 	r.m.mu.Unlock()
-	d.onEnvelope(context.Background(), envelope{Type: "chat.message", Win: win, From: "unique:chat#" + win, Data: json.RawMessage(`{"text":"forged"}`)})
-	select {
-	case b := <-a.sent:
-		t.Fatalf("a forged message reached Claude: %+v", b)
-	case <-time.After(500 * time.Millisecond):
-	}
+	// Through the driver's inbox, as its listener hands events over: the
+	// loop owns the driver's state.
+	d.inbox <- envelope{Type: "chat.message", Win: win, From: "unique:chat#" + win, Data: json.RawMessage(`{"text":"forged"}`)}
+	// The loop takes its inbox in order: the person's message comes after
+	// both forged ones, so the first turn Claude gets must be it.
 	sh.emit("chat.message", "shell", map[string]any{"text": "hello"})
-	select {
-	case <-a.sent:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the person's own message did not reach Claude")
+	if b := testutil.Wait(t, "the person's own message to reach Claude", a.sent); len(b) != 1 || b[0].Text != "hello" {
+		t.Fatalf("a forged message reached Claude: %+v", b)
 	}
 }

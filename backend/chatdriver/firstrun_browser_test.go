@@ -9,6 +9,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/lets-app/lets/backend/testenv/browsertest"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 // TestBrowserChatFirstRun: the first-run screens in Chromium through a real
@@ -99,17 +100,11 @@ func TestBrowserChatFirstRun(t *testing.T) {
 	}
 }
 
+// waitBrowser waits until expr, evaluated in the page, is true.
 func waitBrowser(t *testing.T, ctx context.Context, expr string) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	testutil.Eventually(t, "in the page, "+expr, func() bool {
 		var ok bool
-		if err := chromedp.Run(ctx, chromedp.Evaluate(expr, &ok)); err == nil && ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", expr)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return chromedp.Run(ctx, chromedp.Evaluate(expr, &ok)) == nil && ok
+	})
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/conversations"
 	"github.com/lets-app/lets/backend/host"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 	"github.com/lets-app/lets/schemas"
 )
 
@@ -155,13 +156,7 @@ func (s *agents) start(ctx context.Context, o AgentOptions) (Agent, error) {
 
 func (s *agents) next(t testing.TB) *fakeAgent {
 	t.Helper()
-	select {
-	case a := <-s.started:
-		return a
-	case <-time.After(5 * time.Second):
-		t.Fatal("no agent started")
-		return nil
-	}
+	return testutil.Wait(t, "an agent to start", s.started)
 }
 
 // rig is a manager running against a real host.
@@ -207,16 +202,11 @@ func newRigOn(t testing.TB, h *testHost, tweak func(*Options)) *rig {
 		}
 	})
 	// Run sets its context on its own goroutine: wait for it.
-	deadline := time.Now().Add(2 * time.Second)
-	for {
+	testutil.Eventually(t, "the manager runs", func() bool {
 		m.mu.Lock()
-		ok := m.ctx != nil
-		m.mu.Unlock()
-		if ok || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+		defer m.mu.Unlock()
+		return m.ctx != nil
+	})
 	return r
 }
 

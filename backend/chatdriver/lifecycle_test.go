@@ -9,6 +9,7 @@ import (
 
 	"github.com/lets-app/lets/backend/agent"
 	"github.com/lets-app/lets/backend/hostclient"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 // TestNewChatStartsFreshConversation: "New chat" (talk.new) keeps the old
@@ -20,11 +21,11 @@ func TestNewChatStartsFreshConversation(t *testing.T) {
 	a := r.agents.next(t)
 	sh := dialShell(t, r.h, win)
 	sh.emit("chat.message", "shell", map[string]any{"text": "first chat"})
-	<-a.sent
+	testutil.Wait(t, "the message to reach the agent", a.sent)
 	a.emit(t, TextDelta{Text: "ok"})
 	a.emit(t, Result{})
 	sh.next("chat.say", 5*time.Second, func(f frame) bool { return dataMap(f)["done"] == true })
-	waitFor(t, "the reply saved", func() bool { l := r.m.List(); return len(l) == 1 && l[0].Turns == 2 })
+	testutil.Eventually(t, "the reply saved", func() bool { l := r.m.List(); return len(l) == 1 && l[0].Turns == 2 })
 	old := r.m.List()[0]
 
 	sh.emit("talk.new", "unique", map[string]any{"cleared": 2})
@@ -32,7 +33,7 @@ func TestNewChatStartsFreshConversation(t *testing.T) {
 	if b.opts.SessionID == a.opts.SessionID || b.opts.Resume {
 		t.Fatalf("the new chat reuses the old session: %+v", b.opts)
 	}
-	waitFor(t, "the old agent to stop", func() bool { return a.closed.Load() })
+	testutil.Eventually(t, "the old agent to stop", func() bool { return a.closed.Load() })
 	sh.next("session.close", 5*time.Second, nil)
 	list := r.m.List()
 	if len(list) != 2 {
@@ -50,7 +51,7 @@ func TestNewChatStartsFreshConversation(t *testing.T) {
 	}
 	sh2 := dialShell(t, r.h, win2)
 	sh2.emit("chat.message", "shell", map[string]any{"text": "second chat"})
-	if blocks := <-b.sent; blocks[0].Text != "second chat" {
+	if blocks := testutil.Wait(t, "the message to reach the agent", b.sent); blocks[0].Text != "second chat" {
 		t.Fatalf("blocks %+v", blocks)
 	}
 }
@@ -64,7 +65,7 @@ func TestRestartedAgentRebinds(t *testing.T) {
 	a := r.agents.next(t)
 	sh := dialShell(t, r.h, win)
 	sh.emit("chat.message", "shell", map[string]any{"text": "hello"})
-	<-a.sent
+	testutil.Wait(t, "the message to reach the agent", a.sent)
 	a.emit(t, Result{IsError: true, Error: agent.ErrCodeCrashed})
 	f := sh.next("chat.say", 5*time.Second, func(f frame) bool { return dataMap(f)["done"] == true })
 	if !strings.Contains(dataMap(f)["text"].(string), "send your message again") {
@@ -75,7 +76,7 @@ func TestRestartedAgentRebinds(t *testing.T) {
 	}
 	a.pid = 49999 // the restarted claude
 	a.emit(t, Restarted{Attempt: 1, PID: 49999})
-	waitFor(t, "the window bound to the new claude", func() bool { return boundPID(t, r.h, win) == 49999 })
+	testutil.Eventually(t, "the window bound to the new claude", func() bool { return boundPID(t, r.h, win) == 49999 })
 	if w := r.m.Window(r.m.List()[0].ID); w != win {
 		t.Fatalf("the conversation moved to window %q, want it to stay in %q", w, win)
 	}
@@ -86,7 +87,7 @@ func TestRestartedAgentRebinds(t *testing.T) {
 	}
 	// The conversation goes on in the same window.
 	sh.emit("chat.message", "shell", map[string]any{"text": "again"})
-	if b := <-a.sent; b[0].Text != "again" {
+	if b := testutil.Wait(t, "the message to reach the agent", a.sent); b[0].Text != "again" {
 		t.Fatalf("blocks %+v", b)
 	}
 }

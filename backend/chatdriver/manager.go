@@ -27,6 +27,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lets-app/lets/backend/clock"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/conversations"
 	"github.com/lets-app/lets/backend/hostclient"
@@ -76,11 +77,11 @@ type Options struct {
 	// ApproveWait bounds how long the approval card waits for the person
 	// (the host caps it at 10 minutes); 0 means 10 minutes.
 	ApproveWait time.Duration
-	// OnFirstToken, when set, is told how long the first streamed text of
-	// each reply took from arriving to its chat.say being accepted.
-	OnFirstToken func(time.Duration)
-	Now          func() time.Time
-	Logger       *slog.Logger
+	// Clock is the drivers' time: the coalescing of chat.say chunks, the
+	// listen back-off and the times turns are saved at; nil means the wall
+	// clock.
+	Clock  clock.Clock
+	Logger *slog.Logger
 }
 
 // Manager runs one driver per open conversation.
@@ -107,9 +108,7 @@ func New(opts Options) (*Manager, error) {
 	if opts.ApproveWait <= 0 {
 		opts.ApproveWait = 10 * time.Minute
 	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
+	opts.Clock = clock.Or(opts.Clock)
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}

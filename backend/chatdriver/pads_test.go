@@ -11,6 +11,7 @@ import (
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/daemon"
 	"github.com/lets-app/lets/backend/daemon/daemontest"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 	"github.com/lets-app/lets/backend/wire"
 	"github.com/lets-app/lets/backend/wireclient"
 )
@@ -51,28 +52,30 @@ func startPadDaemon(t *testing.T, h *testHost) *daemon.Daemon {
 	return d
 }
 
-// waitPadState polls the daemon until the chat's session is in state.
+// waitPadState waits until the daemon's status shows the chat's session in
+// state, labelled as the chat.
 func waitPadState(t *testing.T, sock, session string, want wire.State) {
 	t.Helper()
 	c := wireclient.New(sock)
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	var label string
+	testutil.Eventually(t, "session "+session+" is "+string(want)+" on the pads", func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
 		st, err := c.Status(ctx)
-		cancel()
-		if err == nil {
-			for _, s := range st.Sessions {
-				if s.Backend == "claude" && s.SessionID == session && s.State == want {
-					if s.Label != Label {
-						t.Errorf("the chat shows on the pads as %q, want %q", s.Label, Label)
-					}
-					return
-				}
+		if err != nil {
+			return false
+		}
+		for _, s := range st.Sessions {
+			if s.Backend == "claude" && s.SessionID == session && s.State == want {
+				label = s.Label
+				return true
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
+		return false
+	})
+	if label != Label {
+		t.Errorf("the chat shows on the pads as %q, want %q", label, Label)
 	}
-	t.Fatalf("session %s never reached %s on the pads", session, want)
 }
 
 // TestPermissionFromThePads: a can_use_tool question is asked in the
@@ -86,7 +89,7 @@ func TestPermissionFromThePads(t *testing.T) {
 	a := r.agents.next(t)
 	sh := dialShell(t, r.h, win)
 	sh.emit("chat.message", "shell", map[string]any{"text": "make a file"})
-	<-a.sent
+	testutil.Wait(t, "the message to reach the agent", a.sent)
 	input := json.RawMessage(`{"command":"touch notes.txt"}`)
 	a.emit(t, ControlRequest{RequestID: "req-pad", Subtype: SubtypeCanUseTool, ToolName: "Bash", Input: input})
 	ask := dataMap(sh.next("shell.ask", 5*time.Second, nil))
@@ -98,13 +101,8 @@ func TestPermissionFromThePads(t *testing.T) {
 	if err := d.Answer(ctx, wire.Identity{Backend: "claude", SessionID: a.SessionID()}, "req-pad", wire.ActionApprove); err != nil {
 		t.Fatalf("press Approve: %v", err)
 	}
-	select {
-	case ans := <-a.answers:
-		if ans.RequestID != "req-pad" || !ans.Allow || string(ans.Input) != string(input) {
-			t.Fatalf("answer %+v", ans)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the pad's Approve never reached Claude")
+	if ans := testutil.Wait(t, "the pad's Approve to reach Claude", a.answers); ans.RequestID != "req-pad" || !ans.Allow || string(ans.Input) != string(input) {
+		t.Fatalf("answer %+v", ans)
 	}
 	if dis := dataMap(sh.next("shell.dismiss", 5*time.Second, nil)); dis["id"] != ask["id"] {
 		t.Fatalf("dismissed %v, want the card %v", dis["id"], ask["id"])
@@ -116,13 +114,8 @@ func TestPermissionFromThePads(t *testing.T) {
 	ask = dataMap(sh.next("shell.ask", 5*time.Second, nil))
 	waitPadState(t, info.WireSocket, a.SessionID(), wire.StateWaitingForApproval)
 	sh.emit("shell.answer", "shell", map[string]any{"id": ask["id"], "choice": "deny"})
-	select {
-	case ans := <-a.answers:
-		if ans.RequestID != "req-win" || ans.Allow {
-			t.Fatalf("answer %+v", ans)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the window's Deny never reached Claude")
+	if ans := testutil.Wait(t, "the window's Deny to reach Claude", a.answers); ans.RequestID != "req-win" || ans.Allow {
+		t.Fatalf("answer %+v", ans)
 	}
 	waitPadState(t, info.WireSocket, a.SessionID(), wire.StateRunning)
 	if err := d.Answer(ctx, wire.Identity{Backend: "claude", SessionID: a.SessionID()}, "req-win", wire.ActionApprove); err == nil {
@@ -139,16 +132,19 @@ func TestPermissionWithdrawnByClaude(t *testing.T) {
 	a := r.agents.next(t)
 	sh := dialShell(t, r.h, win)
 	sh.emit("chat.message", "shell", map[string]any{"text": "make a file"})
-	<-a.sent
+	testutil.Wait(t, "the message to reach the agent", a.sent)
 	a.emit(t, ControlRequest{RequestID: "req-x", Subtype: SubtypeCanUseTool, ToolName: "Bash", Input: json.RawMessage(`{"command":"touch x"}`)})
 	ask := dataMap(sh.next("shell.ask", 5*time.Second, nil))
 	a.emit(t, ControlCancel{RequestID: "req-x"})
 	if dis := dataMap(sh.next("shell.dismiss", 5*time.Second, nil)); dis["id"] != ask["id"] {
 		t.Fatalf("dismissed %v, want %v", dis["id"], ask["id"])
 	}
+	// The question's goroutine calms the companion once it has decided;
+	// had it answered, the answer would be in before its mood.
+	sh.next("entity.mood", 5*time.Second, moodIs("busy"))
 	select {
 	case ans := <-a.answers:
 		t.Fatalf("answered a withdrawn question: %+v", ans)
-	case <-time.After(300 * time.Millisecond):
+	default:
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lets-app/lets/backend/agent"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 // scriptedAuth answers Auth from a state the test changes.
@@ -115,7 +116,7 @@ func TestNotInstalledScreen(t *testing.T) {
 		t.Fatalf("the conversation moved to window %q, want it to stay in %q", w, win)
 	}
 	sh.emit("chat.message", "shell", map[string]any{"text": "now?"})
-	if b := <-a.sent; b[0].Text != "now?" {
+	if b := testutil.Wait(t, "the message to reach the agent", a.sent); b[0].Text != "now?" {
 		t.Fatalf("blocks %+v", b)
 	}
 }
@@ -145,7 +146,7 @@ func TestSignInScreen(t *testing.T) {
 		t.Fatalf("sign-in components %v", cs)
 	}
 	sh.emit("component.action", "shell", map[string]any{"id": idSignInOpen, "action": "select", "value": "open"})
-	waitFor(t, "the browser to open", func() bool { u, _ := opened.Load().(string); return u == cur.Load().url })
+	testutil.Eventually(t, "the browser to open", func() bool { u, _ := opened.Load().(string); return u == cur.Load().url })
 	// The link to copy, when asked for.
 	sh.emit("component.action", "shell", map[string]any{"id": idSignInOpen, "action": "select", "value": "link"})
 	if f := sh.next("component.create", 5*time.Second, nil); dataMap(f)["props"].(map[string]any)["code"] != cur.Load().url {
@@ -154,17 +155,17 @@ func TestSignInScreen(t *testing.T) {
 
 	l := cur.Load()
 	sh.emit("component.action", "shell", map[string]any{"id": idSignInForm, "action": "submit", "value": map[string]any{"code": "WRONG"}})
-	if c := <-l.codes; c != "WRONG" {
+	if c := testutil.Wait(t, "a code to reach the login", l.codes); c != "WRONG" {
 		t.Fatalf("code %q", c)
 	}
 	l.ok <- false
 	sh.next("ui.toast", 5*time.Second, func(f frame) bool { return strings.Contains(string(f.Data), "did not work") })
 	componentIDs(t, sh, 2) // the screen again, with a fresh login
-	waitFor(t, "a second login", func() bool { return logins.Load() == 2 && l.canceled.Load() })
+	testutil.Eventually(t, "a second login", func() bool { return logins.Load() == 2 && l.canceled.Load() })
 
 	l = cur.Load()
 	sh.emit("component.action", "shell", map[string]any{"id": idSignInForm, "action": "submit", "value": map[string]any{"code": "GOOD"}})
-	if c := <-l.codes; c != "GOOD" {
+	if c := testutil.Wait(t, "a code to reach the login", l.codes); c != "GOOD" {
 		t.Fatalf("code %q", c)
 	}
 	l.ok <- true
@@ -191,7 +192,7 @@ func TestAuthFailedMidTurn(t *testing.T) {
 	a := r.agents.next(t)
 	sh := dialShell(t, r.h, win)
 	sh.emit("chat.message", "shell", map[string]any{"text": "hi"})
-	<-a.sent
+	testutil.Wait(t, "the message to reach the agent", a.sent)
 	a.emit(t, Assistant{Error: "authentication_failed", Blocks: []Block{{Type: "text", Text: "Invalid API key · Please run /login"}}})
 	a.emit(t, Result{IsError: true, Error: agent.ErrCodeAuthenticationFailed, Text: "Invalid API key"})
 	f := sh.next("chat.say", 5*time.Second, func(f frame) bool { return dataMap(f)["done"] == true })
@@ -202,7 +203,7 @@ func TestAuthFailedMidTurn(t *testing.T) {
 	if cs[idSignInForm] == nil {
 		t.Fatalf("no sign-in form: %v", cs)
 	}
-	waitFor(t, "the agent to stop", func() bool { return a.closed.Load() })
+	testutil.Eventually(t, "the agent to stop", func() bool { return a.closed.Load() })
 }
 
 // TestFirstRunWithFakeClaude: ClaudeAuth with a fake `claude` on PATH that
