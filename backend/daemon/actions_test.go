@@ -67,10 +67,10 @@ func TestCase079_OneShotRequestsEachGetOnePress(t *testing.T) {
 	h.update("codex", "a", "waiting_for_approval")
 	first := h.subscribe("codex", "a", []string{"approve", "reject"}, `"request_id":"first"`, `"one_shot":true`)
 	second := h.subscribe("codex", "a", []string{"approve", "reject"}, `"request_id":"second"`, `"one_shot":true`)
-	h.clock.Set(3)
+	h.set(3)
 	h.press(wire.ActionApprove)
 	first.expectAction("approve", "a", "first")
-	h.clock.Set(4)
+	h.set(4)
 	h.press(wire.ActionReject)
 	second.expectAction("reject", "a", "second")
 	h.waitAvailable()
@@ -100,7 +100,7 @@ func TestCase081_ScopedBeforeUnscopedOldestFirst(t *testing.T) {
 		c   *client
 		rid string
 	}{{r1, "R1"}, {r2, "R2"}, {r2, "R2"}, {r2, "R2"}} {
-		h.clock.Set(float64(10 + i))
+		h.set(float64(10 + i))
 		h.press(wire.ActionApprove)
 		want.c.expectAction("approve", "a", want.rid)
 	}
@@ -113,7 +113,7 @@ func TestCase082_083_LongDebounceDeliversFirstOnly(t *testing.T) {
 	h := start(t, withDebounce(60))
 	h.update("codex", "a", "running")
 	sub := h.subscribe("codex", "a", []string{"stop"})
-	h.clock.Set(1.0) // case 83: a clock value below the window still delivers
+	h.set(1.0) // case 83: a clock value below the window still delivers
 	h.press(wire.ActionStop)
 	h.press(wire.ActionStop)
 	sub.expectAction("stop", "a", "")
@@ -139,7 +139,7 @@ func TestCase085_DebounceWindowIsStrict(t *testing.T) {
 	h.update("codex", "a", "running")
 	sub := h.subscribe("codex", "a", []string{"stop"})
 	for _, at := range []float64{5, 5.2, 5.25} {
-		h.clock.Set(at)
+		h.set(at)
 		h.press(wire.ActionStop)
 	}
 	sub.expectAction("stop", "a", "")
@@ -152,9 +152,9 @@ func TestCase086_DebouncePerAction(t *testing.T) {
 	h.update("codex", "a", "waiting_for_approval")
 	x := h.subscribe("codex", "a", []string{"approve", "reject"}, `"request_id":"x"`, `"one_shot":true`)
 	y := h.subscribe("codex", "a", []string{"approve", "reject"}, `"request_id":"y"`, `"one_shot":true`)
-	h.clock.Set(5)
+	h.set(5)
 	h.press(wire.ActionApprove)
-	h.clock.Set(5.01)
+	h.set(5.01)
 	h.press(wire.ActionReject)
 	x.expectAction("approve", "a", "x")
 	y.expectAction("reject", "a", "y")

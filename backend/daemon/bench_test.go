@@ -252,11 +252,7 @@ func BenchmarkMemory1000Sessions1000Conns(b *testing.B) {
 			}
 			conns := make([]net.Conn, 0, 1000)
 			for range 1000 {
-				c, err := dialRetry(path)
-				if err != nil {
-					b.Fatal(err)
-				}
-				conns = append(conns, c)
+				conns = append(conns, dialRetry(b, path))
 			}
 			// Every connection is registered once a ping through the last
 			// one is answered.

@@ -58,6 +58,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lets-app/lets/backend/clock"
 	"github.com/lets-app/lets/backend/control"
 	"github.com/lets-app/lets/backend/experience"
 	"github.com/lets-app/lets/backend/identitystore"
@@ -94,9 +95,14 @@ type Options struct {
 	// IdentityStore is the accent-preference file (§9.8); "" keeps
 	// preferences in memory only.
 	IdentityStore string
-	// Clock returns control-plane time in seconds on a monotonic scale;
-	// nil uses the process's monotonic clock. Tests pass a fake.
-	Clock func() float64
+	// Clock is the daemon's time: control-plane time is the seconds passed
+	// on it since New, and the owner loop's periodic tick and experience
+	// cue timer run on it. nil is the wall clock. Tests pass a *clock.Fake
+	// and move it; the timers that fall due fire by themselves, in order.
+	// Safety bounds that no behaviour depends on (the accept backoff, the
+	// shutdown wait, write deadlines) stay on the wall clock, so a fake
+	// clock cannot hang them.
+	Clock clock.Clock
 	// TickInterval is the longest time between ticks; 0 means
 	// DefaultTickInterval. Values above it are lowered to it.
 	TickInterval time.Duration
@@ -121,9 +127,6 @@ type Options struct {
 	// ExperienceAudio plays Demo earcons and the Show soundtrack on this
 	// machine when Control.AudioFeedback is on; nil plays nothing.
 	ExperienceAudio ExperienceAudio
-	// Timers replaces the owner loop's wall-clock timers (timers.go);
-	// nil uses real ones. Tests with a fake Clock pass fakes.
-	Timers *LoopTimers
 
 	// identityStore holds a test's write-behind options for the identity
 	// store (set through export_identitystore_test.go).
@@ -147,7 +150,8 @@ type Daemon struct {
 	surface  surface.Surface
 	plane    *control.Plane
 	store    *identitystore.Store // written behind the owner loop (identitystore.go)
-	clock    func() float64
+	clk      clock.Clock
+	start    time.Time // control-plane time 0 on clk
 	peerUID  func(*net.UnixConn) (int, error)
 	euid     int
 	tick     time.Duration
@@ -223,11 +227,8 @@ func New(opts Options) (*Daemon, error) {
 	d.audioFeedback = cfg.AudioFeedback
 	d.exp = experience.NewController(experience.Options{Demo: opts.Demo, Show: opts.Show, SoundtrackAsset: opts.SoundtrackAsset})
 	d.expLoaded = opts.Demo != nil && opts.Show != nil
-	d.clock = opts.Clock
-	if d.clock == nil {
-		start := time.Now()
-		d.clock = func() float64 { return time.Since(start).Seconds() }
-	}
+	d.clk = clock.Or(opts.Clock)
+	d.start = d.clk.Now()
 	d.peerUID = opts.PeerUID
 	if d.peerUID == nil && peerCheckAvailable {
 		d.peerUID = peerUID
@@ -361,6 +362,10 @@ func (d *Daemon) Close() error {
 	return err
 }
 
+// clock returns control-plane time: seconds since New on the daemon's
+// clock (monotonic on the wall clock).
+func (d *Daemon) clock() float64 { return d.clk.Now().Sub(d.start).Seconds() }
+
 func (d *Daemon) closeSurface() error {
 	d.surfaceOnce.Do(func() { d.surfaceErr = d.surface.Close() })
 	return d.surfaceErr
@@ -470,49 +475,76 @@ func (d *Daemon) readLoop(c *conn) {
 	}
 }
 
-// serve is the owner loop.
+// serve is the owner loop. Timers that are due are handled before any
+// further message or surface event, so what a message sees is never older
+// than a tick that already fell due (and a test that moved a fake clock
+// knows the loop acted on it before its next message).
 func (d *Daemon) serve(ctx context.Context) error {
-	timers := d.loopTimers()
-	ticker := timers.Tick
+	ticker := d.clk.NewTimer(d.tick)
 	defer ticker.Stop()
 	// expTimer wakes the loop exactly at the running experience's next cue
 	// change; the ticker alone would make cues late by up to a tick.
-	expTimer := timers.Cue
+	expTimer := d.clk.NewTimer(time.Hour)
+	expTimer.Stop()
 	defer expTimer.Stop()
 	var expDue <-chan time.Time
+	onExp := func() {
+		now := d.clock()
+		d.tickIfDue(now)
+		d.tickExperience(now)
+	}
+	onTick := func() {
+		ticker.Reset(d.tick)
+		now := d.clock()
+		d.tickNow(now)
+		d.tickExperience(now)
+		d.pruneLingering()
+	}
+	// handleDue handles a timer that has fired, if any, and reports whether it
+	// did.
+	handleDue := func() bool {
+		select {
+		case <-expDue:
+			onExp()
+		case <-ticker.C():
+			onTick()
+		default:
+			return false
+		}
+		return true
+	}
 	surfaceEvents := d.surface.Events()
 	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-expDue:
-			now := d.clock()
-			d.tickIfDue(now)
-			d.tickExperience(now)
-		case ev := <-d.events:
-			d.handle(ev)
-			// Handle what is already waiting, then render once.
-		drain:
-			for range 64 {
-				select {
-				case ev := <-d.events:
-					d.handle(ev)
-				default:
-					break drain
+		if !handleDue() {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-expDue:
+				onExp()
+			case ev := <-d.events:
+				d.handle(ev)
+				// Handle what is already waiting, then render once.
+			drain:
+				for range 64 {
+					if handleDue() {
+						break drain
+					}
+					select {
+					case ev := <-d.events:
+						d.handle(ev)
+					default:
+						break drain
+					}
 				}
+			case se, ok := <-surfaceEvents:
+				if !ok {
+					surfaceEvents = nil
+					continue
+				}
+				d.handleSurface(se)
+			case <-ticker.C():
+				onTick()
 			}
-		case se, ok := <-surfaceEvents:
-			if !ok {
-				surfaceEvents = nil
-				continue
-			}
-			d.handleSurface(se)
-		case <-ticker.C():
-			ticker.Reset(d.tick)
-			now := d.clock()
-			d.tickNow(now)
-			d.tickExperience(now)
-			d.pruneLingering()
 		}
 		d.renderIfChanged()
 		if due, ok := d.experienceDue(d.clock()); ok {

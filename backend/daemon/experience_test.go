@@ -16,6 +16,7 @@ import (
 	"github.com/lets-app/lets/backend/experience"
 	"github.com/lets-app/lets/backend/surface"
 	"github.com/lets-app/lets/backend/testenv/conformance"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 	"github.com/lets-app/lets/backend/visual"
 	"github.com/lets-app/lets/backend/wire"
 	"github.com/lets-app/lets/backend/wireclient"
@@ -27,7 +28,7 @@ type stageSurface struct {
 	*daemontest.Surface
 	mu  sync.Mutex
 	log []record
-	now func() float64 // stamps frames with the daemon's (fake) clock
+	now func() time.Time // stamps frames with the daemon's (fake) clock
 }
 
 // record is one surface call: "surface" (Render), "frame" (RenderShowFrame)
@@ -37,7 +38,7 @@ type record struct {
 	view  control.View
 	frame *visual.ShowFrame
 	state visual.ExperienceView
-	clock float64 // the daemon's clock when a frame was rendered
+	clock time.Time // the daemon's clock when a frame was rendered
 }
 
 func (r record) String() string {
@@ -113,17 +114,12 @@ func (s *stageSurface) mark() int {
 // waitRecords waits until the records from index from satisfy ok.
 func (s *stageSurface) waitRecords(t testing.TB, from int, what string, ok func([]record) bool) []record {
 	t.Helper()
-	deadline := time.Now().Add(ioTimeout)
-	for {
-		rs := s.records(from)
-		if ok(rs) {
-			return rs
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s; surface saw %v", what, rs)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	var rs []record
+	testutil.Eventually(t, what, func() bool {
+		rs = s.records(from)
+		return ok(rs)
+	})
+	return rs
 }
 
 func hasState(status string) func([]record) bool {
@@ -140,11 +136,9 @@ func hasState(status string) func([]record) bool {
 func startStage(t testing.TB, opts ...harnessOpt) (*harness, *stageSurface) {
 	t.Helper()
 	s := newStageSurface()
-	clock := daemontest.NewClock(1.0)
-	s.now = clock.Now
-	h := start(t, append([]harnessOpt{func(o *daemon.Options) { o.Surface, o.Clock = s, clock.Now }}, opts...)...)
+	h := start(t, append([]harnessOpt{func(o *daemon.Options) { o.Surface = s }}, opts...)...)
+	s.now = h.clock.Now
 	h.surface = s.Surface
-	h.clock = clock
 	return h, s
 }
 
@@ -159,7 +153,7 @@ func TestExperienceShowPreemptedByApproval(t *testing.T) {
 	if got := h.status()["experience"]; got != "show" {
 		t.Fatalf("status.experience %v, want show", got)
 	}
-	h.clock.Advance(0.6)
+	h.advance(0.6)
 	rs = s.waitRecords(t, m, "playing", hasState(visual.ExperiencePlaying))
 	if rs[len(rs)-2].kind != "frame" || rs[len(rs)-1].kind != "state" {
 		t.Fatalf("frame must precede its experience_state: %v", rs)
@@ -291,7 +285,7 @@ func TestCase022_DaemonDemoCompletes(t *testing.T) {
 	if rs := s.records(m); len(rs) != 0 {
 		t.Fatalf("terminal stage reacted: %v", rs)
 	}
-	h.clock.Advance(2.0)
+	h.advance(2.0)
 	rs := s.waitRecords(t, m, "idle then the live view", func(rs []record) bool { return len(rs) >= 2 })
 	if !slices.Equal(kindsOf(rs), []string{"state:idle", "surface"}) || deref(rs[0].state.Reason) != "complete" {
 		t.Fatalf("end: %v", rs)
@@ -308,13 +302,13 @@ func TestCase035_DaemonStopShowRestoresLiveView(t *testing.T) {
 	h, s := startStage(t)
 	h.surface.Inject(surface.ExperienceRequested{Kind: wire.ExperienceShow})
 	h.barrier()
-	h.clock.Advance(0.5)
+	h.advance(0.5)
 	s.waitRecords(t, 0, "first cue", hasState(visual.ExperiencePlaying))
 	m := s.mark()
 	h.update("codex", "a", "running")
 	h.update("codex", "b", "success")
 	h.barrier()
-	time.Sleep(3 * daemon.DefaultTickInterval)
+	h.ticks(3)
 	for _, r := range s.records(m) {
 		if r.kind == "surface" {
 			t.Fatalf("the live view was rendered during the Show: %v", s.records(m))
@@ -375,7 +369,8 @@ func TestCase034_DaemonShowSwallowsPresses(t *testing.T) {
 
 // Case 38 and the brief's preemption rule through a real Wire client: an
 // agent entering waiting_for_approval mid-Demo stops it within one tick
-// (agent_attention_required) and the pad shows the real state.
+// (agent_attention_required) and the pad shows the real state. It needs
+// no tick at all: the daemon preempts while it handles the state message.
 func TestCase038_DaemonDemoPreemptedByWireClient(t *testing.T) {
 	for _, kind := range []string{wire.ExperienceDemo, wire.ExperienceShow} {
 		t.Run(kind, func(t *testing.T) {
@@ -396,11 +391,9 @@ func TestCase038_DaemonDemoPreemptedByWireClient(t *testing.T) {
 			if _, err := wc.ReportStateReply(ctx, wire.StateCommand{Agent: agent, State: wire.StateWaitingForApproval, Reply: true}); err != nil {
 				t.Fatal(err)
 			}
-			acked := time.Now()
+			// The fake clock does not move: no tick happens, so the
+			// preemption comes from the state message itself.
 			rs := s.waitRecords(t, m, "preemption", func(rs []record) bool { return len(rs) >= 2 })
-			if waited := time.Since(acked); waited > daemon.DefaultTickInterval {
-				t.Fatalf("preemption took %v after the state_ack, more than one tick", waited)
-			}
 			if !slices.Equal(kindsOf(rs[:2]), []string{"state:idle", "surface"}) || deref(rs[0].state.Reason) != experience.ReasonAgentAttention || deref(rs[0].state.Kind) != kind {
 				t.Fatalf("preemption: %v %+v", rs, rs[0].state)
 			}
@@ -426,7 +419,7 @@ func TestDaemonShowPreemptedOnTick(t *testing.T) {
 		t.Fatalf("a success does not block: %v", got)
 	}
 	m := s.mark()
-	h.clock.Advance(wire.DefaultTerminalHold + 0.1)
+	h.advance(wire.DefaultTerminalHold + 0.1)
 	rs := s.waitRecords(t, m, "preemption on a tick", hasState(visual.ExperienceIdle))
 	v := lastStateRecord(t, rs)
 	if deref(v.Reason) != experience.ReasonAgentAttention {
@@ -522,9 +515,9 @@ func TestCase040_DaemonHostAudio(t *testing.T) {
 	if starts, _, _ := audio.counts(); starts != 0 {
 		t.Fatal("the soundtrack started during the lead-in")
 	}
-	h.clock.Advance(0.5)
+	h.advance(0.5)
 	s.waitRecords(t, 0, "first cue", hasState(visual.ExperiencePlaying))
-	time.Sleep(3 * daemon.DefaultTickInterval)
+	h.ticks(3)
 	h.surface.Inject(surface.ExperienceStopRequested{})
 	h.barrier()
 	if starts, stops, _ := audio.counts(); starts != 1 || stops != 1 || audio.startTempo != 1 || audio.startShowDuration < 60000 {
@@ -539,58 +532,55 @@ func TestCase040_DaemonHostAudio(t *testing.T) {
 }
 
 // The daemon ticks a Show at its cue boundaries, not only on its 30 ms
-// poll. On a fake clock with fake loop timers (nothing here depends on the
-// wall clock or the machine's load): before every cue the daemon arms its
-// cue timer for exactly the time left to that cue's boundary; when the test
-// moves the clock to the boundary and fires that timer, exactly one new
-// frame is rendered, stamped with the boundary's time. The periodic tick
-// never fires in this test, so the frames come from the cue timer alone.
+// poll. On the daemon's fake clock (nothing here depends on the wall clock
+// or the machine's load): the test moves the clock from one wake-up of the
+// daemon to the next. The periodic ticks in between render nothing; before
+// every cue the daemon's next wake-up is exactly that cue's boundary, and
+// when the clock reaches it exactly one new frame is rendered, stamped with
+// the boundary's time. The cues (25 ms) are shorter than the tick (30 ms),
+// so most boundaries have no tick near them: their frames come from the
+// cue timer alone.
 func TestDaemonShowCueTiming(t *testing.T) {
-	show := quickShow(t, 24, 40)
-	tick, cue := newFakeLoopTimer(false), newFakeLoopTimer(false)
-	h, s := startStage(t, func(o *daemon.Options) {
-		o.Show = show
-		o.Timers = &daemon.LoopTimers{Tick: tick, Cue: cue}
-	})
+	show := quickShow(t, 24, 25)
+	h, s := startStage(t, func(o *daemon.Options) { o.Show = show })
 	requested := h.clock.Now()
 	h.surface.Inject(surface.ExperienceRequested{Kind: wire.ExperienceShow})
 	h.barrier()
 
-	frames := func(rs []record) []record {
+	frames := func() []record {
 		var out []record
-		for _, r := range rs {
+		for _, r := range s.records(0) {
 			if r.kind == "frame" {
 				out = append(out, r)
 			}
 		}
 		return out
 	}
-	// Times in whole milliseconds after the request, so the fake clock
-	// lands exactly on each boundary.
 	const cues = 20
-	leadIn := experience.DefaultLeadIn.Milliseconds()
-	nowMS := int64(0)
 	for i := range cues {
-		boundaryMS := leadIn + int64(show.Start(i))
-		armed := cue.waitArmed(t)
-		if want := time.Duration(boundaryMS-nowMS) * time.Millisecond; armed != want {
-			t.Fatalf("before cue %d the daemon wakes in %v, want %v (exactly at the cue's boundary)", i, armed, want)
+		boundary := requested.Add(experience.DefaultLeadIn + time.Duration(show.Start(i))*time.Millisecond)
+		// The ticks before the boundary render nothing.
+		for {
+			next, ok := h.clock.NextDeadline()
+			if !ok {
+				t.Fatalf("before cue %d the daemon has no wake-up armed", i)
+			}
+			if !next.Before(boundary) {
+				if !next.Equal(boundary) {
+					t.Fatalf("before cue %d the daemon wakes %v after the cue's boundary, want exactly at it", i, next.Sub(boundary))
+				}
+				break
+			}
+			h.setTime(next)
+			if n := len(frames()); n != i {
+				t.Fatalf("%d frames %v before cue %d's boundary, want %d", n, next.Sub(boundary), i, i)
+			}
 		}
-		if n := len(frames(s.records(0))); n != i {
-			t.Fatalf("%d frames before cue %d's boundary, want %d", n, i, i)
+		h.setTime(boundary)
+		rs := frames()
+		if len(rs) != i+1 || !rs[i].clock.Equal(boundary) {
+			t.Fatalf("cue %d: %d frames, the last at %v; want %d, at the boundary %v", i, len(rs), rs[len(rs)-1].clock, i+1, boundary)
 		}
-		at := requested + float64(boundaryMS)/1000
-		h.clock.Set(at)
-		what := fmt.Sprintf("cue %d", i)
-		cue.fireUntil(t, what, func() bool { return len(frames(s.records(0))) > i })
-		rs := frames(s.waitRecords(t, 0, what, func(rs []record) bool { return len(frames(rs)) > i }))
-		if len(rs) != i+1 || rs[i].clock != at {
-			t.Fatalf("cue %d: %d frames, the last at %v; want %d, at %v", i, len(rs), rs[len(rs)-1].clock, i+1, at)
-		}
-		nowMS = boundaryMS
-	}
-	if n := tick.resets(); n != 0 {
-		t.Fatalf("the periodic tick was re-armed %d times although it never fired", n)
 	}
 }
 

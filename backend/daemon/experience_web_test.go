@@ -58,13 +58,7 @@ func startWebRig(t testing.TB, lan bool, opts ...harnessOpt) *webRig {
 		t.Fatal(err)
 	}
 	r := &webRig{harness: h, srv: srv, ref: conformance.Schema(t, "web-surface-protocol-v1.json"), ours: ours}
-	deadline := time.Now().Add(ioTimeout)
-	for r.port = srv.Port(); r.port == 0; r.port = srv.Port() {
-		if time.Now().After(deadline) {
-			t.Fatal("the browser surface did not start")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Eventually(t, "the browser surface listens", func() bool { r.port = srv.Port(); return r.port != 0 })
 	return r
 }
 
@@ -211,7 +205,7 @@ func TestExperienceAdminOnlyThroughBrowserSurface(t *testing.T) {
 			t.Fatalf("starting: %v", m)
 		}
 	}
-	r.clock.Advance(0.5)
+	r.advance(0.5)
 	for _, b := range []*browser{admin, phone} {
 		f := b.expect("performance_frame")
 		if len(f["grid"].([]any)) != 8 {
@@ -267,30 +261,22 @@ func TestExperienceBrowserDemoAndLateJoiner(t *testing.T) {
 
 	admin.send(`{"protocol":1,"type":"start_experience","kind":"show"}`)
 	admin.expect("experience_state")
-	r.clock.Advance(0.6)
+	r.advance(0.6)
 	admin.expect("performance_frame")
 	admin.expect("experience_state")
-	late := r.admin2()
-	if late[len(late)-1]["type"] != "performance_frame" {
-		t.Fatalf("a late joiner must get the current frame: %v", late)
+	// The fake clock stands still, so no cue changes: a frame the late
+	// joiner receives is the current one, sent with its snapshot right
+	// after the experience_state.
+	late := r.admin2().until("performance_frame")
+	if n := len(late); n < 2 || late[n-2]["type"] != "experience_state" {
+		t.Fatalf("a late joiner must get the current frame after its experience_state: %v", late)
 	}
 }
 
-// admin2 connects a second administrator and returns its whole snapshot
-// (authenticated, surface, experience_state, performance_frame if any).
-func (r *webRig) admin2() []map[string]any {
+// admin2 connects a second administrator, not yet past its snapshot.
+func (r *webRig) admin2() *browser {
 	r.t.Helper()
 	b := r.dial("127.0.0.1", "127.0.0.1", "127.0.0.1:"+strconv.Itoa(r.port))
 	b.send(`{"protocol":1,"type":"authenticate","credential":"` + webAdminToken + `"}`)
-	var got []map[string]any
-	// The snapshot ends with experience_state, or with the frame after it
-	// during a Show; a read timeout ends it (and this connection).
-	for range 6 {
-		m, err := b.read(200 * time.Millisecond)
-		if err != nil {
-			break
-		}
-		got = append(got, m)
-	}
-	return got
+	return b
 }

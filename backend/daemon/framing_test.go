@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/lets-app/lets/backend/wire"
 )
@@ -96,7 +95,7 @@ func TestCase015_SplitPingAnsweredOnce(t *testing.T) {
 	h := start(t)
 	c := h.dial()
 	c.sendRaw([]byte(ping[:10]))
-	time.Sleep(200 * time.Millisecond)
+	c.waitConsumed() // the rest arrives in a read of its own
 	c.sendRaw([]byte(ping[10:] + "\n"))
 	c.expectLine(pong)
 	c.expectSilence()
@@ -154,7 +153,9 @@ func TestCase021_MaxFrameUnterminatedHeldThenInvalid(t *testing.T) {
 	h := start(t)
 	c := h.dial()
 	c.sendRaw(bytes.Repeat([]byte("x"), 65536))
-	c.expectSilence()
+	// Held, not answered: once the daemon has read it all, the error for
+	// the completed line must be the very next line.
+	c.waitConsumed()
 	c.sendRaw([]byte("\n"))
 	c.expectError(codeInvalid, textJSON)
 	c.ping()

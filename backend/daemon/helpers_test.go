@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"os"
 	"path/filepath"
@@ -17,19 +18,18 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/lets-app/lets/backend/clock"
 	"github.com/lets-app/lets/backend/control"
 	"github.com/lets-app/lets/backend/daemon"
 	"github.com/lets-app/lets/backend/daemon/daemontest"
 	"github.com/lets-app/lets/backend/testenv/conformance"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 	"github.com/lets-app/lets/backend/wire"
 	"github.com/lets-app/lets/schemas"
 )
 
 // ioTimeout bounds every socket operation of a test.
 const ioTimeout = 5 * time.Second
-
-// quiet is how long a test waits to be reasonably sure nothing arrives.
-const quiet = 150 * time.Millisecond
 
 // validators checks every daemon message against the reference schema and
 // our own, each by the definition matching the message's type, so a reply
@@ -159,7 +159,7 @@ type harness struct {
 	t       testing.TB
 	d       *daemon.Daemon
 	surface *daemontest.Surface
-	clock   *daemontest.Clock
+	clock   *clock.Fake
 	path    string
 	v       *validators
 	cancel  context.CancelFunc
@@ -194,13 +194,23 @@ func shortDir(tb testing.TB) string {
 	return dir
 }
 
-// start runs a daemon with the fake surface (capacity 4) and a fake clock at
-// 1.0 s.
+// epoch is control-plane time 0 of every test daemon: its fake clock's
+// reading when the daemon is made.
+var epoch = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// at is control-plane time s on the test daemon's fake clock.
+func at(s float64) time.Time { return epoch.Add(seconds(s)) }
+
+// seconds converts control-plane seconds to a duration.
+func seconds(s float64) time.Duration { return time.Duration(math.Round(s * float64(time.Second))) }
+
+// start runs a daemon with the fake surface (capacity 4) and a fake clock
+// at control-plane time 1.0 s.
 func start(tb testing.TB, opts ...harnessOpt) *harness {
 	tb.Helper()
-	h := &harness{t: tb, surface: daemontest.NewSurface(), clock: daemontest.NewClock(1.0), v: loadValidators(tb)}
+	h := &harness{t: tb, surface: daemontest.NewSurface(), clock: clock.NewFake(epoch), v: loadValidators(tb)}
 	h.path = filepath.Join(shortDir(tb), "s.sock")
-	o := daemon.Options{SocketPath: h.path, Clock: h.clock.Now}
+	o := daemon.Options{SocketPath: h.path, Clock: h.clock}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -214,12 +224,60 @@ func start(tb testing.TB, opts ...harnessOpt) *harness {
 		tb.Fatalf("start daemon: %v", err)
 	}
 	h.d = d
+	h.clock.Set(at(1.0)) // before Run: no timer is armed yet
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel
 	h.errc = make(chan error, 1)
 	go func() { h.errc <- d.Run(ctx) }()
 	tb.Cleanup(h.stop)
+	testutil.EventuallyNoError(tb, "the daemon runs its loop", func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), ioTimeout)
+		defer cancel()
+		return d.Sync(ctx)
+	})
 	return h
+}
+
+// set moves the fake clock to control-plane time s (never back) and
+// returns once the daemon has acted on it: the owner loop is held while
+// the clock moves, so it sees only s, and every timer that fell due (the
+// tick, an experience's cue) has been handled.
+func (h *harness) set(s float64) { h.t.Helper(); h.setTime(at(s)) }
+
+// advance moves the fake clock forward by ds seconds, like set.
+func (h *harness) advance(ds float64) { h.t.Helper(); h.setTime(h.clock.Now().Add(seconds(ds))) }
+
+// ticks lets n periodic ticks happen: the clock moves one tick interval
+// at a time.
+func (h *harness) ticks(n int) {
+	h.t.Helper()
+	for range n {
+		h.setTime(h.clock.Now().Add(daemon.DefaultTickInterval))
+	}
+}
+
+func (h *harness) setTime(t time.Time) {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), ioTimeout)
+	defer cancel()
+	release, err := h.d.HoldLoop(ctx)
+	if err != nil {
+		h.t.Fatalf("hold the daemon's loop to move its clock: %v", err)
+	}
+	h.clock.Set(t)
+	release()
+	h.sync()
+}
+
+// sync returns once the owner loop has handled everything posted so far
+// through the socket or the loop (and every timer that was due).
+func (h *harness) sync() {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), ioTimeout)
+	defer cancel()
+	if err := h.d.Sync(ctx); err != nil {
+		h.t.Fatalf("the daemon's loop: %v", err)
+	}
 }
 
 // stop stops the daemon and checks it returned cleanly.
@@ -346,18 +404,34 @@ func errLine(code, text string) string {
 	return strings.TrimSuffix(string(b), "\n")
 }
 
-// expectSilence checks that nothing arrives within quiet and that the
-// connection is still open.
+// expectSilence checks that the daemon has written nothing to c for what
+// it handled so far and that the connection is still open: a ping's pong
+// must be the very next line (the daemon writes each connection's output
+// in order). Callers make sure the daemon handled the event that must not
+// produce output first (press, barrier, a reply on another connection).
 func (c *client) expectSilence() {
 	c.t.Helper()
-	line, err := c.tryRead(quiet)
-	if err == nil {
-		c.t.Fatalf("daemon wrote %s, want nothing", line)
+	c.ping()
+}
+
+// closeAndWait half-closes c and waits until the daemon closed its side:
+// the daemon has handled everything c sent and ran its disconnect cleanup
+// (§9.12), which at EOF it does exactly as for a full close.
+func (c *client) closeAndWait() {
+	c.t.Helper()
+	if err := c.c.CloseWrite(); err != nil {
+		c.t.Fatal(err)
 	}
-	var ne net.Error
-	if !errors.As(err, &ne) || !ne.Timeout() {
-		c.t.Fatalf("connection closed while waiting for silence: %v", err)
+	for {
+		if _, err := c.tryRead(ioTimeout); err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				c.t.Fatalf("the daemon did not close the connection after EOF within %v", ioTimeout)
+			}
+			break
+		}
 	}
+	c.close()
 }
 
 // expectNothingThenPong proves that nothing was written for the earlier
@@ -511,19 +585,12 @@ func (h *harness) selectSlot(slot int) {
 
 // barrier waits until the owner has handled everything injected so far:
 // surface events are handled in order with socket lines only loosely, so
-// wait for the surface channel to drain and then for one round trip.
+// wait for the surface channel to drain (the owner took the last one) and
+// then for the loop to handle a call posted after it.
 func (h *harness) barrier() {
 	h.t.Helper()
-	deadline := time.Now().Add(ioTimeout)
-	for len(h.surface.Events()) > 0 {
-		if time.Now().After(deadline) {
-			h.t.Fatal("surface events were not consumed")
-		}
-		time.Sleep(time.Millisecond)
-	}
-	c := h.dial()
-	defer c.close()
-	c.ping()
+	testutil.Eventually(h.t, "the daemon took the injected surface events", func() bool { return len(h.surface.Events()) == 0 })
+	h.sync()
 }
 
 // num returns a JSON number member as float64 (nil → -1).

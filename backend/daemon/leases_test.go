@@ -3,9 +3,9 @@ package daemon_test
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/lets-app/lets/backend/control"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 	"github.com/lets-app/lets/backend/wire"
 )
 
@@ -30,17 +30,11 @@ func (h *harness) lease(id string, extra ...string) (*client, map[string]any) {
 	return c, ack
 }
 
-// waitGone polls until the session disappears (a disconnect is noticed
+// waitGone waits until the session disappears (a disconnect is noticed
 // asynchronously; no cross-connection ordering is promised).
 func (h *harness) waitGone(backend, sid string) {
 	h.t.Helper()
-	deadline := time.Now().Add(ioTimeout)
-	for h.session(backend, sid) != nil {
-		if time.Now().After(deadline) {
-			h.t.Fatalf("session %s/%s still present", backend, sid)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	testutil.Eventually(h.t, "session "+backend+"/"+sid+" is gone", func() bool { return h.session(backend, sid) == nil })
 }
 
 func sessionOf(m map[string]any) map[string]any {
@@ -105,9 +99,7 @@ func TestCase104_TakeoverThenCloseBoth(t *testing.T) {
 	agent := `"agent":{"backend":"codex","session_id":"s"}`
 	first, _ := h.lease("L", agent)
 	second, _ := h.lease("L", agent)
-	first.close()
-	h.barrier()
-	time.Sleep(quiet) // let the close be noticed; nothing must change
+	first.closeAndWait() // the daemon ran its disconnect cleanup; nothing must change
 	if s := h.session("codex", "s"); s == nil || s["leased"] != true {
 		t.Fatalf("after closing the displaced owner: %v", s)
 	}
@@ -165,9 +157,7 @@ func TestCase109_TwoLeasesOneIdentity(t *testing.T) {
 	agent := `"agent":{"backend":"codex","session_id":"s"}`
 	a, _ := h.lease("L1", agent)
 	b, _ := h.lease("L2", agent)
-	a.close()
-	h.barrier()
-	time.Sleep(quiet)
+	a.closeAndWait()
 	if s := h.session("codex", "s"); s == nil || s["leased"] != true {
 		t.Fatalf("after closing one: %v", s)
 	}
@@ -188,10 +178,10 @@ func TestCase110_EndLeasedThenReRegister(t *testing.T) {
 
 func TestCase111_LeasedSessionNeverExpires(t *testing.T) {
 	h := start(t, withControl(func(c *control.Config) { c.SessionTTL = 10 }))
-	h.clock.Set(1)
+	h.set(1)
 	h.lease("L", `"agent":{"backend":"codex","session_id":"s"}`)
 	h.update("codex", "s", "waiting_for_approval")
-	h.clock.Set(12)
+	h.set(12)
 	if h.session("codex", "s") == nil {
 		t.Fatal("leased session expired")
 	}
@@ -199,13 +189,13 @@ func TestCase111_LeasedSessionNeverExpires(t *testing.T) {
 
 func TestCase113_TerminalHoldThenTTL(t *testing.T) {
 	h := start(t, withControl(func(c *control.Config) { c.SessionTTL = 10 }))
-	h.clock.Set(1)
+	h.set(1)
 	h.update("codex", "s", "success")
 	for _, step := range []struct {
 		at    float64
 		state any
 	}{{2.9, "success"}, {3.0, "waiting_for_reply"}, {10.9, "waiting_for_reply"}, {11.0, nil}} {
-		h.clock.Set(step.at)
+		h.set(step.at)
 		s := h.session("codex", "s")
 		var got any
 		if s != nil {
@@ -221,16 +211,16 @@ func TestCase114_TickerRendersHoldFallback(t *testing.T) {
 	h := start(t)
 	h.update("codex", "s", "success")
 	h.waitCentre(wire.StateSuccess)
-	h.clock.Set(10) // past the hold; no message follows: the ticker must act
+	h.set(10) // past the hold; no message follows: the ticker must act
 	h.waitCentre(wire.StateWaitingForReply)
 }
 
 func TestCase115_TTLRemovesSelectedToo(t *testing.T) {
 	h := start(t, withControl(func(c *control.Config) { c.SessionTTL = 10 }))
-	h.clock.Set(1)
+	h.set(1)
 	h.update("codex", "A", "running")
 	h.update("codex", "B", "waiting_for_reply")
-	h.clock.Set(12)
+	h.set(12)
 	if n := len(h.sessions()); n != 0 {
 		t.Fatalf("%d sessions left", n)
 	}
@@ -242,7 +232,7 @@ func TestCase115_TTLRemovesSelectedToo(t *testing.T) {
 func TestCase116_TTLZeroNeverExpires(t *testing.T) {
 	h := start(t, withControl(func(c *control.Config) { c.SessionTTL = 0 }))
 	h.update("codex", "s", "running")
-	h.clock.Set(1e12)
+	h.set(9e9) // ~285 years: about the longest a time.Duration reaches
 	if h.session("codex", "s") == nil {
 		t.Fatal("session expired with TTL 0")
 	}
@@ -256,7 +246,7 @@ func TestCase117_RetryOnlyDuringHold(t *testing.T) {
 	h.update("codex", "s", "error")
 	h.subscribe("codex", "s", []string{"retry"})
 	h.waitAvailable(wire.ActionRetry)
-	h.clock.Advance(2)
+	h.advance(2)
 	h.waitView("hold over", func(v control.View) bool {
 		return v.Centre == wire.StateWaitingForReply && len(v.Available) == 0
 	})
@@ -285,7 +275,7 @@ func TestCase118_PreviewOverridesViewUntilExpiry(t *testing.T) {
 	y := h.dial()
 	y.send(previewMsg("q", "error", "2"))
 	y.expectError(wire.CodePreviewConflict, wire.TextPreviewOwnedByOther)
-	h.clock.Advance(2)
+	h.advance(2)
 	h.waitView("preview expired", func(v control.View) bool {
 		return v.Centre == wire.StateRunning && !v.PreviewActive && len(v.Available) == 1
 	})
@@ -318,10 +308,10 @@ func TestCase120_PreviewExpiryAndOwnerDisconnect(t *testing.T) {
 	h := start(t)
 	h.update("codex", "s", "running")
 	c := h.dial()
-	h.clock.Set(1.0)
+	h.set(1.0)
 	c.send(previewMsg("p", "success", "1.0"))
 	c.read()
-	h.clock.Set(2.1)
+	h.set(2.1)
 	h.waitView("preview expired", func(v control.View) bool { return !v.PreviewActive })
 	if h.status()["preview_active"] != false {
 		t.Fatal("preview_active still true")
@@ -354,7 +344,7 @@ func TestCase122_PreviewEndAfterExpiry(t *testing.T) {
 	c := h.dial()
 	c.send(previewMsg("p", "success", "1"))
 	c.read()
-	h.clock.Advance(1)
+	h.advance(1)
 	c.send(`{"protocol":1,"type":"preview_end","preview_id":"p"}`)
 	c.expectError(wire.CodePreviewNotOwned, wire.TextPreviewNotOwned)
 }
@@ -378,7 +368,7 @@ func TestSymbolsSequenceAgainstDaemon(t *testing.T) {
 	for _, st := range wire.States() {
 		c.send(previewMsg("5d41402abc4b2a76", string(st), "1.7"))
 		c.expectLine(`{"protocol":1,"type":"preview_ack","preview_id":"5d41402abc4b2a76","state":"` + string(st) + `"}`)
-		h.clock.Advance(0.7)
+		h.advance(0.7)
 	}
 	c.send(`{"protocol":1,"type":"preview_end","preview_id":"5d41402abc4b2a76"}`)
 	c.expectLine(`{"protocol":1,"type":"preview_end_ack","preview_id":"5d41402abc4b2a76"}`)

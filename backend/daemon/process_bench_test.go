@@ -102,11 +102,7 @@ func BenchmarkDaemonProcessRSS1000Sessions1000Conns(b *testing.B) {
 				}
 			}()
 			for range 1000 {
-				c, err := dialRetry(path)
-				if err != nil {
-					b.Fatal(err)
-				}
-				conns = append(conns, c)
+				conns = append(conns, dialRetry(b, path))
 			}
 			last := conns[len(conns)-1]
 			last.Write([]byte(ping + "\n"))

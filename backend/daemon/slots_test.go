@@ -82,9 +82,9 @@ func slotOf(s map[string]any) int {
 
 func TestCase056_057_FirstSessionSelectedThenSurfaceSelects(t *testing.T) {
 	h := start(t)
-	h.clock.Set(1)
+	h.set(1)
 	h.update("codex", "A", "waiting_for_reply")
-	h.clock.Set(2)
+	h.set(2)
 	h.update("codex", "B", "running")
 	if got := h.selected(); got != "codex/A" {
 		t.Fatalf("case 56: selected %q", got)
@@ -256,7 +256,7 @@ func TestCase068_RandomTraceKeepsInvariants(t *testing.T) {
 	for op := range ops {
 		c := conns[rng.IntN(len(conns))]
 		id := strconv.Itoa(rng.IntN(8))
-		h.clock.Advance(rng.Float64())
+		h.advance(rng.Float64())
 		switch rng.IntN(9) {
 		case 0, 1, 2:
 			c.send(stateMsg("codex", id, string(states[rng.IntN(len(states))]), `"reply":true`))

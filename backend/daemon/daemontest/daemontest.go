@@ -1,6 +1,7 @@
 // Package daemontest provides the fakes used to test the Wire daemon and
 // the code built on it: a fake surface with the configuration of the
-// reference tests (wire-protocol-1 §14) and a fake control-plane clock.
+// reference tests (wire-protocol-1 §14). Their clock is a *clock.Fake
+// (backend/clock) passed as daemon.Options.Clock.
 package daemontest
 
 import (
@@ -176,35 +177,4 @@ func (s *Surface) WaitView(timeout time.Duration, ok func(control.View) bool) (c
 			return last, fmt.Errorf("%w after %v; last view: %+v", ErrTimeout, timeout, last)
 		}
 	}
-}
-
-// Clock is a fake control-plane clock in seconds; pass its Now as
-// daemon.Options.Clock.
-type Clock struct {
-	mu sync.Mutex
-	t  float64
-}
-
-// NewClock returns a clock reading t.
-func NewClock(t float64) *Clock { return &Clock{t: t} }
-
-// Now returns the current fake time.
-func (c *Clock) Now() float64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-// Set moves the clock to t.
-func (c *Clock) Set(t float64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = t
-}
-
-// Advance moves the clock forward by d seconds.
-func (c *Clock) Advance(d float64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t += d
 }

@@ -83,12 +83,12 @@ type authority struct {
 	wallNow    func() time.Time
 }
 
-func newAuthority(adminToken string) *authority {
+func newAuthority(adminToken string, wallNow func() time.Time) *authority {
 	return &authority{
 		adminToken: adminToken,
 		failures:   map[string][]float64{},
 		random:     func(b []byte) error { _, err := rand.Read(b); return err },
-		wallNow:    time.Now,
+		wallNow:    wallNow,
 	}
 }
 

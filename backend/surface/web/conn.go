@@ -13,6 +13,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/lets-app/lets/backend/clock"
 	"github.com/lets-app/lets/backend/surface"
 	"github.com/lets-app/lets/backend/wire"
 )
@@ -45,7 +46,10 @@ type client struct {
 	wake       chan struct{} // cap 1
 	readerDone chan struct{}
 	writerDone chan struct{}
-	authTimer  *time.Timer
+	authTimer  clock.Timer
+	// alive fires when the peer sent nothing, not even a pong, for a ping
+	// interval and the pong timeout (reader goroutine only).
+	alive clock.Timer
 }
 
 // enqueue queues msg; false when the client is closing or too far behind
@@ -113,13 +117,13 @@ func (c *client) signal() {
 // see the peer's close and closes the TCP connection.
 func (c *client) writeLoop() {
 	defer close(c.writerDone)
-	ping := time.NewTicker(c.s.pingInterval)
+	ping := c.s.clk.NewTicker(c.s.pingInterval)
 	defer ping.Stop()
 	nc := c.ws.NetConn()
 	for {
 		select {
 		case <-c.wake:
-		case <-ping.C:
+		case <-ping.C():
 			if err := c.ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(c.s.writeTimeout)); err != nil {
 				nc.Close()
 				return
@@ -235,7 +239,7 @@ func (s *Server) releaseSlotLocked(loopback bool) {
 func (s *Server) runClient(c *client, slot bool) {
 	go c.writeLoop()
 	if slot && !c.isClosing() {
-		c.authTimer = time.AfterFunc(s.authTimeout, func() {
+		c.authTimer = s.clk.AfterFunc(s.authTimeout, func() {
 			s.mu.Lock()
 			registered := c.registered
 			s.mu.Unlock()
@@ -247,6 +251,9 @@ func (s *Server) runClient(c *client, slot bool) {
 	c.readLoop()
 	if c.authTimer != nil {
 		c.authTimer.Stop()
+	}
+	if c.alive != nil {
+		c.alive.Stop()
 	}
 	close(c.readerDone)
 	<-c.writerDone
@@ -308,9 +315,16 @@ func (c *client) readLoop() {
 }
 
 // extendDeadline keeps the connection alive while the peer talks or
-// answers pings.
+// answers pings. When the keep-alive timer fires first, the read ends with
+// a deadline in the past, which readLoop reports as the keep-alive timeout.
 func (c *client) extendDeadline() {
-	_ = c.ws.SetReadDeadline(time.Now().Add(c.s.pingInterval + c.s.pongTimeout))
+	d := c.s.pingInterval + c.s.pongTimeout
+	if c.alive == nil {
+		nc := c.ws.NetConn()
+		c.alive = c.s.clk.AfterFunc(d, func() { _ = nc.SetReadDeadline(time.Now()) })
+		return
+	}
+	c.alive.Reset(d)
 }
 
 // firstMessage handles the only message allowed before authentication

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lets-app/lets/backend/clock"
 	"github.com/lets-app/lets/backend/control"
 	"github.com/lets-app/lets/backend/daemon"
 	"github.com/lets-app/lets/backend/daemon/daemontest"
@@ -23,7 +24,7 @@ import (
 type daemonEnv struct {
 	d      *daemon.Daemon
 	path   string
-	clock  *fakeClock
+	clock  *clock.Fake
 	cancel context.CancelFunc
 	errc   chan error
 }
@@ -35,8 +36,8 @@ func startDaemon(tb testing.TB, s surface.Surface) *daemonEnv {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { os.RemoveAll(dir) })
-	de := &daemonEnv{path: filepath.Join(dir, "s.sock"), clock: &fakeClock{now: 100}, errc: make(chan error, 1)}
-	d, err := daemon.Listen(daemon.Options{SocketPath: de.path, Surface: s, Clock: de.clock.Now})
+	de := &daemonEnv{path: filepath.Join(dir, "s.sock"), clock: clock.NewFake(epoch), errc: make(chan error, 1)}
+	d, err := daemon.Listen(daemon.Options{SocketPath: de.path, Surface: s, Clock: de.clock})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -210,10 +211,10 @@ func BenchmarkTapToWireAction(b *testing.B) {
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		de.clock.Advance(1)
+		de.clock.Advance(time.Second)
 		if i%15 == 14 {
-			de.clock.Advance(1) // stay under the browser's 20 commands per second
-			e.clock.Advance(1.1)
+			de.clock.Advance(time.Second) // stay under the browser's 20 commands per second
+			e.advance(1.1)
 		}
 		start := time.Now()
 		if err := c.WriteMessage(1, msg); err != nil {

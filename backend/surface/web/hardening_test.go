@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/lets-app/lets/backend/netguard"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 // Issue #10: "/config.json#frag must be served like /config.json" (§3.1:
@@ -137,18 +138,17 @@ func TestListenerConnectionCapRefusesExtraConnections(t *testing.T) {
 // the client may see the close a moment earlier.
 func waitServed(t *testing.T, port int, host string) *rawConn {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	var served *rawConn
+	testutil.Eventually(t, "a freed slot is reused", func() bool {
 		c := dialRaw(t, "127.0.0.1", port)
 		if resp, err := c.get("/index.html", host); err == nil && resp.StatusCode == http.StatusOK {
-			return c
+			served = c
+			return true
 		}
 		c.nc.Close()
-		if time.Now().After(deadline) {
-			t.Fatal("a freed slot was never reused")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return false
+	})
+	return served
 }
 
 // WebSockets count towards the listener cap too (they hold a connection),
@@ -307,12 +307,12 @@ func TestAdminOpenURLExpires(t *testing.T) {
 	if late == inTime {
 		t.Fatal("two one-time links are the same")
 	}
-	e.clock.Advance(AdminOpenTTL - 0.001)
+	e.advance(AdminOpenTTL - 0.001)
 	resp, _ := e.getFrom("127.0.0.1", "127.0.0.1", strings.TrimPrefix(inTime, "http://"+host), host)
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("just before expiry: %s", resp.Status)
 	}
-	e.clock.Advance(0.001)
+	e.advance(0.001)
 	resp, _ = e.getFrom("127.0.0.1", "127.0.0.1", strings.TrimPrefix(late, "http://"+host), host)
 	if resp.StatusCode != http.StatusGone {
 		t.Fatalf("at expiry: %s, want 410", resp.Status)
@@ -496,10 +496,7 @@ func TestConnectionFloodStaysUnderTheCap(t *testing.T) {
 		t.Fatalf("the listener held %d connections, over its cap of %d", most, capN)
 	}
 	first.mustGet("/config.json", host)
-	deadline := time.Now().Add(5 * time.Second)
-	for ln.Refused() < flood-capN+1 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Poll(5*time.Second, func() bool { return ln.Refused() >= flood-capN+1 })
 	if got := ln.Refused(); got < flood-capN+1 {
 		t.Fatalf("%d connections refused, want at least %d", got, flood-capN+1)
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"net/netip"
@@ -21,8 +22,10 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/lets-app/lets/backend/clock"
 	"github.com/lets-app/lets/backend/surface"
 	"github.com/lets-app/lets/backend/testenv/conformance"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 	"github.com/lets-app/lets/backend/wire"
 	"github.com/lets-app/lets/schemas"
 )
@@ -49,29 +52,12 @@ func testApp() fstest.MapFS {
 	}
 }
 
-// fakeClock is the server's monotonic clock in tests.
-type fakeClock struct {
-	mu  sync.Mutex
-	now float64
-}
+// epoch is the fake clock's reading when a test's server is made: its
+// time 0 for pairing expiry, lock-outs and rate limits.
+var epoch = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
-func (c *fakeClock) Now() float64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Set(t float64) {
-	c.mu.Lock()
-	c.now = t
-	c.mu.Unlock()
-}
-
-func (c *fakeClock) Advance(d float64) {
-	c.mu.Lock()
-	c.now += d
-	c.mu.Unlock()
-}
+// seconds converts the server's seconds to a duration.
+func seconds(s float64) time.Duration { return time.Duration(math.Round(s * float64(time.Second))) }
 
 const testAdminToken = "local-admin-secret"
 
@@ -83,15 +69,33 @@ var lanBind = netip.MustParseAddr("127.0.0.2")
 type env struct {
 	t     testing.TB
 	s     *Server
-	clock *fakeClock
+	clock *clock.Fake
 	port  int
+}
+
+// set moves the server's clock to s seconds after it was made (never
+// back); the timers that fall due (authentication timeouts, keep-alive
+// pings and pong deadlines) fire.
+func (e *env) set(s float64) { e.clock.Set(epoch.Add(seconds(s))) }
+
+// advance moves the server's clock forward by ds seconds.
+func (e *env) advance(ds float64) { e.clock.Advance(seconds(ds)) }
+
+// waitArmed waits until n timers are armed on the server's clock (the
+// server reached the point where it waits on them).
+func (e *env) waitArmed(n int) {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := e.clock.BlockUntil(ctx, n); err != nil {
+		e.t.Fatal(err)
+	}
 }
 
 type envOptions struct {
 	lan          bool   // LAN listener on 127.0.0.2, advertised as pad-host.local
+	realClock    bool   // the wall clock instead of a fake one
 	advertise    string // overrides pad-host.local
-	authTimeout  time.Duration
-	ping         time.Duration
 	pong         time.Duration
 	maxConns     int
 	app          fstest.MapFS
@@ -105,7 +109,7 @@ type envOptions struct {
 
 func newEnv(t testing.TB, o envOptions) *env {
 	t.Helper()
-	clock := &fakeClock{now: 1000}
+	clk := clock.NewFake(epoch)
 	app := o.app
 	if app == nil {
 		app = testApp()
@@ -113,15 +117,13 @@ func newEnv(t testing.TB, o envOptions) *env {
 	opts := Options{
 		App:        app,
 		AdminToken: testAdminToken,
-		Clock:      clock.Now,
+		Clock:      clk,
 		// Only 127.0.0.1 is an administrator; 127.0.0.2… are LAN devices.
 		AllowLoopbackLAN:       true,
 		MaxListenerConnections: o.listenerCap,
 		IdleTimeout:            o.idle,
 		ReadHeaderTimeout:      o.readHeader,
 		hooks: &testHooks{
-			authTimeout:    o.authTimeout,
-			pingInterval:   o.ping,
 			pongTimeout:    o.pong,
 			maxConnections: o.maxConns,
 			writeTimeout:   o.writeTimeout,
@@ -135,6 +137,9 @@ func newEnv(t testing.TB, o envOptions) *env {
 		}
 		opts.LAN = &LAN{Bind: lanBind, AdvertiseHost: adv}
 	}
+	if o.realClock {
+		opts.Clock = nil
+	}
 	s, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -143,7 +148,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	return &env{t: t, s: s, clock: clock, port: s.Port()}
+	return &env{t: t, s: s, clock: clk, port: s.Port()}
 }
 
 // Schemas: every server message a test reads is validated against the
@@ -432,17 +437,14 @@ func (e *env) pair(n int) (*wsClient, string) {
 	return c, tok
 }
 
-// events polls the server until n events arrived (or 5 s passed).
+// events polls the server until n events arrived.
 func (e *env) events(n int) []surface.Event {
 	e.t.Helper()
 	var got []surface.Event
-	deadline := time.Now().Add(5 * time.Second)
-	for len(got) < n && time.Now().Before(deadline) {
+	testutil.Eventually(e.t, fmt.Sprintf("%d surface events arrived", n), func() bool {
 		got = append(got, e.s.Poll()...)
-		if len(got) < n {
-			time.Sleep(2 * time.Millisecond)
-		}
-	}
+		return len(got) >= n
+	})
 	if len(got) != n {
 		e.t.Fatalf("events: got %v, want %d", got, n)
 	}
@@ -525,17 +527,11 @@ func (c *wsClient) refused() {
 // waitIdle waits until no browser connection holds a slot.
 func (e *env) waitIdle() {
 	e.t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
+	testutil.Eventually(e.t, "no browser connection holds a slot", func() bool {
 		e.s.mu.Lock()
-		n := e.s.reserved
-		e.s.mu.Unlock()
-		if n == 0 {
-			return
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	e.t.Fatal("connections still open")
+		defer e.s.mu.Unlock()
+		return e.s.reserved == 0
+	})
 }
 
 func itoaPort(p int) string { return strconv.Itoa(p) }

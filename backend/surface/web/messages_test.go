@@ -2,8 +2,11 @@ package web
 
 import (
 	"encoding/json"
+	"fmt"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -11,6 +14,7 @@ import (
 
 	"github.com/lets-app/lets/backend/control"
 	"github.com/lets-app/lets/backend/surface"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 	"github.com/lets-app/lets/backend/visual"
 	"github.com/lets-app/lets/backend/wire"
 )
@@ -90,7 +94,7 @@ func TestCase044_RateLimitCommands(t *testing.T) {
 	if ev := e.events(20); len(ev) != 20 {
 		t.Fatal(len(ev))
 	}
-	time.Sleep(20 * time.Millisecond)
+	e.waitIdle() // the connection's reader has stopped: nothing more can come
 	if extra := e.s.Poll(); len(extra) != 0 {
 		t.Fatalf("events after the limit: %v", extra)
 	}
@@ -128,12 +132,12 @@ func TestCase046_RateWindow(t *testing.T) {
 	// Through the server with its clock: the window slides.
 	e := newEnv(t, envOptions{})
 	a := e.admin()
-	e.clock.Set(10)
+	e.set(10)
 	for range 20 {
 		a.send(map[string]any{"type": "action", "action": "stop"})
 	}
 	e.events(20)
-	e.clock.Set(11.1)
+	e.set(11.1)
 	a.send(map[string]any{"type": "action", "action": "stop"})
 	e.events(1)
 	a.expectQuiet(30 * time.Millisecond)
@@ -230,28 +234,19 @@ func TestCase061_RemoteConnectionCap(t *testing.T) {
 	ninth.expectClose(1000, "")
 	// Loopback still fits (16 in total).
 	e.admin()
-	// A slot frees when a connection ends.
+	// A slot frees when a connection ends (the server notices the close
+	// on its own time).
 	rs[0].c.Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		c, _, err := e.dialOpts(dialOptions{from: "127.0.0.30", to: lanBind.String(), host: "pad-host.local:" + itoaPort(e.port)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		wc := &wsClient{t: t, c: c}
-		c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
-		_, data, err := c.ReadMessage()
-		c.Close()
-		if err != nil { // nothing sent: the slot was free
-			break
-		}
-		checkMessage(t, data)
-		_ = wc
-		if time.Now().After(deadline) {
-			t.Fatal("the slot was never released")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.Eventually(t, "the closed connection's slot is free", func() bool {
+		e.s.mu.Lock()
+		defer e.s.mu.Unlock()
+		return e.s.remote < MaxRemoteConnections
+	})
+	// A new remote connection now has a slot: its bad credential is
+	// refused as such, not for the connection limit.
+	c := e.remote(30)
+	c.auth("000000x")
+	c.refused()
 }
 
 func TestCase062_TotalConnectionCap(t *testing.T) {
@@ -277,10 +272,7 @@ func TestCase063_EventQueueBounded(t *testing.T) {
 			c.send(map[string]any{"type": "select_session", "slot": 1})
 		}
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for e.s.Dropped() < 266-EventQueue && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Eventually(t, "the events past the queue are dropped", func() bool { return e.s.Dropped() >= 266-EventQueue })
 	if got := len(e.s.Poll()); got != EventQueue || e.s.Dropped() != 10 {
 		t.Fatalf("poll %d, dropped %d", got, e.s.Dropped())
 	}
@@ -475,7 +467,7 @@ func TestSnapshotRaceFree(t *testing.T) {
 			default:
 			}
 			e.s.Render(control.View{OverflowCount: i})
-			time.Sleep(200 * time.Microsecond)
+			runtime.Gosched() // let the clients join between renders
 		}
 	}()
 	for range 10 {
@@ -615,27 +607,48 @@ func TestDescribe(t *testing.T) {
 	}
 }
 
+// An idle browser that answers the pings stays connected far past the
+// pong timeout. On the server's fake clock, with a pong timeout (5 s)
+// shorter than the ping interval (20 s), its next wake-up tells whether
+// it took the last pong: the keep-alive deadline moves from 5 s after the
+// previous pong to 25 s after this one, behind the next ping.
 func TestPingKeepsIdleConnectionsAlive(t *testing.T) {
-	e := newEnv(t, envOptions{ping: 30 * time.Millisecond})
+	e := newEnv(t, envOptions{pong: 5 * time.Second})
 	a := e.admin()
-	pings := 0
+	var pings atomic.Int32
 	a.c.SetPingHandler(func(string) error {
-		pings++
-		return a.c.WriteControl(websocket.PongMessage, nil, time.Now().Add(time.Second))
+		pings.Add(1)
+		return a.c.WriteControl(websocket.PongMessage, nil, time.Now().Add(5*time.Second))
 	})
-	a.c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
-	a.c.ReadMessage()
-	if pings < 3 {
-		t.Fatalf("%d pings", pings)
+	go func() { // reading handles the pings
+		for {
+			if _, _, err := a.c.ReadMessage(); err != nil {
+				return
+			}
+		}
+	}()
+	for i := 1; i <= 3; i++ {
+		e.advance(PingInterval.Seconds())
+		next := epoch.Add(time.Duration(i+1) * PingInterval)
+		testutil.Eventually(t, fmt.Sprintf("the server took pong %d", i), func() bool {
+			at, ok := e.clock.NextDeadline()
+			return ok && at.Equal(next)
+		})
+	}
+	if n := pings.Load(); n != 3 {
+		t.Fatalf("%d pings, want 3", n)
 	}
 	a.send(map[string]any{"type": "action", "action": "stop"})
 	e.events(1)
 }
 
+// A browser that does not answer the pings is closed with 1011 once the
+// pong timeout after the last ping has passed.
 func TestNoPongCloses1011(t *testing.T) {
-	e := newEnv(t, envOptions{ping: 30 * time.Millisecond, pong: 30 * time.Millisecond})
+	e := newEnv(t, envOptions{})
 	a := e.admin()
 	a.c.SetPingHandler(func(string) error { return nil }) // never answers
+	e.advance((PingInterval + PongTimeout).Seconds())
 	a.expectClose(1011, "keepalive ping timeout")
 }
 

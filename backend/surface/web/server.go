@@ -18,6 +18,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/lets-app/lets/backend/clock"
 	"github.com/lets-app/lets/backend/control"
 	"github.com/lets-app/lets/backend/netguard"
 	"github.com/lets-app/lets/backend/surface"
@@ -99,9 +100,13 @@ type Options struct {
 	// QRCode draws a pairing URL as a data:image/svg+xml URI; nil uses the
 	// built-in encoder.
 	QRCode func(text string) (string, error)
-	// Clock returns seconds on a monotonic scale for pairing expiry,
-	// lock-outs and rate limits; nil uses the process's monotonic clock.
-	Clock func() float64
+	// Clock is the server's time: pairing expiry, lock-outs and rate
+	// limits (seconds since New on it), pairing dates, the authentication
+	// timeout and the keep-alive pings and pong deadline. nil is the wall
+	// clock; tests pass a *clock.Fake. Safety bounds no behaviour depends
+	// on (write deadlines, the closing handshake, HTTP timeouts) stay on
+	// the wall clock.
+	Clock clock.Clock
 	// Log receives operational logs (never credentials); nil discards.
 	Log *slog.Logger
 	// AllowLoopbackLAN is for test rigs and single-machine demos that
@@ -128,11 +133,10 @@ type Options struct {
 	hooks *testHooks
 }
 
-// testHooks shorten timers and raise caps in the package's tests.
+// testHooks shorten timers and raise caps in the package's tests (the
+// timers on Options.Clock are moved by a fake clock instead).
 type testHooks struct {
-	authTimeout  time.Duration
-	pingInterval time.Duration
-	pongTimeout  time.Duration
+	pongTimeout time.Duration
 	// maxConnections and maxRemote raise the caps for benchmarks.
 	maxConnections, maxRemote int
 	// writeTimeout shortens the wait for a browser that stops reading.
@@ -146,7 +150,8 @@ type testHooks struct {
 type Server struct {
 	opts       Options
 	log        *slog.Logger
-	clock      func() float64
+	clk        clock.Clock
+	clock      func() float64 // seconds since New on clk
 	isLoopback func(netip.Addr) bool
 	// peerUID finds the user owning a loopback peer's socket, for
 	// one-time admin links (netguard.SocketOwnerUID); nil where the system cannot
@@ -229,10 +234,9 @@ func New(opts Options) (*Server, error) {
 	s := &Server{
 		opts:         opts,
 		log:          opts.Log,
-		clock:        opts.Clock,
+		clk:          clock.Or(opts.Clock),
 		qr:           opts.QRCode,
 		events:       make(chan surface.Event, EventQueue),
-		auth:         newAuthority(tok),
 		clients:      map[*client]struct{}{},
 		live:         map[*client]struct{}{},
 		authTimeout:  AuthTimeout,
@@ -249,10 +253,9 @@ func New(opts Options) (*Server, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	if s.clock == nil {
-		start := time.Now()
-		s.clock = func() float64 { return time.Since(start).Seconds() }
-	}
+	start := s.clk.Now()
+	s.clock = func() float64 { return s.clk.Now().Sub(start).Seconds() }
+	s.auth = newAuthority(tok, s.clk.Now)
 	if s.qr == nil {
 		s.qr = QRDataURI
 	}
@@ -260,12 +263,6 @@ func New(opts Options) (*Server, error) {
 		s.isLoopback = func(a netip.Addr) bool { return a.Unmap() == loopbackAdmin }
 	}
 	if h := opts.hooks; h != nil {
-		if h.authTimeout > 0 {
-			s.authTimeout = h.authTimeout
-		}
-		if h.pingInterval > 0 {
-			s.pingInterval = h.pingInterval
-		}
 		if h.pongTimeout > 0 {
 			s.pongTimeout = h.pongTimeout
 		}
