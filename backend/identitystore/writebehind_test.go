@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/lets-app/lets/backend/atomicfile"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 // waitFor bounds every wait of these tests.
@@ -334,13 +335,7 @@ func (l *lockedBuffer) String() string {
 // waitLog waits until the log holds want.
 func waitLog(t *testing.T, logs *lockedBuffer, want string) {
 	t.Helper()
-	deadline := time.Now().Add(waitFor)
-	for !strings.Contains(logs.String(), want) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the log never said %q; log:\n%s", want, logs.String())
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testutil.Eventually(t, fmt.Sprintf("the log says %q", want), func() bool { return strings.Contains(logs.String(), want) })
 }
 
 // §9.8 in write-behind: a failed write is logged (once while failures
@@ -409,9 +404,7 @@ func TestCrashChild(t *testing.T) {
 			fmt.Println("error", err)
 			os.Exit(2)
 		}
-		if round == 3 {
-			fmt.Println("writing")
-		}
+		fmt.Println("flushed", round)
 	}
 	os.Exit(0)
 }
@@ -434,14 +427,21 @@ func TestCrashMidWriteLeavesAValidFile(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		line, err := bufio.NewReader(out).ReadString('\n')
-		if err != nil || strings.TrimSpace(line) != "writing" {
-			cancel()
-			_ = cmd.Wait()
-			t.Fatalf("child did not start writing: %q %v", line, err)
+		// Kill at a different point of the write loop each attempt: while
+		// the child writes on after a later round each time.
+		r := bufio.NewReader(out)
+		want := fmt.Sprintf("flushed %d", 3+attempt*7)
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				cancel()
+				_ = cmd.Wait()
+				t.Fatalf("child stopped before %q: %q %v", want, line, err)
+			}
+			if strings.TrimSpace(line) == want {
+				break
+			}
 		}
-		// Kill at a different point of the write loop each attempt.
-		time.Sleep(time.Duration(3+attempt*7) * time.Millisecond)
 		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -27,57 +28,58 @@ func (r *recorder) list() string {
 	return strings.Join(r.events, " ")
 }
 
-// polite waits for cancellation, then takes a little time to stop, so a
-// wrong stop order would show.
-func polite(name string, rec *recorder, started *sync.WaitGroup) Service {
+// polite waits for cancellation, then takes stopIn of (synctest) time to
+// stop. The tests give services started earlier shorter stops, so a
+// supervisor that cancelled them all at once would record them in start
+// order, never in the reverse order the tests want.
+func polite(name string, stopIn time.Duration, rec *recorder, started *sync.WaitGroup) Service {
 	started.Add(1)
 	return Func{ServiceName: name, Fn: func(ctx context.Context) error {
 		started.Done()
 		<-ctx.Done()
-		time.Sleep(5 * time.Millisecond)
+		<-time.After(stopIn)
 		rec.add("stop:" + name)
 		return ctx.Err()
 	}}
 }
 
 func TestStopsInReverseOrderOnCancel(t *testing.T) {
-	rec := &recorder{}
-	var started sync.WaitGroup
-	sup := &Supervisor{Services: []Service{polite("a", rec, &started), polite("b", rec, &started), polite("c", rec, &started)}}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- sup.Run(ctx) }()
-	started.Wait()
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
+	synctest.Test(t, func(t *testing.T) {
+		rec := &recorder{}
+		var started sync.WaitGroup
+		sup := &Supervisor{Services: []Service{polite("a", time.Millisecond, rec, &started), polite("b", 2*time.Millisecond, rec, &started), polite("c", 3*time.Millisecond, rec, &started)}}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- sup.Run(ctx) }()
+		started.Wait()
+		cancel()
+		if err := <-done; err != nil {
 			t.Fatalf("clean stop returned %v", err)
 		}
-	case <-time.After(3 * time.Second):
-		t.Fatal("supervisor did not stop")
-	}
-	if got := rec.list(); got != "stop:c stop:b stop:a" {
-		t.Fatalf("stop order = %q, want c b a", got)
-	}
+		if got := rec.list(); got != "stop:c stop:b stop:a" {
+			t.Fatalf("stop order = %q, want c b a", got)
+		}
+	})
 }
 
 func TestFailingServiceStopsOthersAndIsReported(t *testing.T) {
-	rec := &recorder{}
-	var started sync.WaitGroup
-	boom := errors.New("port in use")
-	failing := Func{ServiceName: "web", Fn: func(ctx context.Context) error {
-		started.Wait()
-		return boom
-	}}
-	sup := &Supervisor{Services: []Service{polite("a", rec, &started), failing, polite("c", rec, &started)}}
-	err := sup.Run(context.Background())
-	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "web") {
-		t.Fatalf("error = %v, want the web service's failure", err)
-	}
-	if got := rec.list(); got != "stop:c stop:a" {
-		t.Fatalf("others not stopped in reverse order: %q", got)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		rec := &recorder{}
+		var started sync.WaitGroup
+		boom := errors.New("port in use")
+		failing := Func{ServiceName: "web", Fn: func(ctx context.Context) error {
+			started.Wait()
+			return boom
+		}}
+		sup := &Supervisor{Services: []Service{polite("a", time.Millisecond, rec, &started), failing, polite("c", 3*time.Millisecond, rec, &started)}}
+		err := sup.Run(context.Background())
+		if !errors.Is(err, boom) || !strings.Contains(err.Error(), "web") {
+			t.Fatalf("error = %v, want the web service's failure", err)
+		}
+		if got := rec.list(); got != "stop:c stop:a" {
+			t.Fatalf("others not stopped in reverse order: %q", got)
+		}
+	})
 }
 
 func TestPanicBecomesError(t *testing.T) {
@@ -88,46 +90,43 @@ func TestPanicBecomesError(t *testing.T) {
 	}
 }
 
+// On synctest's clock the supervisor gives up exactly when the stop
+// timeout has passed.
 func TestStopTimeoutAbandonsStuckServices(t *testing.T) {
-	rec := &recorder{}
-	var started sync.WaitGroup
-	release := make(chan struct{})
-	defer close(release)
-	stuck := Func{ServiceName: "stuck", Fn: func(ctx context.Context) error {
-		<-release // ignores its context
-		return nil
-	}}
-	sup := &Supervisor{
-		Services:    []Service{polite("first", rec, &started), stuck},
-		StopTimeout: 100 * time.Millisecond,
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- sup.Run(ctx) }()
-	started.Wait()
-	begin := time.Now()
-	cancel()
-	var err error
-	select {
-	case err = <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("supervisor did not give up on the stuck service")
-	}
-	elapsed := time.Since(begin)
-	if !errors.Is(err, ErrStopTimeout) || !strings.Contains(err.Error(), "stuck") {
-		t.Fatalf("error = %v, want ErrStopTimeout naming stuck", err)
-	}
-	if elapsed > time.Second {
-		t.Fatalf("took %v; the timeout is 100ms", elapsed)
-	}
-	// The service after the stuck one is still told to stop.
-	deadline := time.Now().Add(2 * time.Second)
-	for rec.list() != "stop:first" && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	if rec.list() != "stop:first" {
-		t.Fatalf("remaining services were not cancelled: %q", rec.list())
-	}
+	synctest.Test(t, func(t *testing.T) {
+		rec := &recorder{}
+		var started sync.WaitGroup
+		release := make(chan struct{})
+		defer close(release)
+		stuck := Func{ServiceName: "stuck", Fn: func(ctx context.Context) error {
+			<-release // ignores its context
+			return nil
+		}}
+		const timeout = 100 * time.Millisecond
+		sup := &Supervisor{
+			Services:    []Service{polite("first", time.Millisecond, rec, &started), stuck},
+			StopTimeout: timeout,
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- sup.Run(ctx) }()
+		started.Wait()
+		begin := time.Now()
+		cancel()
+		err := <-done
+		if elapsed := time.Since(begin); elapsed != timeout {
+			t.Fatalf("gave up after %v; the timeout is %v", elapsed, timeout)
+		}
+		if !errors.Is(err, ErrStopTimeout) || !strings.Contains(err.Error(), "stuck") {
+			t.Fatalf("error = %v, want ErrStopTimeout naming stuck", err)
+		}
+		// The service after the stuck one is still told to stop.
+		<-time.After(time.Millisecond) // synctest's clock: first's stop takes 1 ms
+		synctest.Wait()                // and first has recorded it
+		if rec.list() != "stop:first" {
+			t.Fatalf("remaining services were not cancelled: %q", rec.list())
+		}
+	})
 }
 
 func TestDefaultStopTimeoutIsTwoSeconds(t *testing.T) {

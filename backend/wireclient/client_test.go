@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lets-app/lets/backend/testenv/testutil"
 	"github.com/lets-app/lets/backend/wire"
 	"github.com/lets-app/lets/backend/wireclient/wiretest"
 )
@@ -275,13 +276,7 @@ func TestCase112_LeaseAdoptsIdentityFromBound(t *testing.T) {
 		t.Fatalf("ack %#v", ack)
 	}
 	want := wire.Identity{Backend: "codex", SessionID: "session-123"}
-	deadline := time.Now().Add(5 * time.Second)
-	for l.Identity() != want {
-		if time.Now().After(deadline) {
-			t.Fatalf("identity %v", l.Identity())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.Eventually(t, "the lease adopts the bound identity", func() bool { return l.Identity() == want })
 	if got := srv.Lines()[0].Text; got != `{"protocol":1,"type":"session_lease","lease_id":"L","metadata":{"cwd":"/w"}}` {
 		t.Fatalf("sent %s", got)
 	}
