@@ -128,7 +128,15 @@ func fakeClaude(args []string) int {
 		}
 	}
 	if os.Getenv("AGENT_FAKE_IGNORE_EOF") != "" {
-		time.Sleep(time.Minute)
+		// Stay until a signal ends the process (SIGKILL; SIGTERM too unless
+		// ignored). The limit only keeps a fake that a crashed test left
+		// behind from living on; no test waits for it.
+		never := make(chan os.Signal, 1)
+		signal.Notify(never, syscall.SIGUSR1)
+		select {
+		case <-never:
+		case <-time.After(time.Minute):
+		}
 	}
 	return 0
 }

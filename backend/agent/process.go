@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/lets-app/lets/backend/clock"
 )
 
 // Options start one Claude Code conversation process.
@@ -35,7 +37,9 @@ type Options struct {
 	// Env is claude's whole environment; nil means os.Environ().
 	Env    []string
 	Logger *slog.Logger
-	Now    func() time.Time
+	// Clock is the Process's time: the restart window and Close's
+	// graces; nil means the wall clock.
+	Clock clock.Clock
 	// RestartLimit is how many times claude is started again with
 	// --resume after it ended unexpectedly within RestartWindow (default
 	// one minute); 0 means never.
@@ -133,9 +137,7 @@ func Start(ctx context.Context, o Options) (*Process, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
+	o.Clock = clock.Or(o.Clock)
 	if o.RestartWindow <= 0 {
 		o.RestartWindow = time.Minute
 	}
@@ -276,7 +278,7 @@ func (p *Process) supervise(c *child) {
 		p.pending = map[string]json.RawMessage{}
 		lost := p.running || p.queued > 0
 		p.running, p.queued = false, 0
-		now := p.o.Now()
+		now := p.o.Clock.Now()
 		allowed := !closed && RestartAllowed(p.restarts, now, p.o.RestartLimit, p.o.RestartWindow)
 		if allowed {
 			p.restarts = append(p.restarts, now)
@@ -627,23 +629,31 @@ func (p *Process) Close() error {
 			return
 		}
 		_ = c.stdin.Close()
-		select {
-		case <-c.exit:
+		if p.exitWithin(c) {
 			return
-		case <-time.After(p.o.Grace):
 		}
 		p.log.Warn("agent: claude did not end after its input closed; SIGTERM", "pid", c.cmd.Process.Pid)
 		_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGTERM)
-		select {
-		case <-c.exit:
+		if p.exitWithin(c) {
 			return
-		case <-time.After(p.o.Grace):
 		}
 		p.log.Warn("agent: claude did not end after SIGTERM; SIGKILL", "pid", c.cmd.Process.Pid)
 		_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
 	})
 	<-p.done
 	return nil
+}
+
+// exitWithin reports whether c exits within one Grace.
+func (p *Process) exitWithin(c *child) bool {
+	grace := p.o.Clock.NewTimer(p.o.Grace)
+	defer grace.Stop()
+	select {
+	case <-c.exit:
+		return true
+	case <-grace.C():
+		return false
+	}
 }
 
 // logWriter sends claude's stderr to the log, line by line.

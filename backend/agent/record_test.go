@@ -201,7 +201,9 @@ func TestRecordStream(t *testing.T) {
 	})
 	t.Run("interrupt", func(t *testing.T) {
 		release := make(chan struct{})
+		entered := make(chan struct{}, 1)
 		stub := claudestub.Start(t, func(claudestub.Request) claudestub.Turn {
+			entered <- struct{}{}
 			select {
 			case <-release:
 			case <-time.After(20 * time.Second):
@@ -211,7 +213,8 @@ func TestRecordStream(t *testing.T) {
 		r := startRecorder(t, stub)
 		r.send(userTurn("Tell a long story"))
 		r.until(`"type":"system","subtype":"init"`)
-		time.Sleep(1500 * time.Millisecond)
+		// Interrupt once the model has the turn (the stub holds it).
+		testutil.Wait(t, "the turn to reach the model", entered)
 		r.send(`{"type":"control_request","request_id":"lets-1","request":{"subtype":"interrupt"}}`)
 		r.until(`"type":"result"`)
 		close(release)
