@@ -19,6 +19,7 @@ import (
 	"github.com/lets-app/lets/backend/chatdriver"
 	"github.com/lets-app/lets/backend/claudehook"
 	"github.com/lets-app/lets/backend/claudesetup"
+	"github.com/lets-app/lets/backend/clock"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/conversations"
 	"github.com/lets-app/lets/backend/host"
@@ -66,7 +67,7 @@ func seedChats(t *testing.T, e *testEnv, titles ...string) []string {
 	var ids []string
 	for i, title := range titles {
 		now := at.Add(time.Duration(i) * time.Hour)
-		s := conversations.New(conversations.Options{Root: filepath.Join(e.home, "conversations"), DefaultDir: "/home/ada/Lets", Now: func() time.Time { return now }})
+		s := conversations.New(conversations.Options{Root: filepath.Join(e.home, "conversations"), DefaultDir: "/home/ada/Lets", Clock: clock.NewFake(now)})
 		c, err := s.Create(conversations.CreateOptions{Title: title})
 		if err != nil {
 			t.Fatal(err)

@@ -26,6 +26,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/lets-app/lets/backend/atomicfile"
+	"github.com/lets-app/lets/backend/clock"
 )
 
 // Roles of a turn.
@@ -124,8 +125,8 @@ type Options struct {
 	// DefaultDir is the working folder of a new conversation when none is
 	// given, e.g. ~/Lets.
 	DefaultDir string
-	// Now is the clock; nil means time.Now.
-	Now    func() time.Time
+	// Clock dates conversations and turns; nil means the wall clock.
+	Clock  clock.Clock
 	Logger *slog.Logger
 }
 
@@ -138,9 +139,7 @@ type Store struct {
 
 // New returns a store; the folder is created on the first write.
 func New(opts Options) *Store {
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
+	opts.Clock = clock.Or(opts.Clock)
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -208,7 +207,7 @@ type CreateOptions struct {
 // Create writes a new, empty conversation with a fresh Claude Code session
 // id and returns it. Its working folder is not created here (EnsureDir).
 func (s *Store) Create(o CreateOptions) (*Conversation, error) {
-	now := s.opts.Now().UTC()
+	now := s.opts.Clock.Now().UTC()
 	dir := o.Dir
 	if dir == "" {
 		dir = s.opts.DefaultDir
@@ -298,7 +297,7 @@ func (s *Store) Update(id string, change func(*Conversation) error) (*Conversati
 	if c.ID != id {
 		return nil, fmt.Errorf("update conversation %s: the id cannot change", id)
 	}
-	c.Updated = s.opts.Now().UTC()
+	c.Updated = s.opts.Clock.Now().UTC()
 	if err := s.write(c); err != nil {
 		return nil, err
 	}
@@ -308,7 +307,7 @@ func (s *Store) Update(id string, change func(*Conversation) error) (*Conversati
 // Append adds finished turns to the transcript. The first human turn of a
 // conversation that still has the default title names it.
 func (s *Store) Append(id string, turns ...Turn) (*Conversation, error) {
-	now := s.opts.Now().UTC()
+	now := s.opts.Clock.Now().UTC()
 	return s.Update(id, func(c *Conversation) error {
 		for _, t := range turns {
 			if t.Role != RoleHuman && t.Role != RoleClaude {

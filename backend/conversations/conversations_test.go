@@ -7,21 +7,26 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lets-app/lets/backend/clock"
 )
-
-type clock struct{ t time.Time }
-
-func (c *clock) now() time.Time { c.t = c.t.Add(time.Second); return c.t }
 
 func newStore(t *testing.T) (*Store, string) {
 	t.Helper()
+	return newStoreOn(t, clock.NewFake(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)))
+}
+
+// newStoreOn is a store in a temporary folder dated by clk.
+func newStoreOn(t *testing.T, clk clock.Clock) (*Store, string) {
+	t.Helper()
 	root := filepath.Join(t.TempDir(), "conversations")
-	c := &clock{t: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
-	return New(Options{Root: root, DefaultDir: filepath.Join(t.TempDir(), "Lets"), Now: c.now}), root
+	return New(Options{Root: root, DefaultDir: filepath.Join(t.TempDir(), "Lets"), Clock: clk}), root
 }
 
 func TestCreateGetAppendList(t *testing.T) {
-	s, root := newStore(t)
+	t0 := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	clk := clock.NewFake(t0)
+	s, root := newStoreOn(t, clk)
 	a, err := s.Create(CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -33,10 +38,12 @@ func TestCreateGetAppendList(t *testing.T) {
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("file mode: %v %v", fi, err)
 	}
+	clk.Advance(time.Second)
 	b, err := s.Create(CreateOptions{Title: "Trip", Dir: "/tmp/trip", PermissionMode: "acceptEdits"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	clk.Advance(time.Second)
 	if _, err := s.Append(a.ID, Turn{Role: RoleHuman, Text: "Help me plan\nmy week please"}, Turn{Role: RoleClaude, Text: "Sure!"}); err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +51,7 @@ func TestCreateGetAppendList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got.Transcript) != 2 || got.Transcript[0].Text != "Help me plan\nmy week please" || got.Transcript[0].At.IsZero() || got.Title != "Help me plan my week please" {
+	if len(got.Transcript) != 2 || got.Transcript[0].Text != "Help me plan\nmy week please" || !got.Transcript[0].At.Equal(t0.Add(2*time.Second)) || !got.Updated.Equal(t0.Add(2*time.Second)) || !got.Created.Equal(t0) || got.Title != "Help me plan my week please" {
 		t.Fatalf("after append: %+v", got)
 	}
 	list, err := s.List()
