@@ -88,7 +88,7 @@ func TestEndToEndPadPluggedInAfterStart(t *testing.T) {
 		t.Fatalf("status once connected %+v", st)
 	}
 	r.press(91)
-	got := actions(t, sub, quiet)
+	got := actions(t, sub, 1)
 	if len(got) != 1 || got[0].Action != wire.ActionApprove || got[0].Agent != agent {
 		t.Fatalf("actions %+v", got)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/lets-app/lets/backend/surface"
 	"github.com/lets-app/lets/backend/surface/midi/miditest"
 	"github.com/lets-app/lets/backend/testenv/conformance"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 	"github.com/lets-app/lets/backend/wire"
 )
 
@@ -78,6 +79,14 @@ func (r *waitRig) logText() string {
 	r.logMu.Lock()
 	defer r.logMu.Unlock()
 	return r.log.String()
+}
+
+// waitLog waits until the log holds want.
+func (r *waitRig) waitLog(want string) {
+	r.t.Helper()
+	if !testutil.Poll(testutil.EventuallyTimeout, func() bool { return strings.Contains(r.logText(), want) }) {
+		r.t.Fatalf("the log never said %q:\n%s", want, r.logText())
+	}
 }
 
 func (r *waitRig) rescan() {
@@ -248,9 +257,8 @@ func TestWaitingMiniMk3PluggedLater(t *testing.T) {
 	if r.s.Profile().ID != miniID {
 		t.Fatal(r.s.Profile().ID)
 	}
-	if !strings.Contains(r.logText(), "Launchpad connected") {
-		t.Fatal(r.logText())
-	}
+	// Logged after the frame is sent: the test may see the frame first.
+	r.waitLog("Launchpad connected")
 	// Presses reach the daemon (the Approve address from the profile).
 	var approve *Address
 	for _, c := range builtin(t, miniID).Controls {
@@ -291,9 +299,8 @@ func TestWaitingMiniMk3PluggedLater(t *testing.T) {
 	if got := hexAll(r.waitSent(miniOut, len(want))); !slices.Equal(got, want) {
 		t.Fatalf("after replug:\n got %v\nwant %v", got, want)
 	}
-	if !strings.Contains(r.logText(), "the MIDI pad is back") {
-		t.Fatal(r.logText())
-	}
+	// Logged after the frame is sent: the test may see the frame first.
+	r.waitLog("the MIDI pad is back")
 }
 
 func pressBytes(a Address) []byte {
