@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"sync"
 	"time"
+
+	"github.com/lets-app/lets/backend/clock"
 )
 
 // DefaultWatchInterval is how often a Watcher looks at config.json.
@@ -20,6 +22,8 @@ type WatchOptions struct {
 	Interval time.Duration
 	// Log receives the problems of reloads; nil discards them.
 	Log *slog.Logger
+	// Clock times the looks; nil means the wall clock.
+	Clock clock.Clock
 }
 
 // Watcher holds config.json as loaded once at start and keeps it current:
@@ -32,6 +36,7 @@ type Watcher struct {
 	path     string
 	interval time.Duration
 	log      *slog.Logger
+	clock    clock.Clock
 
 	mu     sync.Mutex
 	cur    Config
@@ -52,7 +57,7 @@ type fileStamp struct {
 // Watch loads path once and returns a Watcher for it. The load problem, if
 // any, is in Err; the settings are then the defaults (see Load).
 func Watch(path string, opts WatchOptions) *Watcher {
-	w := &Watcher{path: path, interval: opts.Interval, log: opts.Log, subs: map[int]func(Config){}}
+	w := &Watcher{path: path, interval: opts.Interval, log: opts.Log, clock: clock.Or(opts.Clock), subs: map[int]func(Config){}}
 	if w.interval <= 0 {
 		w.interval = DefaultWatchInterval
 	}
@@ -132,13 +137,13 @@ func (w *Watcher) Name() string { return "config watcher" }
 
 // Run polls the file until ctx ends and reloads it when it changed.
 func (w *Watcher) Run(ctx context.Context) error {
-	t := time.NewTicker(w.interval)
+	t := w.clock.NewTicker(w.interval)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-t.C:
+		case <-t.C():
 			w.Poll()
 		}
 	}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/lets-app/lets/backend/clock"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 // writeConfig replaces the file and moves its modification time forward,
@@ -79,37 +81,35 @@ func TestWatcherLoadsOnceAndNotifiesOnChange(t *testing.T) {
 	}
 }
 
-// The watcher's own loop picks up a change without being asked.
+// The watcher's own loop picks up a change without being asked, at its
+// next look on its clock.
 func TestWatcherRunPollsTheFile(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "config.json")
 	writeConfig(t, p, `{"wire":{"midi":true}}`, 0)
-	w := Watch(p, WatchOptions{Interval: 10 * time.Millisecond})
-	var mu sync.Mutex
+	clk := clock.NewFake(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
+	w := Watch(p, WatchOptions{Interval: 10 * time.Millisecond, Clock: clk})
 	changed := make(chan Config, 4)
-	w.OnChange(func(c Config) {
-		mu.Lock()
-		defer mu.Unlock()
-		changed <- c
-	})
+	w.OnChange(func(c Config) { changed <- c })
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx) }()
+	wait, stop := context.WithTimeout(context.Background(), testutil.EventuallyTimeout)
+	defer stop()
+	if err := clk.BlockUntil(wait, 1); err != nil {
+		t.Fatalf("Run armed no ticker: %v", err)
+	}
 	writeConfig(t, p, `{"wire":{"midi":false}}`, 1)
 	select {
 	case c := <-changed:
-		if c.Wire.MIDI {
-			t.Fatalf("got %+v", c.Wire)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the watcher did not notice the change")
+		t.Fatalf("reloaded (%+v) before its next look", c.Wire)
+	default:
+	}
+	clk.Advance(10 * time.Millisecond)
+	if c := testutil.Wait(t, "the watcher to notice the change", changed); c.Wire.MIDI {
+		t.Fatalf("got %+v", c.Wire)
 	}
 	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Run did not stop")
+	if err := testutil.Wait(t, "Run to stop", done); err != nil {
+		t.Fatal(err)
 	}
 }

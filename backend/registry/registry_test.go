@@ -549,9 +549,14 @@ func TestRegistryScan(t *testing.T) {
 		t.Fatal("the built-in must win")
 	}
 
-	// A fix made by hand is seen on the next Get, without a reload.
-	time.Sleep(10 * time.Millisecond)
-	writeFile(t, filepath.Join(userDir, "broken", "unique.json"), uniqueJSON(t, "broken", "0.1.1", nil))
+	// A fix made by hand is seen on the next Get, without a reload. The
+	// file's time moves on as an edit's does, whatever the file system's
+	// timestamp granularity.
+	fixed := filepath.Join(userDir, "broken", "unique.json")
+	before, err := os.Stat(fixed)
+	must(t, err)
+	writeFile(t, fixed, uniqueJSON(t, "broken", "0.1.1", nil))
+	must(t, os.Chtimes(fixed, time.Time{}, before.ModTime().Add(time.Second)))
 	writeFile(t, filepath.Join(userDir, "broken", "index.html"), "x")
 	u, err := r.Get("broken")
 	if err != nil || u.Manifest.Version != "0.1.1" {
