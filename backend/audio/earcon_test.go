@@ -59,6 +59,7 @@ func TestCase050_EarconFormatDurationsAndNoClipping(t *testing.T) {
 			if info.channels != 1 || info.bits != 16 || info.rate != 22050 || len(info.samples) == 0 {
 				t.Fatalf("%s/%d: %d ch, %d bit, %d Hz, %d frames", name, slot, info.channels, info.bits, info.rate, len(info.samples))
 			}
+			// ± 1 frame: the length is rounded up from a sum of seconds in floating point.
 			if want := earconSeconds[name] * SampleRate; math.Abs(float64(len(info.samples))-want) > 1 {
 				t.Errorf("%s/%s: %d frames, want %.0f (%.2f s)", name, SlotName(slot), len(info.samples), want, earconSeconds[name])
 			}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/lets-app/lets/backend/atomicfile"
+	"github.com/lets-app/lets/backend/clock"
 )
 
 // Host audio feedback (experiences spec §8.5): the daemon's earcons and the
@@ -83,8 +84,9 @@ type PlayerOptions struct {
 	TempDir string
 	// Log receives playback problems (never fatal); nil discards them.
 	Log *slog.Logger
-	// Now is the clock for the debounce and staleness; nil is time.Now.
-	Now func() time.Time
+	// Clock is the time of the debounce, staleness, timeouts and the
+	// soundtrack's start; nil is the wall clock.
+	Clock clock.Clock
 	// Queue is how many earcons may wait while one plays (0 =
 	// DefaultQueue); more are dropped.
 	Queue int
@@ -113,7 +115,7 @@ type Player struct {
 	cmd     []string
 	dir     string
 	log     *slog.Logger
-	now     func() time.Time
+	clock   clock.Clock
 	timeout time.Duration
 	stale   time.Duration
 	queue   chan earconRequest
@@ -178,7 +180,7 @@ func NewPlayer(opts PlayerOptions) (*Player, error) {
 		cmd:     append([]string(nil), cmd...),
 		dir:     dir,
 		log:     opts.Log,
-		now:     opts.Now,
+		clock:   clock.Or(opts.Clock),
 		timeout: opts.EarconTimeout,
 		stale:   opts.Stale,
 		stop:    make(chan struct{}),
@@ -187,9 +189,6 @@ func NewPlayer(opts PlayerOptions) (*Player, error) {
 	}
 	if p.log == nil {
 		p.log = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	if p.now == nil {
-		p.now = time.Now
 	}
 	if p.timeout <= 0 {
 		p.timeout = DefaultEarconTimeout
@@ -233,7 +232,7 @@ func (p *Player) Play(name string, slot int) error {
 	if err := CheckSlot(slot); err != nil {
 		return err
 	}
-	now := p.now()
+	now := p.clock.Now()
 	k := earconKey{name, slot}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -259,7 +258,7 @@ func (p *Player) earconWorker(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case r := <-p.queue:
-			if age := p.now().Sub(r.at); age > p.stale {
+			if age := p.clock.Now().Sub(r.at); age > p.stale {
 				p.log.Debug("earcon dropped: it waited too long", "name", r.key.name, "slot", r.key.slot, "waited", age)
 				continue
 			}
@@ -268,7 +267,7 @@ func (p *Player) earconWorker(ctx context.Context) {
 				p.log.Warn("could not prepare an earcon", "name", r.key.name, "err", err)
 				continue
 			}
-			runCtx, cancel := context.WithTimeout(ctx, p.timeout)
+			runCtx, cancel := p.withTimeout(ctx, p.timeout)
 			if err := p.run(runCtx, path); err != nil && ctx.Err() == nil {
 				p.log.Warn("the audio player failed", "player", p.cmd[0], "err", err)
 			}
@@ -300,6 +299,16 @@ func (p *Player) earconFile(k earconKey) (string, error) {
 	p.written[name] = true
 	p.mu.Unlock()
 	return path, nil
+}
+
+// withTimeout is context.WithTimeout on the player's clock.
+func (p *Player) withTimeout(parent context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(parent)
+	t := p.clock.AfterFunc(d, cancel)
+	return ctx, func() {
+		t.Stop()
+		cancel()
+	}
 }
 
 // run plays one file and waits for the player; when ctx ends the player
@@ -386,20 +395,20 @@ func (p *Player) playSoundtrack(ctx context.Context, seq int, score Score, tempo
 		p.log.Warn("could not make the Show soundtrack", "err", err)
 		return
 	}
-	if wait := start.Sub(p.now()); wait > 0 {
-		timer := time.NewTimer(wait)
+	if wait := start.Sub(p.clock.Now()); wait > 0 {
+		timer := p.clock.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			timer.Stop()
 			return
-		case <-timer.C:
+		case <-timer.C():
 		}
 	}
 	if ctx.Err() != nil {
 		return
 	}
 	skip := 0
-	if late := p.now().Sub(start); late > 0 {
+	if late := p.clock.Now().Sub(start); late > 0 {
 		skip = int(late.Seconds() * SampleRate)
 	}
 	if skip >= len(pcm) {
@@ -417,7 +426,7 @@ func (p *Player) playSoundtrack(ctx context.Context, seq int, score Score, tempo
 	}
 	defer os.Remove(path)
 	limit := time.Duration(float64(len(pcm)-skip)/SampleRate*float64(time.Second)) + 10*time.Second
-	runCtx, cancel := context.WithTimeout(ctx, limit)
+	runCtx, cancel := p.withTimeout(ctx, limit)
 	defer cancel()
 	if err := p.run(runCtx, path); err != nil {
 		p.log.Warn("the audio player failed on the Show soundtrack", "player", p.cmd[0], "err", err)

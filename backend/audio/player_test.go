@@ -1,36 +1,55 @@
 package audio
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
-	"sync"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/lets-app/lets/backend/clock"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
-// fakePlayer writes a shell script that records each call ("<args>" per
-// line in the returned log) and then sleeps for sleep seconds (exec, so
-// the signal reaches the sleeping process itself).
+// fakePlayer writes a shell script that records each call ("<pid> <args>"
+// per line in the returned log, one write each) and then sleeps for sleep
+// seconds (exec, so the signal reaches the sleeping process itself, with
+// the pid recorded).
 func fakePlayer(t *testing.T, sleep string) (cmd []string, log string) {
 	t.Helper()
 	testutil.Command(t, "sh")
 	dir := t.TempDir()
 	log = filepath.Join(dir, "calls.log")
 	script := filepath.Join(dir, "paplay")
-	body := fmt.Sprintf("#!/bin/sh\necho \"$@\" >> %q\nexec sleep %s\n", log, sleep)
+	body := fmt.Sprintf("#!/bin/sh\necho \"$$ $*\" >> %q\nexec sleep %s\n", log, sleep)
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return []string{script, "--flag"}, log
 }
 
-func calls(t *testing.T, log string) []string {
+// call is one start of the fake player.
+type call struct {
+	pid  int
+	args string // "--flag <wav>"
+}
+
+// file is the WAV the player was given.
+func (c call) file() string { return strings.TrimPrefix(c.args, "--flag ") }
+
+// calls reads the fake player's log. A line counts once its newline is
+// there: the shell creates the log before it writes the line, so a read
+// between the two finds an empty file (which once read as one call with an
+// empty path: "open : no such file or directory").
+func calls(t *testing.T, log string) []call {
 	t.Helper()
 	b, err := os.ReadFile(log)
 	if errors.Is(err, os.ErrNotExist) {
@@ -39,39 +58,65 @@ func calls(t *testing.T, log string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return strings.Split(strings.TrimSpace(string(b)), "\n")
+	return parseCalls(t, string(b))
 }
 
-// waitCalls waits (bounded) until the log has n lines.
-func waitCalls(t *testing.T, log string, n int) []string {
+func parseCalls(t *testing.T, log string) []call {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if c := calls(t, log); len(c) >= n {
-			return c
-		}
-		time.Sleep(10 * time.Millisecond)
+	end := strings.LastIndexByte(log, '\n')
+	if end < 0 {
+		return nil
 	}
-	t.Fatalf("player called %d times, want %d: %q", len(calls(t, log)), n, calls(t, log))
-	return nil
+	var out []call
+	for _, line := range strings.Split(log[:end], "\n") {
+		pid, args, _ := strings.Cut(line, " ")
+		n, err := strconv.Atoi(pid)
+		if err != nil {
+			t.Fatalf("the fake player logged %q", line)
+		}
+		out = append(out, call{pid: n, args: args})
+	}
+	return out
 }
 
-// fakeClock is a settable clock for the debounce.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
+// waitCalls waits until the log has at least n calls and returns them.
+func waitCalls(t *testing.T, log string, n int) []call {
+	t.Helper()
+	var c []call
+	testutil.Eventually(t, fmt.Sprintf("the player is called %d times", n), func() bool {
+		c = calls(t, log)
+		return len(c) >= n
+	})
+	return c
 }
 
-func (c *fakeClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
+// files are the WAVs of calls, in order.
+func files(c []call) []string {
+	out := make([]string, len(c))
+	for i, x := range c {
+		out[i] = x.file()
+	}
+	return out
 }
 
-func (c *fakeClock) set(sec float64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = time.Unix(1_700_000_000, 0).Add(time.Duration(sec * float64(time.Second)))
+// epoch is where the tests' fake clocks start.
+var epoch = time.Unix(1_700_000_000, 0)
+
+// currentTrack is the soundtrack that plays or waits, if any.
+func (p *Player) currentTrack() *soundtrack {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.track
+}
+
+// blockUntil waits until n timers are armed on clk.
+func blockUntil(t *testing.T, clk *clock.Fake, n int, what string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.EventuallyTimeout)
+	defer cancel()
+	if err := clk.BlockUntil(ctx, n); err != nil {
+		t.Fatalf("waiting until %s: %v", what, err)
+	}
 }
 
 func newPlayer(t *testing.T, opts PlayerOptions) *Player {
@@ -121,44 +166,54 @@ func TestCase049_FindPlayer(t *testing.T) {
 	}
 }
 
+// The log of the fake player counts only complete lines, so reading it
+// while the shell has created it but not yet written a line finds no call.
+func TestFakePlayerLogCountsCompleteLines(t *testing.T) {
+	if c := parseCalls(t, ""); c != nil {
+		t.Errorf("an empty log: %v", c)
+	}
+	if c := parseCalls(t, "41 --flag /a.wav"); c != nil {
+		t.Errorf("a line still being written: %v", c)
+	}
+	c := parseCalls(t, "41 --flag /a.wav\n42 --flag /b.wav\n43 --fl")
+	if len(c) != 2 || c[0] != (call{41, "--flag /a.wav"}) || c[1].file() != "/b.wav" {
+		t.Errorf("two lines and a partial one: %v", c)
+	}
+}
+
 func TestCase047_DebounceSameFileAndClose(t *testing.T) {
 	cmd, log := fakePlayer(t, "0")
-	clock := &fakeClock{}
-	clock.set(1.0)
-	p := newPlayer(t, PlayerOptions{Command: cmd, Now: clock.now})
+	clk := clock.NewFake(epoch)
+	p := newPlayer(t, PlayerOptions{Command: cmd, Clock: clk})
 	if err := p.Play(Approve, 2); err != nil {
 		t.Fatal(err)
 	}
-	clock.set(1.05)
+	clk.Advance(50 * time.Millisecond)
 	if err := p.Play(Approve, 2); !errors.Is(err, ErrDebounced) {
 		t.Fatalf("repeat after 0.05 s: %v, want ErrDebounced", err)
 	}
-	waitCalls(t, log, 1) // let the first finish so the queue is free
-	clock.set(2.0)
+	clk.Advance(950 * time.Millisecond)
 	if err := p.Play(Approve, 2); err != nil {
 		t.Fatal(err)
 	}
-	got := waitCalls(t, log, 2)
-	time.Sleep(100 * time.Millisecond)
-	if got = calls(t, log); len(got) != 2 {
-		t.Fatalf("%d launches, want 2: %q", len(got), got)
-	}
-	wav := filepath.Join(p.Dir(), "earcon-approve-2.wav")
-	for _, c := range got {
-		if c != "--flag "+wav {
-			t.Fatalf("call %q, want the options then %s", c, wav)
-		}
-	}
-	if b, err := os.ReadFile(wav); err != nil || len(b) < 44 {
-		t.Fatalf("WAV: %d bytes, %v", len(b), err)
-	}
-	// Another slot is another earcon: not debounced.
+	// Another slot is another earcon: not debounced. Earcons play in
+	// order, so once it played, a wrongly queued repeat would show before it.
 	if err := p.Play(Approve, 3); err != nil {
 		t.Fatal(err)
 	}
-	waitCalls(t, log, 3)
+	got := files(waitCalls(t, log, 3))
+	wav2, wav3 := filepath.Join(p.Dir(), "earcon-approve-2.wav"), filepath.Join(p.Dir(), "earcon-approve-3.wav")
+	if want := []string{wav2, wav2, wav3}; !slices.Equal(got, want) {
+		t.Fatalf("played %q, want %q", got, want)
+	}
+	if b, err := os.ReadFile(wav2); err != nil || len(b) < 44 {
+		t.Fatalf("WAV: %d bytes, %v", len(b), err)
+	}
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
+	}
+	if n := len(calls(t, log)); n != 3 || p.Launches() != 3 {
+		t.Fatalf("%d calls, %d launches, want 3", n, p.Launches())
 	}
 	if _, err := os.Stat(p.Dir()); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the sound folder is still there after Close: %v", err)
@@ -171,8 +226,10 @@ func TestCase047_DebounceSameFileAndClose(t *testing.T) {
 	}
 }
 
-func TestCase047_CloseTerminatesPlayers(t *testing.T) {
-	cmd, log := fakePlayer(t, "30")
+// closeWithPlayers starts an earcon and the soundtrack with a player that
+// would run for 300 s and returns the player and their pids.
+func closeWithPlayers(t *testing.T, cmd []string, log string) (*Player, []int) {
+	t.Helper()
 	p := newPlayer(t, PlayerOptions{Command: cmd})
 	if err := p.Play(Success, NoSlot); err != nil {
 		t.Fatal(err)
@@ -180,13 +237,25 @@ func TestCase047_CloseTerminatesPlayers(t *testing.T) {
 	if err := p.StartSoundtrack(testScore(), 1, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	waitCalls(t, log, 2)
-	start := time.Now()
-	if err := p.Close(); err != nil {
+	var pids []int
+	for _, c := range waitCalls(t, log, 2) {
+		pids = append(pids, c.pid)
+	}
+	return p, pids
+}
+
+func TestCase047_CloseTerminatesPlayers(t *testing.T) {
+	cmd, log := fakePlayer(t, "300")
+	p, pids := closeWithPlayers(t, cmd, log)
+	closed := make(chan error, 1)
+	go func() { closed <- p.Close() }()
+	if err := testutil.Wait(t, "Close returns with two players sleeping 300 s", closed); err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(start); d > 3*time.Second {
-		t.Fatalf("Close took %v with two players sleeping 30 s", d)
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+			t.Errorf("player %d still there after Close: %v", pid, err)
+		}
 	}
 }
 
@@ -202,72 +271,94 @@ func TestCase048_PlayerRejectsSlot8(t *testing.T) {
 	}
 }
 
-// The control loop never waits: with a player that takes 30 s, a burst of
-// earcons returns at once, plays one at a time and drops what does not
-// fit in the queue.
+// The control loop never waits: with a player that takes 300 s, a burst of
+// earcons returns (a blocking Play would wait 300 s), plays one at a time
+// and drops what does not fit in the queue. How fast the sink is,
+// BenchmarkEarconSink measures.
 func TestEarconNeverBlocksAndDropsWhenBusy(t *testing.T) {
-	cmd, log := fakePlayer(t, "30")
+	cmd, log := fakePlayer(t, "300")
 	p := newPlayer(t, PlayerOptions{Command: cmd, Queue: 2})
-	start := time.Now()
-	busy := 0
-	for i := 0; i < 200; i++ {
-		name := Names()[i%len(Names())]
-		err := p.Play(name, i%Slots)
-		if errors.Is(err, ErrBusy) {
-			busy++
-		} else if err != nil && !errors.Is(err, ErrDebounced) {
-			t.Fatal(err)
+	type result struct {
+		busy int
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		var r result
+		for i := 0; i < 200; i++ {
+			name := Names()[i%len(Names())]
+			err := p.Play(name, i%Slots)
+			if errors.Is(err, ErrBusy) {
+				r.busy++
+			} else if err != nil && !errors.Is(err, ErrDebounced) && r.err == nil {
+				r.err = err
+			}
+			p.Earcon(name, i%Slots) // the sink form never fails
 		}
-		p.Earcon(name, i%Slots) // the sink form never fails
+		done <- r
+	}()
+	r := testutil.Wait(t, "400 earcons are accepted or dropped", done)
+	if r.err != nil {
+		t.Fatal(r.err)
 	}
-	if d := time.Since(start); d > time.Second {
-		t.Fatalf("400 earcons took %v; the sink must not block", d)
-	}
-	if busy == 0 {
+	if r.busy == 0 {
 		t.Fatal("no earcon was dropped although the player is busy")
 	}
 	waitCalls(t, log, 1)
-	time.Sleep(200 * time.Millisecond)
-	if n := len(calls(t, log)); n != 1 {
+	// The first player sleeps 300 s; the others wait for it.
+	if n := p.Launches(); n != 1 {
 		t.Fatalf("%d players run at once, want one at a time", n)
 	}
 }
 
-// A player that hangs is ended after EarconTimeout and the next earcon
-// plays.
+// A player that hangs is ended after EarconTimeout (on the player's
+// clock) and the next earcon plays.
 func TestEarconTimeout(t *testing.T) {
-	cmd, log := fakePlayer(t, "30")
-	p := newPlayer(t, PlayerOptions{Command: cmd, EarconTimeout: 200 * time.Millisecond})
+	cmd, log := fakePlayer(t, "300")
+	clk := clock.NewFake(epoch)
+	p := newPlayer(t, PlayerOptions{Command: cmd, Clock: clk, EarconTimeout: 200 * time.Millisecond})
 	if err := p.Play(Stop, 1); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.Play(Retry, 1); err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
-	waitCalls(t, log, 2)
-	if d := time.Since(start); d > 3*time.Second {
-		t.Fatalf("second earcon started after %v", d)
+	first := waitCalls(t, log, 1)[0]
+	blockUntil(t, clk, 1, "the first earcon's timeout is armed")
+	if n := p.Launches(); n != 1 {
+		t.Fatalf("%d launches before the timeout, want the second earcon waiting", n)
+	}
+	clk.Advance(200 * time.Millisecond)
+	c := waitCalls(t, log, 2)
+	if want := []string{first.file(), filepath.Join(p.Dir(), EarconFile(Retry, 1))}; !slices.Equal(files(c), want) {
+		t.Fatalf("played %q, want %q", files(c), want)
+	}
+	if err := syscall.Kill(first.pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("the timed-out player %d is still there: %v", first.pid, err)
 	}
 }
 
 // Earcons that waited longer than Stale are dropped, not played late.
 func TestStaleEarconsAreDropped(t *testing.T) {
-	cmd, log := fakePlayer(t, "0.3")
-	clock := &fakeClock{}
-	clock.set(0)
-	p := newPlayer(t, PlayerOptions{Command: cmd, Now: clock.now})
+	cmd, log := fakePlayer(t, "300")
+	clk := clock.NewFake(epoch)
+	p := newPlayer(t, PlayerOptions{Command: cmd, Clock: clk})
 	if err := p.Play(Question, 0); err != nil {
 		t.Fatal(err)
 	}
 	waitCalls(t, log, 1)
-	if err := p.Play(Approval, 0); err != nil { // waits behind the first
+	if err := p.Play(Approval, 0); err != nil { // waits behind the first ...
 		t.Fatal(err)
 	}
-	clock.set(5) // ... for "5 s"
-	time.Sleep(600 * time.Millisecond)
-	if n := len(calls(t, log)); n != 1 {
-		t.Fatalf("%d launches, want the stale earcon dropped", n)
+	blockUntil(t, clk, 1, "the first earcon's timeout is armed")
+	clk.Advance(DefaultEarconTimeout)          // ... which hangs until its timeout, 4 s > Stale
+	if err := p.Play(Success, 0); err != nil { // fresh: plays after the stale one
+		t.Fatal(err)
+	}
+	c := waitCalls(t, log, 2)
+	want := []string{filepath.Join(p.Dir(), EarconFile(Question, 0)), filepath.Join(p.Dir(), EarconFile(Success, 0))}
+	if !slices.Equal(files(c), want) {
+		t.Fatalf("played %q, want %q: the stale earcon dropped", files(c), want)
 	}
 }
 
@@ -276,7 +367,7 @@ func TestFailingPlayerIsHarmless(t *testing.T) {
 	dir := t.TempDir()
 	log := filepath.Join(dir, "calls.log")
 	script := filepath.Join(dir, "aplay")
-	if err := os.WriteFile(script, []byte(fmt.Sprintf("#!/bin/sh\necho \"$@\" >> %q\nexit 3\n", log)), 0o755); err != nil {
+	if err := os.WriteFile(script, []byte(fmt.Sprintf("#!/bin/sh\necho \"$$ $*\" >> %q\nexit 3\n", log)), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	p := newPlayer(t, PlayerOptions{Command: []string{script}})
@@ -292,73 +383,83 @@ func TestFailingPlayerIsHarmless(t *testing.T) {
 	}
 }
 
+// The soundtrack lines up with its start time on the player's clock: a
+// late start skips what is over, a start to come waits for it, a new start
+// replaces the old, and a stop before the start time plays nothing.
 func TestSoundtrackPlaysAlignedAndStops(t *testing.T) {
-	cmd, log := fakePlayer(t, "30")
-	p := newPlayer(t, PlayerOptions{Command: cmd})
+	cmd, log := fakePlayer(t, "300")
+	clk := clock.NewFake(epoch)
+	p := newPlayer(t, PlayerOptions{Command: cmd, Clock: clk})
 	s := testScore()
-	full := int(float64(s.DurationMS())/1000*SampleRate) + int(SoundtrackTail*SampleRate)
+	full := int(math.Ceil((float64(s.DurationMS())/1000 + SoundtrackTail) * SampleRate))
+	frames := func(c call) int {
+		t.Helper()
+		b, err := os.ReadFile(c.file())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(parseWAV(t, b).samples)
+	}
 
-	// Start 10 s late: the first 10 s of music are skipped.
-	called := time.Now()
-	if err := p.StartSoundtrack(s, 1, called.Add(-10*time.Second)); err != nil {
+	// Start 10 s late: exactly the first 10 s of music are skipped.
+	if err := p.StartSoundtrack(s, 1, clk.Now().Add(-10*time.Second)); err != nil {
 		t.Fatal(err)
 	}
 	c := waitCalls(t, log, 1)
-	took := int(time.Since(called).Seconds()*SampleRate) + SampleRate/10
-	path := strings.TrimPrefix(c[0], "--flag ")
-	b, err := os.ReadFile(path)
+	if n, want := frames(c[0]), full-10*SampleRate; n != want {
+		t.Fatalf("late start: %d frames, want %d", n, want)
+	}
+	// A new start replaces it: the old player stops, its file goes, and
+	// the new one waits for its start time.
+	old := p.currentTrack()
+	if err := p.StartSoundtrack(s, 2, clk.Now().Add(400*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Wait(t, "the replaced soundtrack stops", old.done)
+	if _, err := os.Stat(c[0].file()); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the replaced soundtrack's file is still there: %v", err)
+	}
+	blockUntil(t, clk, 1, "the new soundtrack waits for its start time")
+	clk.Advance(399 * time.Millisecond)
+	if n := p.Launches(); n != 1 {
+		t.Fatalf("%d launches 1 ms before the start time, want 1", n)
+	}
+	clk.Advance(time.Millisecond)
+	c = waitCalls(t, log, 2)
+	tempo2, err := Soundtrack(s, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	info := parseWAV(t, b)
-	if want := full - 10*SampleRate; len(info.samples) > want+SampleRate/10 || len(info.samples) < want-took {
-		t.Fatalf("late start: %d frames, want %d minus the time it took to start", len(info.samples), want)
+	if n := frames(c[1]); n != len(tempo2) || n >= full {
+		t.Fatalf("tempo 2, on time: %d frames, want all %d (tempo 1: %d)", n, len(tempo2), full)
 	}
-	// A new start replaces it; it waits for its start time.
-	if err := p.StartSoundtrack(s, 2, time.Now().Add(400*time.Millisecond)); err != nil {
-		t.Fatal(err)
-	}
-	t0 := time.Now()
-	c = waitCalls(t, log, 2)
-	if d := time.Since(t0); d < 300*time.Millisecond {
-		t.Fatalf("started after %v, before its start time", d)
-	}
-	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("the replaced soundtrack's file is still there: %v", err)
-	}
-	b, _ = os.ReadFile(strings.TrimPrefix(c[1], "--flag "))
-	if info = parseWAV(t, b); len(info.samples) < full/2-SampleRate || len(info.samples) > full/2+SampleRate {
-		t.Fatalf("tempo 2: %d frames, want about %d", len(info.samples), full/2)
-	}
+	tr := p.currentTrack()
 	p.StopSoundtrack()
 	p.StopSoundtrack() // twice is fine
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		ents, _ := os.ReadDir(p.Dir())
-		n := 0
-		for _, e := range ents {
-			if strings.HasPrefix(e.Name(), "soundtrack-") {
-				n++
-			}
-		}
-		if n == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the soundtrack file stayed after StopSoundtrack")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	// Stopping before the start time: nothing plays.
-	if err := p.StartSoundtrack(s, 1, time.Now().Add(300*time.Millisecond)); err != nil {
+	testutil.Wait(t, "the stopped soundtrack ends", tr.done)
+	ents, err := os.ReadDir(p.Dir())
+	if err != nil {
 		t.Fatal(err)
 	}
-	p.StopSoundtrack()
-	time.Sleep(500 * time.Millisecond)
-	if n := len(calls(t, log)); n != 2 {
-		t.Fatalf("%d launches, want the stopped soundtrack never started", n)
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), "soundtrack-") {
+			t.Errorf("%s stayed after StopSoundtrack", e.Name())
+		}
 	}
-	if err := p.StartSoundtrack(s, 0, time.Now()); !errors.Is(err, ErrScore) {
+	if err := syscall.Kill(c[1].pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("the stopped soundtrack's player %d is still there: %v", c[1].pid, err)
+	}
+	// Stopping before the start time: nothing plays.
+	if err := p.StartSoundtrack(s, 1, clk.Now().Add(300*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	tr = p.currentTrack()
+	p.StopSoundtrack()
+	testutil.Wait(t, "the soundtrack stopped before its start ends", tr.done)
+	if n := p.Launches(); n != 2 || clk.Pending() != 0 {
+		t.Fatalf("%d launches, %d timers armed: want the stopped soundtrack never started", n, clk.Pending())
+	}
+	if err := p.StartSoundtrack(s, 0, clk.Now()); !errors.Is(err, ErrScore) {
 		t.Fatalf("tempo 0: %v", err)
 	}
 }
@@ -367,25 +468,19 @@ func TestPrepareFillsTheCache(t *testing.T) {
 	cmd, _ := fakePlayer(t, "0")
 	p := newPlayer(t, PlayerOptions{Command: cmd})
 	p.Prepare(testScore(), 1)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	var cached *cachedTrack
+	testutil.Eventually(t, "Prepare synthesizes the soundtrack", func() bool {
 		p.cacheMu.Lock()
-		ok := p.cache != nil
-		p.cacheMu.Unlock()
-		if ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("Prepare did not synthesize")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	start := time.Now()
-	if _, err := p.soundtrackPCM(testScore(), 1); err != nil {
+		defer p.cacheMu.Unlock()
+		cached = p.cache
+		return cached != nil
+	})
+	pcm, err := p.soundtrackPCM(testScore(), 1)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(start); d > 50*time.Millisecond {
-		t.Fatalf("cached soundtrack took %v", d)
+	if len(pcm) == 0 || &pcm[0] != &cached.pcm[0] {
+		t.Fatal("the soundtrack was synthesized again, not taken from the cache")
 	}
 }
 
@@ -405,5 +500,37 @@ func BenchmarkEarconSink(b *testing.B) {
 	for b.Loop() {
 		p.Earcon(names[i%len(names)], i%Slots)
 		i++
+	}
+}
+
+// BenchmarkCloseWithPlayers: how long Close takes with an earcon and the
+// soundtrack playing (each player is sent SIGTERM and waited for).
+func BenchmarkCloseWithPlayers(b *testing.B) {
+	for b.Loop() {
+		b.StopTimer()
+		dir := b.TempDir()
+		log := filepath.Join(dir, "calls.log")
+		script := filepath.Join(dir, "paplay")
+		if err := os.WriteFile(script, []byte(fmt.Sprintf("#!/bin/sh\necho \"$$ $*\" >> %q\nexec sleep 300\n", log)), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		p, err := NewPlayer(PlayerOptions{Command: []string{script}, TempDir: dir})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := p.Play(Success, NoSlot); err != nil {
+			b.Fatal(err)
+		}
+		if err := p.StartSoundtrack(testScore(), 1, time.Now()); err != nil {
+			b.Fatal(err)
+		}
+		testutil.Eventually(b, "both players run", func() bool {
+			data, _ := os.ReadFile(log)
+			return strings.Count(string(data), "\n") == 2
+		})
+		b.StartTimer()
+		if err := p.Close(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
