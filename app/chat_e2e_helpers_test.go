@@ -22,6 +22,7 @@ import (
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/testenv/browsertest"
 	"github.com/lets-app/lets/backend/testenv/claudestub"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 	"github.com/lets-app/lets/backend/wire"
 )
 
@@ -127,15 +128,14 @@ func (c *chatE2E) start(t *testing.T) {
 			}
 		}
 	})
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if info, err := config.ReadHostInfo(config.Paths{Home: c.letsHome}); err == nil && info.PID == cmd.Process.Pid && strings.Contains(out.String(), "Press Ctrl+C") {
+	testutil.Eventually(t, "lets desktop serves (its host.json written, Press Ctrl+C printed)", func() bool {
+		info, err := config.ReadHostInfo(config.Paths{Home: c.letsHome})
+		if err == nil && info.PID == cmd.Process.Pid && strings.Contains(out.String(), "Press Ctrl+C") {
 			c.info = info
-			return
+			return true
 		}
-		time.Sleep(25 * time.Millisecond)
-	}
-	t.Fatalf("lets desktop did not start within 30 s:\n%s", out.String())
+		return false
+	})
 }
 
 // letsCmd runs one lets command against this Lets and returns its stdout.
@@ -189,19 +189,18 @@ func (c *chatE2E) browserURL(t *testing.T, window string) string {
 		want = "/w/" + window + "/"
 	}
 	var url string
-	ok := waitFor(15*time.Second, func() bool {
+	testutil.EventuallyNoError(t, "the chat window's one-time URL reaches the browser", func() error {
 		data, _ := os.ReadFile(c.opened)
 		for _, line := range strings.Split(string(data), "\n") {
 			if strings.Contains(line, want) {
 				url = strings.TrimSpace(line)
 			}
 		}
-		return url != ""
+		if url == "" {
+			return fmt.Errorf("the browser was given %q", data)
+		}
+		return nil
 	})
-	if !ok {
-		data, _ := os.ReadFile(c.opened)
-		t.Fatalf("the chat window's one-time URL reached neither `lets chat --json` nor the browser (the browser was given %q)", data)
-	}
 	return url
 }
 
@@ -272,26 +271,24 @@ func (c *chatE2E) chatClaudePID(t *testing.T, window string) int {
 	return pid
 }
 
-// waitState polls the Wire daemon until a claude session is in state.
-func (c *chatE2E) waitState(t *testing.T, state wire.State, within time.Duration) wire.StatusSession {
+// waitState waits until the Wire daemon shows a claude session in state.
+func (c *chatE2E) waitState(t *testing.T, state wire.State) wire.StatusSession {
 	t.Helper()
 	cl := c.wire()
-	deadline := time.Now().Add(within)
-	for time.Now().Before(deadline) {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	var got wire.StatusSession
+	testutil.Eventually(t, fmt.Sprintf("a claude session is %s", state), func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		st, err := cl.Status(ctx)
 		cancel()
-		if err == nil {
-			for _, s := range st.Sessions {
-				if s.Backend == "claude" && s.State == state {
-					return s
-				}
+		for _, s := range st.Sessions {
+			if err == nil && s.Backend == "claude" && s.State == state {
+				got = s
+				return true
 			}
 		}
-		time.Sleep(25 * time.Millisecond)
-	}
-	t.Fatalf("no claude session was %s within %v", state, within)
-	return wire.StatusSession{}
+		return false
+	})
+	return got
 }
 
 // timedSay is a script step that answers text (one word per delta, each
@@ -419,48 +416,42 @@ func (p *chatPage) eval(expr string, out any) {
 // until waits for expr to be true in the shell page.
 func (p *chatPage) until(expr string, within time.Duration) {
 	p.t.Helper()
-	if !p.tryUntil(expr, within) {
+	if !testutil.Poll(within, func() bool { return p.holds(expr) }) {
 		var log string
 		_ = chromedp.Run(p.ctx, chromedp.Evaluate(`document.getElementById("lets-chat-log")?.innerText ?? ""`, &log))
 		p.t.Fatalf("in the shell, %s never became true within %v; the chat log reads:\n%s", expr, within, log)
 	}
 }
 
-func (p *chatPage) tryUntil(expr string, within time.Duration) bool {
-	p.t.Helper()
-	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(40 * time.Millisecond) {
-		var ok bool
-		if err := chromedp.Run(p.ctx, chromedp.Evaluate("!!("+expr+")", &ok)); err == nil && ok {
-			return true
-		}
-	}
-	return false
+// holds reports whether expr is true in the shell page now.
+func (p *chatPage) holds(expr string) bool {
+	var ok bool
+	return chromedp.Run(p.ctx, chromedp.Evaluate("!!("+expr+")", &ok)) == nil && ok
 }
 
-// say clicks into the chat's box, types text and presses Enter, and
-// waits until the message shows as sent. (After an approval card closed,
-// headless Chromium has been seen to drop keys typed without a click
-// first; a second try is logged.)
+// noModal is true when no modal dialog (an approval card) is open: while
+// one is, the rest of the page is inert and keys go to the dialog.
+const noModal = `!document.querySelector("dialog[open]")`
+
+// say types text into the chat's box and presses Enter, once the box can
+// take keys: no approval card is open and the box has the focus. It then
+// waits until the message shows as sent.
 func (p *chatPage) say(text string) {
 	p.t.Helper()
+	p.until(noModal, 30*time.Second)
+	if err := chromedp.Run(p.ctx, chromedp.Focus(`#lets-chat-input`, chromedp.ByQuery)); err != nil {
+		p.t.Fatalf("focus the chat's box: %v", err)
+	}
+	p.until(`document.activeElement === document.getElementById("lets-chat-input") && document.getElementById("lets-chat-input").value === ""`, 30*time.Second)
+	if err := chromedp.Run(p.ctx, chromedp.SendKeys(`#lets-chat-input`, text+"\r", chromedp.ByQuery)); err != nil {
+		p.t.Fatalf("type %q: %v", text, err)
+	}
 	sent := fmt.Sprintf(`[...document.querySelectorAll("#lets-chat-log .chat-msg.me")].some(e => e.innerText.trim() === %q)`, text)
-	for try := 1; ; try++ {
-		if err := chromedp.Run(p.ctx,
-			chromedp.Click(`#lets-chat-input`, chromedp.ByQuery),
-			chromedp.SendKeys(`#lets-chat-input`, text+"\r", chromedp.ByQuery),
-		); err != nil {
-			p.t.Fatalf("type %q: %v", text, err)
-		}
-		if p.tryUntil(sent, 3*time.Second) {
-			return
-		}
-		if try == 2 {
-			p.until(sent, time.Second)
-		}
-		var v string
-		p.eval(`document.getElementById("lets-chat-input").value`, &v)
-		p.t.Logf("typing %q did not send it (the box holds %q); typing again", text, v)
-		_ = chromedp.Run(p.ctx, chromedp.SetValue(`#lets-chat-input`, "", chromedp.ByQuery))
+	if !testutil.Poll(testutil.EventuallyTimeout, func() bool { return p.holds(sent) }) {
+		var box, focus string
+		p.eval(`document.getElementById("lets-chat-input").value`, &box)
+		p.eval(`(document.activeElement?.tagName ?? "") + "#" + (document.activeElement?.id ?? "")`, &focus)
+		p.t.Fatalf("typing %q did not send it: the box holds %q, the focus is on %s, a dialog is open: %v", text, box, focus, !p.holds(noModal))
 	}
 }
 
@@ -471,14 +462,12 @@ func (p *chatPage) uniqueEval(expr string, out any) {
 	var origin string
 	p.eval(`new URL(document.getElementById("lets-unique").src).origin`, &origin)
 	var id string
-	for deadline := time.Now().Add(15 * time.Second); id == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	testutil.Eventually(p.t, "the unique at "+origin+" has a JavaScript world", func() bool {
 		p.mu.Lock()
+		defer p.mu.Unlock()
 		id = p.worlds[origin]
-		p.mu.Unlock()
-	}
-	if id == "" {
-		p.t.Fatalf("no JavaScript world for the unique at %s", origin)
-	}
+		return id != ""
+	})
 	err := chromedp.Run(p.ctx, chromedp.ActionFunc(func(ctx context.Context) error {
 		res, exc, err := runtime.Evaluate(expr).WithUniqueContextID(id).WithReturnByValue(true).Do(ctx)
 		if err != nil {
@@ -500,14 +489,11 @@ func (p *chatPage) uniqueEval(expr string, out any) {
 // uniqueUntil waits for expr to be true in the unique's frame.
 func (p *chatPage) uniqueUntil(expr string, within time.Duration) {
 	p.t.Helper()
-	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(40 * time.Millisecond) {
+	testutil.EventuallyWithin(p.t, within, "in the unique, "+expr, func() bool {
 		var ok bool
 		p.uniqueEval("!!("+expr+")", &ok)
-		if ok {
-			return
-		}
-	}
-	p.t.Fatalf("in the unique, %s never became true within %v", expr, within)
+		return ok
+	})
 }
 
 // watchReply starts recording every text the next reply bubble shows (a
@@ -589,7 +575,7 @@ func (c *chatE2E) trayItem(t *testing.T) registration {
 	t.Helper()
 	pid := c.proc.Process.Pid
 	var item registration
-	ok := waitFor(20*time.Second, func() bool {
+	testutil.Eventually(t, fmt.Sprintf("the tray icon of lets (pid %d) registers with the tray host", pid), func() bool {
 		for _, r := range c.watcher.registered() {
 			var owner uint32
 			if c.bus.BusObject().Call("org.freedesktop.DBus.GetConnectionUnixProcessID", 0, r.sender).Store(&owner) == nil && int(owner) == pid {
@@ -598,9 +584,6 @@ func (c *chatE2E) trayItem(t *testing.T) registration {
 		}
 		return item.sender != ""
 	})
-	if !ok {
-		t.Fatalf("the tray icon of lets (pid %d) never registered with the tray host", pid)
-	}
 	return item
 }
 
@@ -620,11 +603,7 @@ func (c *chatE2E) quit(t *testing.T) {
 	if de, isDBus := call.Err.(dbus.Error); call.Err != nil && (!isDBus || de.Name != "org.freedesktop.DBus.Error.NoReply") {
 		t.Fatalf("click Quit Lets: %v", call.Err)
 	}
-	select {
-	case <-c.done:
-	case <-time.After(15 * time.Second):
-		t.Fatal("lets still runs 15 s after Quit Lets")
-	}
+	testutil.Wait(t, "lets to exit after Quit Lets", c.done)
 }
 
 // clickLabelWhenShown clicks the tray item whose label starts with prefix
@@ -632,21 +611,16 @@ func (c *chatE2E) quit(t *testing.T) {
 // still be empty on a loaded machine.
 func clickLabelWhenShown(t *testing.T, conn *dbus.Conn, item registration, prefix string) {
 	t.Helper()
-	var last []string
-	ok := waitFor(20*time.Second, func() bool {
+	testutil.EventuallyNoError(t, fmt.Sprintf("the tray menu shows %q", prefix), func() error {
 		layout, err := getLayout(conn, item)
 		if err != nil {
-			return false
+			return err
 		}
 		n, found := layout.find(prefix)
-		if found {
-			clickMenu(t, conn, item, n.ID)
-			return true
+		if !found {
+			return fmt.Errorf("the menu reads:\n%s", strings.Join(layout.labels(""), "\n"))
 		}
-		last = layout.labels("")
-		return false
+		clickMenu(t, conn, item, n.ID)
+		return nil
 	})
-	if !ok {
-		t.Fatalf("no %q in the menu within 20 s:\n%s", prefix, strings.Join(last, "\n"))
-	}
 }

@@ -77,14 +77,11 @@ func TestBrowserChatE2EStreamsWordByWord(t *testing.T) {
 	// The stub sends the first word wordDelay after it handed out the turn.
 	firstDelta := nowMS(at) + float64(wordDelay.Microseconds())/1000
 	lat := seen.First - firstDelta
+	// A measurement (target ≤ 50 ms), not a check: how fast depends on the
+	// machine, not on this code being right.
 	t.Logf("streamed %d words; the bubble showed %d partial states; stub's first text delta → text in the window (Chromium): %.1f ms", len(words), partial, lat)
 	if says := page.received(`"chat.say"`); len(says) > 0 {
 		t.Logf("stub's first text delta → first chat.say frame received by the window's shell: %.1f ms", nowMS(says[0].at)-firstDelta)
-	}
-	if lat > 500 {
-		t.Errorf("the first streamed word took %.0f ms to show (target ≤ 50 ms)", lat)
-	} else if lat > 50 {
-		t.Logf("over the 50 ms target this time (%.1f ms): is the machine busy?", lat)
 	}
 	browsertest.Screenshot(t, page.ctx, "chat-e2e-streamed-light.png")
 	if rss := vmRSS(t, c.proc.Process.Pid); rss > 0 {
@@ -128,10 +125,14 @@ func TestBrowserChatE2EApprovalAllowAndDeny(t *testing.T) {
 		if card := page.cardText(); !strings.Contains(card, "Bash") || !strings.Contains(card, step.command) {
 			t.Fatalf("the approval card reads %q, want the tool Bash and %q", card, step.command)
 		}
-		time.Sleep(time.Second) // a second card, if any, would show by now
 		var cards int
 		page.eval(`document.querySelectorAll('[data-choice="allow"]').length`, &cards)
-		t.Logf("%s: %d approval card(s) on screen: %q", step.choice, cards, page.cardText())
+		if cards != 1 {
+			t.Fatalf("%s: %d approval cards on screen, want one: %q", step.choice, cards, page.cardText())
+		}
+		// Allow answers a pointer click only once the card is armed (a
+		// click meant for what was there before must not approve).
+		page.until(`document.querySelector('dialog[open][data-armed="true"]') !== null`, 30*time.Second)
 		if step.choice == "allow" {
 			browsertest.Screenshot(t, page.ctx, "chat-e2e-approval-dark.png")
 		}
@@ -177,27 +178,15 @@ func TestBrowserChatE2EApprovalFromThePad(t *testing.T) {
 
 	page.say("Make a file, please.")
 	page.until(cardVisible, 90*time.Second)
-	s := c.waitState(t, wire.StateWaitingForApproval, 30*time.Second)
+	s := c.waitState(t, wire.StateWaitingForApproval)
 	t.Logf("the Wire daemon shows the chat's session %q labelled %q in slot %d", s.SessionID, s.Label, s.Slot)
 	if s.Slot < 0 {
 		t.Fatalf("the waiting session has no pad slot: %+v", s)
 	}
 	pad := dialE2EPad(t, c.e2eHost)
-	pad.send(map[string]any{"type": "select_session", "slot": s.Slot})
-	var req claudestub.Request
-	for tries := 0; ; tries++ {
-		if tries > 25 {
-			t.Fatal("Approve on the browser pad did not answer the permission request within 10 s")
-		}
-		pad.send(map[string]any{"type": "action", "action": "approve"})
-		select {
-		case req = <-results:
-		case <-time.After(400 * time.Millisecond):
-			continue
-		}
-		break
-	}
-	r := lastResult(req)
+	pad.selectAndWait(s.Slot, "approve")
+	pad.send(map[string]any{"type": "action", "action": "approve"})
+	r := lastResult(testutil.Wait(t, "the Bash result to reach the model after one Approve on the pad", results))
 	if _, err := os.Stat(filepath.Join(dir, "pad-approved")); err != nil || r.isError || r.err != nil {
 		t.Fatalf("approved on the pad, yet: tool_result %+v, file: %v", r, err)
 	}
@@ -231,11 +220,6 @@ func TestBrowserChatE2EStopInterrupts(t *testing.T) {
 	t.Logf("Stop took %v to end the turn", time.Since(pressed).Round(time.Millisecond))
 	seen := page.reply()
 	stopped := seen.States[len(seen.States)-1]
-	time.Sleep(2 * time.Second) // at 150 ms a word it would have grown by ~13 words
-	seen = page.reply()
-	if after := seen.States[len(seen.States)-1]; after != stopped {
-		t.Fatalf("the bubble kept growing after Stop: %q → %q", stopped, after)
-	}
 	if n := len(strings.Fields(stopped)); n >= len(strings.Fields(long)) {
 		t.Fatalf("the bubble shows the whole reply (%d words) although Stop was pressed", n)
 	}
@@ -245,6 +229,12 @@ func TestBrowserChatE2EStopInterrupts(t *testing.T) {
 	}
 	page.say("Are you still there?")
 	page.until(`document.getElementById("lets-chat-log").innerText.includes("Still here, ready when you are.")`, 90*time.Second)
+	// The next reply came after the stopped one over the same channel: a
+	// word of the stopped reply still on its way would have shown first.
+	seen = page.reply()
+	if after := seen.States[len(seen.States)-1]; after != stopped {
+		t.Fatalf("the bubble kept growing after Stop: %q → %q", stopped, after)
+	}
 	if got := c.chatClaudePID(t, win); got != pid {
 		t.Fatalf("the chat is bound to claude pid %d after Stop, was %d: the process was restarted", got, pid)
 	}
@@ -268,11 +258,7 @@ func TestBrowserChatE2EOpensTheGraph(t *testing.T) {
 
 	page.say("Show me a graph, please.")
 	var graph e2eWindowInfo
-	deadline := time.Now().Add(90 * time.Second)
-	for graph.Window == "" {
-		if time.Now().After(deadline) {
-			t.Fatalf("no graph window opened within 90 s; windows: %+v", c.windows(t))
-		}
+	testutil.EventuallyWithin(t, 90*time.Second, "a graph window opens", func() bool {
 		for _, w := range c.windows(t) {
 			if w.Unique == "graph" {
 				graph = w
@@ -283,8 +269,8 @@ func TestBrowserChatE2EOpensTheGraph(t *testing.T) {
 		if card && graph.Window == "" {
 			t.Fatalf("the chat asked before using Lets' own open tool: %q", page.cardText())
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return graph.Window != ""
+	})
 	if graph.ClaudePID != pid {
 		t.Fatalf("the graph window %s is bound to claude pid %d, want the chat's %d", graph.Window, graph.ClaudePID, pid)
 	}
@@ -318,21 +304,17 @@ func TestBrowserChatE2EResumesAfterRestart(t *testing.T) {
 	page.say("Please remember the blue kite.")
 	page.until(`document.getElementById("lets-chat-log").innerText.includes("Noted: a blue kite.")`, 90*time.Second)
 	var conv chatListed
-	if !waitFor(15*time.Second, func() bool {
+	testutil.Eventually(t, "the conversation is saved with both turns", func() bool {
 		list := c.conversations(t)
 		if len(list) == 1 {
 			conv = list[0]
 		}
 		return conv.Turns >= 2
-	}) {
-		t.Fatalf("the conversation was not saved with both turns: %+v", conv)
-	}
+	})
 
 	oldPID := c.chatClaudePID(t, firstWin)
 	c.quit(t)
-	if !waitFor(10*time.Second, func() bool { return !alive(oldPID) }) {
-		t.Fatalf("claude (pid %d) still runs after Lets quit", oldPID)
-	}
+	testutil.Eventually(t, fmt.Sprintf("claude (pid %d) ends after Lets quit", oldPID), func() bool { return !alive(oldPID) })
 	c.start(t)
 	win, url := c.openChat(t, conv.ID)
 	page.load(url)

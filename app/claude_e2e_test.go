@@ -1073,11 +1073,25 @@ func waitHostEvent(t *testing.T, h *e2eHost, cursor, typ, text string) {
 var padAdmin = regexp.MustCompile(`Browser pad:\s+http://127\.0\.0\.1:(\d+)/#admin=([A-Za-z0-9_-]+)`)
 
 // e2ePad is the browser pad (Web Surface Protocol 1) as the local
-// administrator uses it.
+// administrator uses it. It keeps the latest surface view the server
+// broadcast, so a test presses only once the pad shows what a person
+// would press.
 type e2ePad struct {
-	t  *testing.T
-	ws *websocket.Conn
-	mu sync.Mutex
+	t    *testing.T
+	ws   *websocket.Conn
+	mu   sync.Mutex
+	view e2ePadView // the latest surface view
+}
+
+// e2ePadView is the part of a surface message's view (web-surface-protocol-1
+// §8.3) the tests look at.
+type e2ePadView struct {
+	Sessions []struct {
+		Slot     int    `json:"slot"`
+		State    string `json:"state"`
+		Selected bool   `json:"selected"`
+	} `json:"sessions"`
+	Available []string `json:"available_actions"`
 }
 
 func dialE2EPad(t *testing.T, h *e2eHost) *e2ePad {
@@ -1095,7 +1109,7 @@ func dialE2EPad(t *testing.T, h *e2eHost) *e2ePad {
 	t.Cleanup(func() { _ = ws.Close() })
 	p := &e2ePad{t: t, ws: ws}
 	p.send(map[string]any{"type": "authenticate", "credential": m[2]})
-	_ = ws.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_ = ws.SetReadDeadline(time.Now().Add(testutil.EventuallyTimeout))
 	for {
 		var msg map[string]any
 		if err := ws.ReadJSON(&msg); err != nil {
@@ -1109,11 +1123,21 @@ func dialE2EPad(t *testing.T, h *e2eHost) *e2ePad {
 		}
 	}
 	_ = ws.SetReadDeadline(time.Time{})
-	// Keep reading (surface updates) so the server never waits on us.
+	// Keep reading, so the server never waits on us, and keep the
+	// latest surface view.
 	go func() {
 		for {
-			if _, _, err := ws.ReadMessage(); err != nil {
+			var msg struct {
+				Type string     `json:"type"`
+				View e2ePadView `json:"view"`
+			}
+			if err := ws.ReadJSON(&msg); err != nil {
 				return
+			}
+			if msg.Type == "surface" {
+				p.mu.Lock()
+				p.view = msg.View
+				p.mu.Unlock()
 			}
 		}
 	}()
@@ -1129,6 +1153,23 @@ func (p *e2ePad) send(msg map[string]any) {
 	if err := p.ws.WriteJSON(msg); err != nil {
 		p.t.Fatalf("browser pad: send %v: %v", msg["type"], err)
 	}
+}
+
+// selectAndWait selects slot on the pad and waits until the pad shows it
+// selected with action lit: the daemon has then applied the selection, so
+// one press of action passes the gates (wire-protocol-1 §9.10).
+func (p *e2ePad) selectAndWait(slot int, action string) {
+	p.t.Helper()
+	p.send(map[string]any{"type": "select_session", "slot": slot})
+	testutil.Eventually(p.t, fmt.Sprintf("the browser pad shows slot %d selected with %s lit", slot, action), func() bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		selected := false
+		for _, s := range p.view.Sessions {
+			selected = selected || (s.Slot == slot && s.Selected)
+		}
+		return selected && slices.Contains(p.view.Available, action)
+	})
 }
 
 // waitClaudeState polls the Wire daemon until a claude session is in state
@@ -1186,24 +1227,8 @@ func TestClaudeE2EApprovalFromTheBrowserPad(t *testing.T) {
 				t.Fatalf("the waiting claude session has no pad slot: %+v", s)
 			}
 			pad := dialE2EPad(t, h)
-			pad.send(map[string]any{"type": "select_session", "slot": s.Slot})
-			// Press until claude answered (a press before the selection took
-			// effect is dropped by the gates); 0.4 s apart, past the debounce.
-			answered := func() bool {
-				select {
-				case <-p.done:
-					return true
-				default:
-				}
-				return len(results) > 0
-			}
-			for tries := 0; !answered(); tries++ {
-				if tries > 25 {
-					t.Fatalf("%s on the browser pad did not answer the permission request within 10 s", action)
-				}
-				pad.send(map[string]any{"type": "action", "action": action})
-				time.Sleep(400 * time.Millisecond)
-			}
+			pad.selectAndWait(s.Slot, action)
+			pad.send(map[string]any{"type": "action", "action": action})
 			run := p.wait(t)
 			_, statErr := os.Stat(filepath.Join(run.project, "pad-approved.txt"))
 			switch action {

@@ -50,3 +50,34 @@ func TestBrowserClaudeCard(t *testing.T) {
 	}
 	c.poll(`document.querySelectorAll("dialog.prompt").length === 0`)
 }
+
+// TestBrowserClaudeCardGivesTheKeysBack: the person was typing in the chat
+// when an approval card came; they answer it with the mouse, and what they
+// type next goes into the chat's box again, without a click there first.
+// (Chromium's dialog close put the focus back on the box but left the
+// caret in the removed card, so keys went nowhere.)
+func TestBrowserClaudeCardGivesTheKeysBack(t *testing.T) {
+	acts := newFakeActions()
+	th := startLIPHost(t, withActions(acts))
+	win := th.openBoundOnly(t, "board", "4321")
+	ctx := browsertest.New(t, browsertest.Options{Width: 900, Height: 640, Timeout: 90 * time.Second})
+	c := &chromeT{t: t, th: th, ctx: ctx, win: win}
+	c.run("shell page", chromedp.Navigate(win.URL), chromedp.WaitVisible(`#lets-shell[data-state="online"]`, chromedp.ByQuery))
+	c.send(map[string]any{"type": "chat.open", "data": map[string]any{}})
+	c.run("type in the chat", chromedp.Click(`#lets-chat-input`, chromedp.ByQuery), chromedp.KeyEvent("Hi "))
+
+	th.report(t, rep(4321, "waiting_for_approval", "request_id", "r1", "tool", "Bash", "summary", "ls"))
+	c.run("allow with the mouse",
+		chromedp.WaitVisible(`dialog.prompt.k-approval[open][data-armed="true"]`, chromedp.ByQuery),
+		chromedp.Click(`dialog.prompt button[data-choice="allow"]`, chromedp.ByQuery))
+	if got := acts.next(t); got.requestID != "r1" || got.action != wire.ActionApprove {
+		t.Fatalf("allow: %+v", got)
+	}
+	c.poll(`document.querySelectorAll("dialog.prompt").length === 0 && document.activeElement?.id === "lets-chat-input"`)
+	c.run("type on", chromedp.KeyEvent("there"))
+	var box string
+	c.eval(`document.getElementById("lets-chat-input").value`, &box)
+	if box != "Hi there" {
+		t.Fatalf("the chat's box holds %q after the card closed, want %q: the keys went elsewhere", box, "Hi there")
+	}
+}

@@ -176,7 +176,13 @@ export class Prompts {
       dlg.remove();
       const next = this.q.advance();
       if (next) this.show(next);
-      else if (before?.isConnected && (document.activeElement === null || document.activeElement === document.body)) before.focus({ preventScroll: true });
+      else if (before?.isConnected && (document.activeElement === null || document.activeElement === document.body || document.activeElement === before)) {
+        // Closing a modal dialog may already have put the focus back on
+        // before, yet left the caret in the removed card: keys typed into
+        // a text box would then go nowhere. Focusing it afresh moves both.
+        if (document.activeElement === before) before.blur();
+        before.focus({ preventScroll: true });
+      }
       return true;
     };
     const finish = (choice: string) => {
