@@ -30,7 +30,14 @@ func runWindow(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	level, _ := logging.ParseLevel(env.Getenv(logging.LevelEnv))
-	return window.Main(ctx, window.Env{Stdin: env.stdin(), Getenv: env.Getenv, Log: logging.New(env.Stderr, nil, level)})
+	err := window.Main(ctx, window.Env{Stdin: env.stdin(), Getenv: env.Getenv, Log: logging.New(env.Stderr, nil, level)})
+	if errors.Is(err, window.ErrNoGTK) {
+		// Its own status: the app starts the window once more for this
+		// (the display may have been busy), and for nothing else.
+		fmt.Fprintf(env.Stderr, "lets window: %v\n", err)
+		return exitError{code: window.ExitNoGTK}
+	}
+	return err
 }
 
 // nativeWindows opens every window the host opens as a `lets window`

@@ -35,6 +35,10 @@ static gboolean letsCutBridge(gpointer unused) {
 }
 
 static void letsScheduleCutBridge(void) { g_idle_add(letsCutBridge, NULL); }
+
+// letsInitGTK starts GTK without exiting the process when it cannot
+// (gtk_init would, with status 1): 1 when it started.
+static int letsInitGTK(void) { return gtk_init_check(NULL, NULL) ? 1 : 0; }
 */
 import "C"
 
@@ -86,6 +90,10 @@ func run(ctx context.Context, c *controller) error {
 		c.terminate()
 	}()
 
+	if err := initGTK(); err != nil {
+		return err
+	}
+
 	width, height := c.launch.size()
 	err := wails.Run(&options.App{
 		Title:  c.launch.title(),
@@ -115,6 +123,26 @@ func run(ctx context.Context, c *controller) error {
 	})
 	if err != nil {
 		return fmt.Errorf("open the window (is the GTK/WebKitGTK 4.1 runtime installed? `lets doctor` checks): %w", err)
+	}
+	return nil
+}
+
+// initGTK starts GTK on this (the main) thread before Wails does. Wails
+// panics when it cannot (status 2, like any crash); here that case is
+// ErrNoGTK, which `lets window` turns into its own exit status
+// (ExitNoGTK), so Lets can tell "the display refused GTK" from a crash.
+// Wails' own gtk_init_check then finds GTK started and returns at once.
+func initGTK() error {
+	// What Wails does before its gtk_init_check: GTK picks its backend
+	// when it starts, so this must come first.
+	if os.Getenv("GDK_BACKEND") == "" {
+		switch os.Getenv("XDG_SESSION_TYPE") {
+		case "", "unspecified", "x11":
+			_ = os.Setenv("GDK_BACKEND", "x11")
+		}
+	}
+	if C.letsInitGTK() != 1 {
+		return fmt.Errorf("%w (DISPLAY=%q, WAYLAND_DISPLAY=%q)", ErrNoGTK, os.Getenv("DISPLAY"), os.Getenv("WAYLAND_DISPLAY"))
 	}
 	return nil
 }

@@ -105,6 +105,11 @@ func ReadLaunch(r io.Reader) (Launch, error) {
 	if err := l.check(); err != nil {
 		return Launch{}, err
 	}
+	if l.Geometry != nil && !l.Geometry.Valid() {
+		// A place that cannot be a window's (a hand-edited windows.json)
+		// is dropped: the window opens at its default size.
+		l.Geometry = nil
+	}
 	return l, nil
 }
 
@@ -134,9 +139,6 @@ func (l Launch) check() error {
 		}
 	} else if !strings.HasPrefix(u.Path, "/w/") {
 		return fmt.Errorf("%w: the URL must be a window's shell page (/w/<window>/), not %s", ErrBadLaunch, u.Path)
-	}
-	if l.Geometry != nil && !l.Geometry.Valid() {
-		l.Geometry = nil
 	}
 	return nil
 }

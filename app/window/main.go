@@ -16,6 +16,18 @@ var ErrNoGUI = errors.New("this build of Lets has no window support: it was buil
 // ErrNoDisplay means there is no graphical session to show a window in.
 var ErrNoDisplay = errors.New("there is no display to show a window on (neither DISPLAY nor WAYLAND_DISPLAY is set); `lets open <unique>` prints a URL you can load in a browser instead")
 
+// ErrNoGTK means GTK could not start: it could not open the display that
+// DISPLAY or WAYLAND_DISPLAY names (no server there, or it refused the
+// connection). `lets window` then exits with ExitNoGTK.
+var ErrNoGTK = errors.New("GTK could not start: the display could not be opened")
+
+// ExitNoGTK is the exit status of a `lets window` that ended because GTK
+// could not start (ErrNoGTK), and only then: it is EX_TEMPFAIL of
+// sysexits.h. The app starts such a window once more; any other early end
+// is a crash. It differs from the status 2 of a Go panic, which is what a
+// GTK failure inside Wails used to end with.
+const ExitNoGTK = 75
+
 // HasDisplay says whether the environment names a graphical session.
 func HasDisplay(getenv func(string) string) bool {
 	return getenv("DISPLAY") != "" || getenv("WAYLAND_DISPLAY") != ""

@@ -212,6 +212,30 @@ func TestLaunchRoundTrip(t *testing.T) {
 	}
 }
 
+// TestReadLaunchDropsUnusableGeometry: a remembered place that cannot be
+// a window's (a hand-edited windows.json: 1x1, or far off every screen) is
+// not part of the launch the window reads; it opens at its default size.
+func TestReadLaunchDropsUnusableGeometry(t *testing.T) {
+	for _, g := range []geometry.Rect{{X: 0, Y: 0, Width: 1, Height: 1}, {X: 1 << 30, Y: 0, Width: 800, Height: 600}} {
+		l := goodLaunch()
+		l.Geometry = &g
+		b, err := l.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadLaunch(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Geometry != nil {
+			t.Errorf("geometry %+v was kept, want none", *got.Geometry)
+		}
+		if w, h := got.size(); w != DefaultWidth || h != DefaultHeight {
+			t.Errorf("size %dx%d, want the default %dx%d", w, h, DefaultWidth, DefaultHeight)
+		}
+	}
+}
+
 // TestMainWithoutSupportOrDisplay: a build without the desktop tags, or a
 // session without a display, says so instead of failing obscurely.
 func TestMainWithoutSupportOrDisplay(t *testing.T) {

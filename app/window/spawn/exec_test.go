@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/lets-app/lets/app/window"
 	"github.com/lets-app/lets/app/window/geometry"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 const helperEnv = "LETS_SPAWN_TEST_HELPER"
@@ -35,7 +37,8 @@ func TestMain(m *testing.M) {
 const parentEnv = "LETS_SPAWN_TEST_PARENT"
 
 // fakeLetsMain plays Lets: it opens one window through ExecStarter, prints
-// the window's pid and waits to be killed.
+// the window's pid and waits to be killed (or for its stdin to close, when
+// the test that started it is gone).
 func fakeLetsMain() int {
 	exe, err := os.Executable()
 	if err != nil {
@@ -51,16 +54,14 @@ func fakeLetsMain() int {
 		return 9
 	}
 	// The window must be up (its launch read) before this Lets dies.
-	for range 1000 {
-		if _, err := os.Stat(ready + "/w1"); err == nil {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !testutil.Poll(testutil.EventuallyTimeout, func() bool { _, err := os.Stat(ready + "/w1"); return err == nil }) {
+		fmt.Fprintln(os.Stderr, "the window process did not start")
+		return 9
 	}
 	s.mu.Lock()
 	fmt.Println(s.children["w1"].child.PID())
 	s.mu.Unlock()
-	time.Sleep(30 * time.Second)
+	_, _ = io.Copy(io.Discard, os.Stdin)
 	return 0
 }
 
@@ -77,6 +78,12 @@ func TestWindowEndsWhenLetsDies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Its stdin stays open while the test runs.
+	stdin, err := parent.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
 	if err := parent.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -93,21 +100,17 @@ func TestWindowEndsWhenLetsDies(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = parent.Wait()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) }) // should it outlive the test
+	testutil.Eventually(t, "the window process ends with its Lets", func() bool {
 		// The orphan is reaped by init (or a subreaper); until then it is
 		// a zombie, which counts as ended.
 		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 		if err != nil {
-			return
+			return true
 		}
-		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	_ = syscall.Kill(pid, syscall.SIGKILL)
-	t.Fatal("the window process outlived its Lets by 10 s")
+		i := strings.LastIndexByte(string(stat), ')')
+		return i > 0 && i+2 < len(stat) && stat[i+2] == 'Z'
+	})
 }
 
 func fakeWindowMain() int {
@@ -162,18 +165,22 @@ func execSpawnerReady(t *testing.T, mode string, store *geometry.Store) (*Spawne
 	env := append(os.Environ(), helperEnv+"=1", "LETS_SPAWN_TEST_MODE="+mode, "LETS_SPAWN_TEST_READY="+ready)
 	var stderr bytes.Buffer
 	gone := make(chan goneRec, 4)
-	s := New(Options{Start: ExecStarter(ExecOptions{Path: exe, Env: env, Stderr: &stderr}), Geometry: store, Gone: func(w, r string) { gone <- goneRec{w, r} }})
+	o := Options{Start: ExecStarter(ExecOptions{Path: exe, Env: env, Stderr: &stderr}), Geometry: store, Gone: func(w, r string) { gone <- goneRec{w, r} }}
+	if mode == "wait" {
+		// A helper that takes SIGTERM gets as long as a test waits for
+		// anything: on a loaded machine (or under -race) it may need more
+		// than the grace to save its place, and the test is about what it
+		// does, not how fast (BenchmarkExecStarterClose is).
+		o.Grace = testutil.EventuallyTimeout
+	}
+	s := New(o)
 	t.Cleanup(s.StopAll)
 	waitReady := func(window string) {
 		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for time.Now().Before(deadline) {
-			if _, err := os.Stat(ready + "/" + window); err == nil {
-				return
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-		t.Fatalf("the helper window %s did not start within 10 s", window)
+		testutil.Eventually(t, "the helper window "+window+" has its signal handlers in place", func() bool {
+			_, err := os.Stat(ready + "/" + window)
+			return err == nil
+		})
 	}
 	return s, gone, waitReady
 }
@@ -204,10 +211,11 @@ func TestExecStarterKeepsURLOffArgv(t *testing.T) {
 		t.Fatal("the one-time URL is in the window's environment; it goes on stdin only")
 	}
 	s.Close("w1")
+	s.StopAll() // waits until every window process was reaped
 	select {
 	case g := <-gone:
 		t.Fatalf("reported %+v for a window the host closed", g)
-	case <-time.After(200 * time.Millisecond):
+	default:
 	}
 }
 
@@ -255,10 +263,10 @@ func TestExecStarterReasonsAndGeometry(t *testing.T) {
 	}
 }
 
-// TestExecStarterCloseWithinOneSecond: a real window process told to close
-// ends within 1 s, saving its place on the way; one that ignores SIGTERM is
-// killed within 1 s.
-func TestExecStarterCloseWithinOneSecond(t *testing.T) {
+// TestExecStarterClose: a real window process told to close ends, saving
+// its place on the way; one that ignores SIGTERM is killed after the
+// grace. (How long that takes is BenchmarkExecStarterClose.)
+func TestExecStarterClose(t *testing.T) {
 	for _, mode := range []string{"wait", "ignore"} {
 		t.Run(mode, func(t *testing.T) {
 			store := geometry.NewStore(t.TempDir(), nil)
@@ -272,18 +280,63 @@ func TestExecStarterCloseWithinOneSecond(t *testing.T) {
 			tr := s.children["w1"]
 			s.mu.Unlock()
 			waitReady("w1")
-			start := time.Now()
 			s.Close("w1")
-			select {
-			case <-tr.done:
-			case <-time.After(time.Second):
-				t.Fatal("the window process still runs 1 s after the host closed it")
-			}
-			t.Logf("%s window ended %v after close", mode, time.Since(start))
-			if mode == "wait" {
+			testutil.Wait(t, "the window process to end after the host closed it", tr.done)
+			switch mode {
+			case "wait":
+				if !tr.exit.Clean() {
+					t.Fatalf("a window that takes SIGTERM ended with %v, want exit status 0", tr.exit)
+				}
 				if r, ok := store.Get("hello"); !ok || r.Width != 650 {
 					t.Fatalf("the place reported on SIGTERM was not kept: %+v %v", r, ok)
 				}
+			case "ignore":
+				if tr.exit.Signal == "" {
+					t.Fatalf("a window that ignores SIGTERM ended with %v, want killed", tr.exit)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkExecStarterClose measures how long a real window process takes
+// to end after the host closed it: one that takes SIGTERM, and one that
+// ignores it and is killed after DefaultGrace. Both must stay under the
+// second the host promises for session.close.
+func BenchmarkExecStarterClose(b *testing.B) {
+	for _, mode := range []string{"wait", "ignore"} {
+		b.Run(mode, func(b *testing.B) {
+			exe, err := os.Executable()
+			if err != nil {
+				b.Fatal(err)
+			}
+			ready := b.TempDir()
+			env := append(os.Environ(), helperEnv+"=1", "LETS_SPAWN_TEST_MODE="+mode, "LETS_SPAWN_TEST_READY="+ready)
+			s := New(Options{Start: ExecStarter(ExecOptions{Path: exe, Env: env})})
+			defer s.StopAll()
+			var total, worst time.Duration
+			for i := range b.N {
+				id := fmt.Sprintf("w%d", i)
+				l := launch(id, "hello")
+				l.Title = "wait"
+				if err := s.Open(l); err != nil {
+					b.Fatal(err)
+				}
+				s.mu.Lock()
+				tr := s.children[id]
+				s.mu.Unlock()
+				testutil.Eventually(b, "the helper window is up", func() bool { _, err := os.Stat(ready + "/" + id); return err == nil })
+				start := time.Now()
+				s.Close(id)
+				<-tr.done
+				d := time.Since(start)
+				total += d
+				worst = max(worst, d)
+			}
+			b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "ms-to-closed")
+			b.ReportMetric(float64(worst.Milliseconds()), "ms-worst")
+			if worst >= time.Second {
+				b.Errorf("a closed window took %v to end, over the second the host promises", worst)
 			}
 		})
 	}

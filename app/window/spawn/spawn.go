@@ -17,6 +17,7 @@ import (
 
 	"github.com/lets-app/lets/app/window"
 	"github.com/lets-app/lets/app/window/geometry"
+	"github.com/lets-app/lets/backend/clock"
 )
 
 // Reasons a window process ended, as session.closed reports them.
@@ -52,6 +53,8 @@ func (e Exit) String() string {
 		return e.Err.Error()
 	case e.Signal != "":
 		return "ended by a signal (" + e.Signal + ")"
+	case e.Code == window.ExitNoGTK:
+		return fmt.Sprintf("GTK could not start (exit status %d)", e.Code)
 	}
 	return fmt.Sprintf("exit status %d", e.Code)
 }
@@ -88,6 +91,9 @@ type Options struct {
 	// CloseWait is how long Closing waits before ending the process; 0
 	// means DefaultCloseWait.
 	CloseWait time.Duration
+	// Clock times the grace, the close wait and the pause before a
+	// window is started again; nil is the real clock.
+	Clock clock.Clock
 }
 
 // Spawner tracks the window processes. Create it with New; Run it as a
@@ -98,7 +104,11 @@ type Spawner struct {
 	mu       sync.Mutex
 	children map[string]*tracked
 	stopping bool
-	wg       sync.WaitGroup
+	// stopped is closed when StopAll begins: a pause before a second
+	// start ends there.
+	stopped chan struct{}
+	retries int
+	wg      sync.WaitGroup
 }
 
 type tracked struct {
@@ -110,8 +120,6 @@ type tracked struct {
 	ended   bool
 	exit    Exit
 	started time.Time
-	// loaded is set once the window reported its page loaded.
-	loaded bool
 	// retried says this process is the second try of its launch.
 	retried bool
 	// stopping makes Close, Closing and StopAll signal a process once,
@@ -119,13 +127,16 @@ type tracked struct {
 	stopping sync.Once
 }
 
-// A window process that fails before its page loaded (GTK could not open
-// the display for a moment, say) is started once more after RetryPause,
-// when it failed within RetryWithin of its start.
-const (
-	RetryWithin = 10 * time.Second
-	RetryPause  = 300 * time.Millisecond
-)
+// RetryPause is how long the spawner waits before it starts a window
+// again whose process exited with window.ExitNoGTK (GTK could not open the
+// display). That is the only exit tried again, and only once: any other
+// end is reported at once.
+const RetryPause = 300 * time.Millisecond
+
+// RetryMessage is what the spawner logs (at warning level) when it starts
+// a window again. Tests of real windows fail when their Lets logged it: on
+// a test display a window must start the first time.
+const RetryMessage = "a window process could not start GTK; starting it once more"
 
 // ErrStopping means Lets is quitting and opens no more windows.
 var ErrStopping = errors.New("Lets is quitting, so it opens no new windows")
@@ -144,7 +155,8 @@ func New(o Options) *Spawner {
 	if o.Gone == nil {
 		o.Gone = func(string, string) {}
 	}
-	return &Spawner{o: o, children: map[string]*tracked{}}
+	o.Clock = clock.Or(o.Clock)
+	return &Spawner{o: o, children: map[string]*tracked{}, stopped: make(chan struct{})}
 }
 
 // Name is the service name.
@@ -173,7 +185,7 @@ func (s *Spawner) Open(l window.Launch) error {
 	if err != nil {
 		return fmt.Errorf("start the window process for %s: %w", l.Unique, err)
 	}
-	t := &tracked{launch: l, child: child, done: make(chan struct{}), started: time.Now()}
+	t := &tracked{launch: l, child: child, done: make(chan struct{}), started: s.o.Clock.Now()}
 	s.children[l.Window] = t
 	s.wg.Add(1)
 	go s.reap(t)
@@ -189,10 +201,7 @@ func (s *Spawner) reap(t *tracked) {
 		defer close(read)
 		err := window.ReadReports(t.child.Reports(), func(r window.Report) {
 			if r.Type == window.ReportLoaded {
-				s.mu.Lock()
-				t.loaded = true
-				s.mu.Unlock()
-				s.o.Log.Debug("window page loaded", "window", t.launch.Window, "after", time.Since(t.started).Round(time.Millisecond))
+				s.o.Log.Debug("window page loaded", "window", t.launch.Window, "after", s.o.Clock.Now().Sub(t.started).Round(time.Millisecond))
 			}
 			if r.Type == window.ReportGeometry && r.Geometry != nil && s.o.Geometry != nil {
 				if err := s.o.Geometry.Put(t.launch.Unique, *r.Geometry); err != nil {
@@ -213,7 +222,7 @@ func (s *Spawner) reap(t *tracked) {
 	s.mu.Lock()
 	t.exit = exit
 	ended := t.ended
-	retry := !ended && !t.loaded && !t.retried && exit.Err == nil && exit.Signal == "" && exit.Code != 0 && time.Since(t.started) < RetryWithin
+	retry := !ended && !t.retried && exit.Err == nil && exit.Signal == "" && exit.Code == window.ExitNoGTK
 	if !retry {
 		delete(s.children, t.launch.Window)
 	}
@@ -242,8 +251,16 @@ func (s *Spawner) reap(t *tracked) {
 // or Lets closed the window or began quitting meanwhile. False means the
 // start failed and the window is forgotten (the caller reports the crash).
 func (s *Spawner) retry(t *tracked) bool {
-	s.o.Log.Warn("a window process failed before its page loaded; trying once more", "window", t.launch.Window, "unique", t.launch.Unique, "exit", t.exit.String())
-	time.Sleep(RetryPause)
+	s.mu.Lock()
+	s.retries++
+	s.mu.Unlock()
+	s.o.Log.Warn(RetryMessage, "window", t.launch.Window, "unique", t.launch.Unique, "exit", t.exit.String())
+	pause := s.o.Clock.NewTimer(RetryPause)
+	select {
+	case <-pause.C():
+	case <-s.stopped:
+		pause.Stop()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.children[t.launch.Window] != t {
@@ -259,7 +276,7 @@ func (s *Spawner) retry(t *tracked) bool {
 		delete(s.children, t.launch.Window)
 		return false
 	}
-	next := &tracked{launch: t.launch, child: child, done: make(chan struct{}), started: time.Now(), retried: true}
+	next := &tracked{launch: t.launch, child: child, done: make(chan struct{}), started: s.o.Clock.Now(), retried: true}
 	s.children[t.launch.Window] = next
 	s.wg.Add(1)
 	go s.reap(next)
@@ -294,11 +311,11 @@ func (s *Spawner) Closing(windowID string) {
 		return
 	}
 	go func() {
-		timer := time.NewTimer(s.o.CloseWait)
+		timer := s.o.Clock.NewTimer(s.o.CloseWait)
 		defer timer.Stop()
 		select {
 		case <-t.done:
-		case <-timer.C:
+		case <-timer.C():
 			s.o.Log.Info("a window asked to close did not close by itself; ending it", "window", windowID)
 			s.Close(windowID)
 		}
@@ -317,17 +334,25 @@ func (s *Spawner) stop(t *tracked) {
 	if err := t.child.Terminate(); err != nil {
 		s.o.Log.Debug("window process did not take SIGTERM", "window", t.launch.Window, "err", err)
 	}
-	timer := time.NewTimer(s.o.Grace)
+	timer := s.o.Clock.NewTimer(s.o.Grace)
 	defer timer.Stop()
 	select {
 	case <-t.done:
 		return
-	case <-timer.C:
+	case <-timer.C():
 	}
 	s.o.Log.Warn("a window process did not close when asked; ending it", "window", t.launch.Window, "pid", t.child.PID())
 	if err := t.child.Kill(); err != nil {
 		s.o.Log.Debug("window process could not be killed", "window", t.launch.Window, "err", err)
 	}
+}
+
+// Retries is how many windows were to be started a second time because
+// their process exited with window.ExitNoGTK.
+func (s *Spawner) Retries() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.retries
 }
 
 // Windows lists the windows that have a running process.
@@ -353,6 +378,9 @@ func (s *Spawner) Run(ctx context.Context) error {
 // after it.
 func (s *Spawner) StopAll() {
 	s.mu.Lock()
+	if !s.stopping {
+		close(s.stopped)
+	}
 	s.stopping = true
 	all := make([]*tracked, 0, len(s.children))
 	for _, t := range s.children {
