@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	goruntime "runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/lets-app/lets/backend/lip"
 	"github.com/lets-app/lets/backend/testenv/browsertest"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 // Issue #11, the companion (entity): every entity.* message of seed §3.2
@@ -38,7 +38,7 @@ type entityRig struct {
 	uc  *uniqueContexts
 }
 
-func newEntityRig(t *testing.T, features ...*emulation.MediaFeature) *entityRig {
+func newEntityRig(t testing.TB, features ...*emulation.MediaFeature) *entityRig {
 	t.Helper()
 	th := startLIPHost(t)
 	win := th.openOnly(t, "board", "")
@@ -61,7 +61,7 @@ func newEntityRig(t *testing.T, features ...*emulation.MediaFeature) *entityRig 
 }
 
 // send posts entity commands to the rig's window.
-func (r *entityRig) send(t *testing.T, cmds ...map[string]any) {
+func (r *entityRig) send(t testing.TB, cmds ...map[string]any) {
 	t.Helper()
 	list := make([]map[string]any, len(cmds))
 	for i, c := range cmds {
@@ -76,7 +76,7 @@ func (r *entityRig) send(t *testing.T, cmds ...map[string]any) {
 	}
 }
 
-func (r *entityRig) eval(t *testing.T, expr string, out any) {
+func (r *entityRig) eval(t testing.TB, expr string, out any) {
 	t.Helper()
 	if err := chromedp.Run(r.ctx, chromedp.Evaluate(expr, out, func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) })); err != nil {
 		t.Fatalf("evaluate %s: %v", expr, err)
@@ -582,7 +582,8 @@ func TestBrowserEntityLooks(t *testing.T) {
 			if len(unlabelled) > 0 {
 				t.Errorf("controls without a label: %v", unlabelled)
 			}
-			time.Sleep(400 * time.Millisecond) // the pop-in animations end
+			// The pop-in animations end (the endless mood motions go on).
+			r.poll(t, `document.getAnimations().every(a => a.effect?.getTiming().iterations === Infinity || a.playState !== "running")`)
 			// The viewport as the human sees it (a full-page capture lays
 			// out fixed, transformed elements differently).
 			var png []byte
@@ -636,61 +637,49 @@ func TestBrowserEntityLooks(t *testing.T) {
 	})
 }
 
-// TestBrowserCompanionFirstPaint measures opening a window to the first
-// paint of the companion with the Performance API: the shell marks
-// "lets-companion-paint" after the frame that drew it, and its startTime
-// counts from navigation start. Target: 300 ms (issue #11). On a machine
-// so busy that timings say more about the queue than the page (load per
-// core over 1.5, as when many test suites share two cores) the budget is
-// relaxed, loudly.
+// TestBrowserCompanionFirstPaint: a window's shell marks
+// "lets-companion-paint" after the frame that first drew the companion
+// (Performance API), which BenchmarkBrowserCompanionFirstPaint times.
 func TestBrowserCompanionFirstPaint(t *testing.T) {
 	th := startLIPHost(t)
 	ctx := browsertest.New(t, browsertest.Options{Width: 1000, Height: 640, Timeout: 120 * time.Second})
-	var total, own []float64
-	for range 7 {
-		win := th.openOnly(t, "board", "")
-		var ms float64
-		var dom float64
-		err := chromedp.Run(ctx,
-			chromedp.Navigate(win.URL),
-			chromedp.Poll(`(() => { const m = performance.getEntriesByName("lets-companion-paint")[0]; return m ? m.startTime : 0; })()`, &ms, chromedp.WithPollingTimeout(10*time.Second)),
-			chromedp.Evaluate(`performance.getEntriesByType("navigation")[0].domInteractive`, &dom),
-		)
-		if err != nil {
-			t.Fatalf("first paint: %v", err)
-		}
-		total = append(total, ms)
-		own = append(own, ms-dom)
-	}
-	sort.Float64s(total)
-	sort.Float64s(own)
-	median := total[len(total)/2]
-	t.Logf("window open → first companion paint: median %.0f ms (min %.0f, max %.0f; 7 loads); of it, after the page was parsed: median %.0f ms", median, total[0], total[len(total)-1], own[len(own)/2])
-	budget := 300.0
-	if perCore := loadPerCore(); perCore > 1.5 {
-		budget = 1200
-		t.Logf("the machine is busy (load %.1f per core): checking a relaxed budget of %.0f ms instead of 300 ms", perCore, budget)
-	}
-	if median > budget {
-		t.Errorf("first companion paint takes %.0f ms (median), over the %.0f ms budget", median, budget)
+	if ms, _ := companionFirstPaint(t, th, ctx); ms <= 0 {
+		t.Fatalf("the companion's paint mark is at %.1f ms", ms)
 	}
 }
 
-// loadPerCore is the one-minute load average per CPU (0 when unknown).
-func loadPerCore() float64 {
-	data, err := os.ReadFile("/proc/loadavg")
+// BenchmarkBrowserCompanionFirstPaint measures, per window load, the time
+// from navigation start to the first paint of the companion (target:
+// 300 ms, issue #11), and the part of it after the page was parsed.
+func BenchmarkBrowserCompanionFirstPaint(b *testing.B) {
+	th := startLIPHost(b)
+	ctx := browsertest.New(b, browsertest.Options{Width: 1000, Height: 640, Timeout: 10 * time.Minute})
+	var total, own []float64
+	for b.Loop() {
+		ms, parsed := companionFirstPaint(b, th, ctx)
+		total = append(total, ms)
+		own = append(own, ms-parsed)
+	}
+	sort.Float64s(total)
+	sort.Float64s(own)
+	b.ReportMetric(total[len(total)/2], "paint-ms")
+	b.ReportMetric(own[len(own)/2], "after-parse-ms")
+}
+
+// companionFirstPaint opens a board window and returns when the companion
+// first painted and when the page was parsed (ms from navigation start).
+func companionFirstPaint(tb testing.TB, th *testHost, ctx context.Context) (paint, parsed float64) {
+	tb.Helper()
+	win := th.openOnly(tb, "board", "")
+	err := chromedp.Run(ctx,
+		chromedp.Navigate(win.URL),
+		chromedp.Poll(`(() => { const m = performance.getEntriesByName("lets-companion-paint")[0]; return m ? m.startTime : 0; })()`, &paint, chromedp.WithPollingTimeout(testutil.EventuallyTimeout)),
+		chromedp.Evaluate(`performance.getEntriesByType("navigation")[0].domInteractive`, &parsed),
+	)
 	if err != nil {
-		return 0
+		tb.Fatalf("first paint: %v", err)
 	}
-	fields := strings.Fields(string(data))
-	if len(fields) == 0 {
-		return 0
-	}
-	load, err := strconv.ParseFloat(fields[0], 64)
-	if err != nil {
-		return 0
-	}
-	return load / float64(goruntime.NumCPU())
+	return paint, parsed
 }
 
 // TestBrowserEntityFromTheUnique: Ctrl+Space inside the unique summons the
@@ -753,15 +742,27 @@ func jsNum(f float64) string {
 	return strconv.FormatFloat(f, 'f', 1, 64)
 }
 
-// TestBrowserEntityInteractionSmoothness plays a 10 s interaction script
-// (pointer circles over the unique, which the companion follows, plus a
-// reaction, a mood, a move or a say every 400 ms) and reads the trace the
-// page keeps: long tasks (PerformanceObserver "longtask") and frame
-// intervals (requestAnimationFrame). Target: no long task over 50 ms and
-// frames at 60 fps. Like the first-paint budget, it is checked strictly
-// only when the machine is not saturated, and reported always.
-func TestBrowserEntityInteractionSmoothness(t *testing.T) {
-	r := newEntityRig(t)
+// BenchmarkBrowserEntityInteractionSmoothness plays, per iteration, a 10 s
+// interaction script (pointer circles over the unique, which the companion
+// follows, plus a reaction, a mood, a move or a say every 400 ms) and reads
+// the trace the page keeps: long tasks (PerformanceObserver "longtask") and
+// frame intervals (requestAnimationFrame). Target: no long task over 50 ms
+// and frames at 60 fps (median-frame-ms ≤ 16.7).
+func BenchmarkBrowserEntityInteractionSmoothness(b *testing.B) {
+	r := newEntityRig(b)
+	var median, p95, longest, smoothPct float64
+	for b.Loop() {
+		median, p95, longest, smoothPct = r.interact(b)
+	}
+	b.ReportMetric(median, "median-frame-ms")
+	b.ReportMetric(p95, "p95-frame-ms")
+	b.ReportMetric(longest, "longest-task-ms")
+	b.ReportMetric(smoothPct, "%frames≤20ms")
+}
+
+// interact plays the 10 s script once and returns the frame statistics.
+func (r *entityRig) interact(t testing.TB) (median, p95, longest, smoothPct float64) {
+	t.Helper()
 	r.eval(t, `(() => {
 		window.__long = [];
 		new PerformanceObserver(l => { for (const e of l.getEntries()) window.__long.push(e.duration); }).observe({type: "longtask"});
@@ -782,6 +783,8 @@ func TestBrowserEntityInteractionSmoothness(t *testing.T) {
 	}
 	start := time.Now()
 	next := start
+	pace := time.NewTicker(16 * time.Millisecond) // the pointer moves at a person's pace
+	defer pace.Stop()
 	for i := 0; time.Since(start) < 10*time.Second; i++ {
 		a := float64(i) / 30 * 2 * math.Pi
 		x := frame[0] + frame[2]/2 + frame[2]/4*math.Cos(a)
@@ -793,7 +796,7 @@ func TestBrowserEntityInteractionSmoothness(t *testing.T) {
 			r.send(t, cmds[(i/7)%len(cmds)])
 			next = time.Now().Add(400 * time.Millisecond)
 		}
-		time.Sleep(16 * time.Millisecond)
+		<-pace.C
 	}
 	var long, frames []float64
 	r.eval(t, `window.__long`, &long)
@@ -802,7 +805,6 @@ func TestBrowserEntityInteractionSmoothness(t *testing.T) {
 		t.Fatalf("only %d frames in 10 s", len(frames))
 	}
 	sort.Float64s(frames)
-	longest := 0.0
 	for _, d := range long {
 		longest = math.Max(longest, d)
 	}
@@ -812,17 +814,5 @@ func TestBrowserEntityInteractionSmoothness(t *testing.T) {
 			smooth++
 		}
 	}
-	median, p95 := frames[len(frames)/2], frames[len(frames)*95/100]
-	t.Logf("10 s interaction: %d frames, median %.1f ms (%.0f fps), p95 %.1f ms, %.0f%% of frames within 20 ms; %d long tasks, longest %.0f ms",
-		len(frames), median, 1000/median, p95, 100*float64(smooth)/float64(len(frames)), len(long), longest)
-	if perCore := loadPerCore(); perCore > 1.5 {
-		t.Logf("the machine is busy (load %.1f per core): frame and long-task numbers say more about the queue than the page; only reported", perCore)
-		return
-	}
-	if longest > 50 {
-		t.Errorf("a long task of %.0f ms during the interaction", longest)
-	}
-	if median > 17.5 {
-		t.Errorf("median frame %.1f ms, under 60 fps", median)
-	}
+	return frames[len(frames)/2], frames[len(frames)*95/100], longest, 100 * float64(smooth) / float64(len(frames))
 }

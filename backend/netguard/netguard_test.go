@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 // kernelAddr writes an address the way /proc/net/tcp does (32-bit words in
@@ -122,18 +124,6 @@ func TestSocketOwnerOfALoopbackConnection(t *testing.T) {
 	}
 }
 
-// waitFor polls cond for at most 5 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // A listener over its cap closes new connections at once (the client
 // reads EOF), counts them, keeps the ones it holds working, and frees a
 // slot when one of them closes — once, however often it is closed.
@@ -166,21 +156,21 @@ func TestLimitListenerCapsOpenConnections(t *testing.T) {
 	dial()
 	dial()
 	first, second := <-held, <-held
-	waitFor(t, "two open slots", func() bool { return ln.Open() == 2 })
+	testutil.Eventually(t, "two open slots", func() bool { return ln.Open() == 2 })
 
 	over := dial()
 	_ = over.SetReadDeadline(time.Now().Add(3 * time.Second))
 	if _, err := over.Read(make([]byte, 1)); !errors.Is(err, io.EOF) && !isReset(err) {
 		t.Fatalf("a connection over the cap: read %v, want it closed", err)
 	}
-	waitFor(t, "the refusal to be counted", func() bool { return ln.Refused() == 1 })
+	testutil.Eventually(t, "the refusal to be counted", func() bool { return ln.Refused() == 1 })
 	if ln.Open() != 2 || ln.Cap() != 2 {
 		t.Fatalf("open %d cap %d after a refusal, want 2 2", ln.Open(), ln.Cap())
 	}
 
 	first.Close()
 	first.Close() // a second close gives back nothing more
-	waitFor(t, "the slot to be freed", func() bool { return ln.Open() == 1 })
+	testutil.Eventually(t, "the slot to be freed", func() bool { return ln.Open() == 1 })
 	dial()
 	select {
 	case c := <-held:
@@ -189,7 +179,7 @@ func TestLimitListenerCapsOpenConnections(t *testing.T) {
 		t.Fatal("a connection after a slot was freed was not accepted")
 	}
 	second.Close()
-	waitFor(t, "all slots free", func() bool { return ln.Open() == 0 })
+	testutil.Eventually(t, "all slots free", func() bool { return ln.Open() == 0 })
 }
 
 func isReset(err error) bool {
