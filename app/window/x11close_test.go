@@ -7,6 +7,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 )
 
@@ -33,23 +34,29 @@ func (g *guiRig) closeLikeAPerson(title string) {
 	if id == 0 {
 		g.tb.Fatalf("no window titled %q on screen:\n%s", title, out)
 	}
-	conn, err := net.DialTimeout("unix", "/tmp/.X11-unix/X"+strings.TrimPrefix(g.display, ":"), 5*time.Second)
-	if err != nil {
-		g.tb.Fatalf("connect to the X display: %v", err)
-	}
+	conn := dialX(g.tb, g.display)
 	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
 	if err := x11DeleteWindow(conn, uint32(id)); err != nil {
 		g.tb.Fatalf("ask window 0x%x to close: %v", id, err)
 	}
 }
 
-// x11DeleteWindow sends WM_DELETE_WINDOW to window and waits until the
-// server has handled the request (a round trip).
-func x11DeleteWindow(conn io.ReadWriter, window uint32) error {
+// dialX connects to the X display's socket (":N"), with a deadline for
+// everything said on it.
+func dialX(tb testing.TB, display string) net.Conn {
+	tb.Helper()
+	conn, err := net.DialTimeout("unix", "/tmp/.X11-unix/X"+strings.TrimPrefix(display, ":"), 5*time.Second)
+	if err != nil {
+		tb.Fatalf("connect to the X display %s: %v", display, err)
+	}
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	return conn
+}
+
+// x11Setup does the connection setup: little-endian, protocol 11.0, no
+// authorisation (Xvfb without -auth lets local clients in).
+func x11Setup(conn io.ReadWriter) error {
 	le := binary.LittleEndian
-	// Connection setup: little-endian, protocol 11.0, no authorisation
-	// (Xvfb without -auth lets local clients in).
 	setup := make([]byte, 12)
 	setup[0] = 'l'
 	le.PutUint16(setup[2:], 11)
@@ -67,30 +74,47 @@ func x11DeleteWindow(conn io.ReadWriter, window uint32) error {
 	if head[0] != 1 {
 		return fmt.Errorf("the X server refused the connection (status %d): %s", head[0], rest)
 	}
-	intern := func(name string) (uint32, error) {
-		pad := (4 - len(name)%4) % 4
-		req := make([]byte, 8+len(name)+pad)
-		req[0] = 16 // InternAtom
-		le.PutUint16(req[2:], uint16(len(req)/4))
-		le.PutUint16(req[4:], uint16(len(name)))
-		copy(req[8:], name)
-		if _, err := conn.Write(req); err != nil {
-			return 0, err
-		}
-		reply := make([]byte, 32)
-		if _, err := io.ReadFull(conn, reply); err != nil {
-			return 0, err
-		}
-		if reply[0] != 1 {
-			return 0, fmt.Errorf("InternAtom %s: X error %d", name, reply[1])
-		}
-		return le.Uint32(reply[8:]), nil
+	return nil
+}
+
+// x11InternAtom is InternAtom: the atom named name, made if it does not
+// exist unless onlyIfExists (then 0 says it does not).
+func x11InternAtom(conn io.ReadWriter, name string, onlyIfExists bool) (uint32, error) {
+	le := binary.LittleEndian
+	pad := (4 - len(name)%4) % 4
+	req := make([]byte, 8+len(name)+pad)
+	req[0] = 16 // InternAtom
+	if onlyIfExists {
+		req[1] = 1
 	}
-	protocols, err := intern("WM_PROTOCOLS")
+	le.PutUint16(req[2:], uint16(len(req)/4))
+	le.PutUint16(req[4:], uint16(len(name)))
+	copy(req[8:], name)
+	if _, err := conn.Write(req); err != nil {
+		return 0, err
+	}
+	reply := make([]byte, 32)
+	if _, err := io.ReadFull(conn, reply); err != nil {
+		return 0, err
+	}
+	if reply[0] != 1 {
+		return 0, fmt.Errorf("InternAtom %s: X error %d", name, reply[1])
+	}
+	return le.Uint32(reply[8:]), nil
+}
+
+// x11DeleteWindow sends WM_DELETE_WINDOW to window and waits until the
+// server has handled the request (a round trip).
+func x11DeleteWindow(conn io.ReadWriter, window uint32) error {
+	le := binary.LittleEndian
+	if err := x11Setup(conn); err != nil {
+		return err
+	}
+	protocols, err := x11InternAtom(conn, "WM_PROTOCOLS", false)
 	if err != nil {
 		return err
 	}
-	deleteWindow, err := intern("WM_DELETE_WINDOW")
+	deleteWindow, err := x11InternAtom(conn, "WM_DELETE_WINDOW", false)
 	if err != nil {
 		return err
 	}
@@ -122,4 +146,45 @@ func x11DeleteWindow(conn io.ReadWriter, window uint32) error {
 		return fmt.Errorf("SendEvent: X error %d", reply[1])
 	}
 	return nil
+}
+
+// TestSharedDisplayDoesNotReset: the package's Xvfb keeps its state when
+// its last client goes. An X server that resets then (Xvfb without
+// -noreset) refuses a client that connects during the reset, and a window
+// process starting at that moment could not start GTK; the tests poll the
+// screen with short-lived clients while windows start, so that moment
+// came, more often the busier the machine. An atom made by one client is
+// still there for the next one only if no reset came between them.
+func TestSharedDisplayDoesNotReset(t *testing.T) {
+	d := display.Name(t)
+	name := fmt.Sprintf("LETS_NORESET_PROBE_%d", time.Now().UnixNano())
+	conn := dialX(t, d)
+	if err := x11Setup(conn); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x11InternAtom(conn, name, false); err != nil {
+		t.Fatal(err)
+	}
+	// The last client goes, and waits until the server has closed its
+	// side: a resetting server resets right then, before it takes the
+	// next client.
+	if err := conn.(*net.UnixConn).CloseWrite(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(io.Discard, conn); err != nil {
+		t.Fatalf("the server did not close the connection: %v", err)
+	}
+	conn.Close()
+	conn = dialX(t, d)
+	defer conn.Close()
+	if err := x11Setup(conn); err != nil {
+		t.Fatal(err)
+	}
+	atom, err := x11InternAtom(conn, name, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if atom == 0 {
+		t.Fatal("the display reset when its last client disconnected (Xvfb without -noreset): a window starting then could not open it")
+	}
 }

@@ -1,11 +1,12 @@
 package window_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -17,7 +18,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lets-app/lets/app/window"
 	"github.com/lets-app/lets/app/window/guitest"
+	"github.com/lets-app/lets/app/window/spawn"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/testenv/browsertest"
 	"github.com/lets-app/lets/backend/testenv/testutil"
@@ -40,8 +43,13 @@ var gui = guitest.Builder{
 	},
 }
 
+// display is the package's one Xvfb, shared by its tests (each starts its
+// own `lets serve` on it).
+var display = guitest.Display{Command: testutil.Command}
+
 func TestMain(m *testing.M) {
 	code := m.Run()
+	display.Stop()
 	gui.Cleanup()
 	os.Exit(code)
 }
@@ -66,43 +74,14 @@ type guiRig struct {
 
 func startGUIRig(tb testing.TB) *guiRig {
 	tb.Helper()
-	xvfb := testutil.Command(tb, "Xvfb")
 	testutil.Command(tb, "xwininfo")
 	testutil.Command(tb, "import")
 	dbusRun := testutil.Command(tb, "dbus-run-session")
 	bin := buildGUI(tb)
+	disp := display.Name(tb)
 
-	// Xvfb picks a free display itself and writes its number to fd 3.
-	r, w, err := os.Pipe()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	x := exec.Command(xvfb, "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp")
-	x.ExtraFiles = []*os.File{w}
-	if err := x.Start(); err != nil {
-		tb.Fatalf("start Xvfb: %v", err)
-	}
-	w.Close()
-	tb.Cleanup(func() { _ = x.Process.Kill(); _ = x.Wait() })
-	num := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(r).ReadString('\n')
-		num <- strings.TrimSpace(line)
-		r.Close()
-	}()
-	var display string
-	select {
-	case n := <-num:
-		if n == "" {
-			tb.Fatal("Xvfb did not say which display it took")
-		}
-		display = ":" + n
-	case <-time.After(15 * time.Second):
-		tb.Fatal("Xvfb did not start within 15 s")
-	}
-
-	g := &guiRig{tb: tb, bin: bin, display: display, home: tb.TempDir(), logs: &bytes.Buffer{}}
-	g.env = append(os.Environ(), "DISPLAY="+display, "LETS_HOME="+g.home, "WAYLAND_DISPLAY=", "LETS_LOG=debug",
+	g := &guiRig{tb: tb, bin: bin, display: disp, home: tb.TempDir(), logs: &bytes.Buffer{}}
+	g.env = append(os.Environ(), "DISPLAY="+disp, "LETS_HOME="+g.home, "WAYLAND_DISPLAY=", "LETS_LOG=debug",
 		// Whatever the outer session says, windows talk to this display.
 		"XDG_SESSION_TYPE=x11", "GDK_BACKEND=x11",
 		// The test's bus is new: without this, GTK's first window would
@@ -118,17 +97,12 @@ func startGUIRig(tb testing.TB) *guiRig {
 		tb.Fatalf("start lets serve: %v", err)
 	}
 	tb.Cleanup(g.stop)
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	if !testutil.Poll(testutil.EventuallyTimeout, func() bool {
 		info, err := config.ReadHostInfo(config.Paths{Home: g.home})
-		if err == nil {
-			g.info = info
-			break
-		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("lets serve wrote no host.json within 20 s:\n%s", g.logText())
-		}
-		time.Sleep(25 * time.Millisecond)
+		g.info = info
+		return err == nil
+	}) {
+		tb.Fatalf("lets serve wrote no host.json within %v:\n%s", testutil.EventuallyTimeout, g.logText())
 	}
 	return g
 }
@@ -153,6 +127,12 @@ func (g *guiRig) stop() {
 	case <-time.After(5 * time.Second):
 		_ = syscall.Kill(-g.serve.Process.Pid, syscall.SIGKILL)
 		<-done
+	}
+	// On a test display every window must start the first time: a window
+	// that Lets had to start again (its GTK could not open the display) is
+	// a fault of the test's set-up, which a retry would hide.
+	if strings.Contains(g.logText(), spawn.RetryMessage) {
+		g.tb.Errorf("a window process had to be started a second time (%q in the log of lets serve)", spawn.RetryMessage)
 	}
 	if g.tb.Failed() {
 		g.tb.Logf("lets serve output:\n%s", g.logText())
@@ -219,9 +199,8 @@ func (g *guiRig) open() (string, time.Duration) {
 	if ans.URL != "" || ans.Browser != "launched by Lets" {
 		g.tb.Fatalf("lets open handed the window to a browser instead of a native window: %s", out)
 	}
-	deadline := start.Add(15 * time.Second)
 	var mapped, connected bool
-	for time.Now().Before(deadline) {
+	if !testutil.Poll(testutil.EventuallyTimeout, func() bool {
 		if !mapped {
 			mapped = g.titleOnScreen(before)
 		}
@@ -232,13 +211,11 @@ func (g *guiRig) open() (string, time.Duration) {
 				}
 			}
 		}
-		if mapped && connected {
-			return ans.Window, time.Since(start)
-		}
-		time.Sleep(15 * time.Millisecond)
+		return mapped && connected
+	}) {
+		g.tb.Fatalf("window %s: on screen %v, shell connected %v after %v\n%s", ans.Window, mapped, connected, testutil.EventuallyTimeout, g.logText())
 	}
-	g.tb.Fatalf("window %s: on screen %v, shell connected %v after 15 s\n%s", ans.Window, mapped, connected, g.logText())
-	return "", 0
+	return ans.Window, time.Since(start)
 }
 
 // titleOnScreen says whether a viewable top-level window with the hello
@@ -342,8 +319,10 @@ func (g *guiRig) closedReason(win string) string {
 // the host published it.
 func (g *guiRig) closed(win string) (string, time.Time) {
 	g.tb.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	var reason string
+	var at time.Time
+	// Each `lets listen` waits up to 2 s for the event itself.
+	if testutil.Poll(testutil.EventuallyTimeout, func() bool {
 		var res struct {
 			Events []struct {
 				Type string            `json:"type"`
@@ -358,26 +337,43 @@ func (g *guiRig) closed(win string) (string, time.Time) {
 		}
 		for _, e := range res.Events {
 			if e.Type == "session.closed" && e.Win == win {
-				return e.Data["reason"], time.UnixMilli(e.TS)
+				reason, at = e.Data["reason"], time.UnixMilli(e.TS)
+				return true
 			}
 		}
+		return false
+	}) {
+		return reason, at
 	}
-	g.tb.Fatalf("no session.closed for %s within 10 s", win)
+	g.tb.Fatalf("no session.closed for %s within %v", win, testutil.EventuallyTimeout)
 	return "", time.Time{}
 }
 
-// waitGone waits until pid has ended (or is a zombie being reaped) and
-// returns how long that took from since.
-func waitGone(tb testing.TB, pid int, since time.Time, within time.Duration) time.Duration {
+// waitGone waits until pid has ended (or is a zombie being reaped).
+func waitGone(tb testing.TB, pid int) {
 	tb.Helper()
-	for time.Since(since) < within+2*time.Second {
-		if zombie(pid) {
-			return time.Since(since)
+	testutil.Eventually(tb, fmt.Sprintf("window process %d ends", pid), func() bool { return zombie(pid) })
+}
+
+// screenshot saves the screen as name once the page on it has painted
+// (the shell paints its first frame a moment after it connects).
+func (g *guiRig) screenshot(name string) string {
+	g.tb.Helper()
+	shot := filepath.Join(browsertest.ScreenshotDir(g.tb), name)
+	last := "no screenshot taken"
+	if !testutil.Poll(testutil.EventuallyTimeout, func() bool {
+		out, err := g.x("import", "-window", "root", shot)
+		if err != nil {
+			last = fmt.Sprintf("import: %v\n%s", err, out)
+			return false
 		}
-		time.Sleep(10 * time.Millisecond)
+		painted, err := guitest.Painted(shot)
+		last = fmt.Sprintf("painted %v, err %v", painted, err)
+		return painted
+	}) {
+		g.tb.Fatalf("the window's page did not paint within %v (%s)", testutil.EventuallyTimeout, last)
 	}
-	tb.Fatalf("window process %d still runs %v after it was closed", pid, time.Since(since))
-	return 0
+	return shot
 }
 
 // treeCPU sums the CPU time (user + system) pid and its descendants have
@@ -494,13 +490,7 @@ func TestRealWindowUnderXvfb(t *testing.T) {
 	// The 1.5 s budget is measured by BenchmarkWindowOpen on a quiet
 	// machine; here other tests share the CPU.
 	t.Logf("open → window on screen with its shell connected: %v (CPU used by the window's processes: %v)", took, treeCPU(t, pid))
-	// The shell's first frame needs a moment to paint after it connects.
-	time.Sleep(700 * time.Millisecond)
-	shot := filepath.Join(browsertest.ScreenshotDir(t), "window-hello.png")
-	if out, err := g.x("import", "-window", "root", shot); err != nil {
-		t.Fatalf("screenshot: %v\n%s", err, out)
-	}
-	t.Logf("screenshot: %s", shot)
+	t.Logf("screenshot: %s", g.screenshot("window-hello.png"))
 	if got := g.placeOnScreen(helloTitle); got != "900x640+60+50" {
 		t.Errorf("the window opened at %s, not at its remembered place 900x640+60+50", got)
 	}
@@ -515,21 +505,12 @@ func TestRealWindowUnderXvfb(t *testing.T) {
 
 	// Claude closes it through the host: session.close goes to the shell,
 	// the shell goes, the host reports session.closed and ends the
-	// process.
-	start := time.Now()
+	// process. (How fast, against the one-second promise, is
+	// BenchmarkWindowOpen's ms-closed-to-gone.)
 	g.lets("close", win)
-	waitGone(t, pid, start, 2*time.Second)
-	endedAt := time.Now()
-	reason, closedAt := g.closed(win)
-	if reason != "claude" {
+	waitGone(t, pid)
+	if reason := g.closedReason(win); reason != "claude" {
 		t.Fatalf("session.closed reason %q, want claude", reason)
-	}
-	// endedAt is when polling saw the process gone, so it is late by up
-	// to one poll (10 ms).
-	lag := endedAt.Sub(closedAt)
-	t.Logf("lets close → process gone: %v; session.closed → process gone: %v", endedAt.Sub(start), lag)
-	if lag > time.Second {
-		t.Errorf("the window process ended %v after session.closed, over 1 s", lag)
 	}
 	geo := filepath.Join(g.home, "state", "windows.json")
 	fi, err := os.Stat(geo)
@@ -567,9 +548,8 @@ func TestRealWindowUnderXvfb(t *testing.T) {
 	before = g.windowPIDs()
 	win3, _ := g.open()
 	pid3 := onlyNew(t, before, g.windowPIDs())
-	start = time.Now()
 	g.closeLikeAPerson(helloTitle)
-	waitGone(t, pid3, start, 5*time.Second)
+	waitGone(t, pid3)
 	if r := g.closedReason(win3); r != "human" {
 		t.Fatalf("session.closed reason %q after the person closed the window, want human", r)
 	}
@@ -583,11 +563,11 @@ func TestRealWindowUnderXvfb(t *testing.T) {
 	before = g.windowPIDs()
 	g.open()
 	pid4 := onlyNew(t, before, g.windowPIDs())
-	start = time.Now()
+	start := time.Now()
 	if err := syscall.Kill(g.servePID(), syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	waitGone(t, pid4, start, 2*time.Second)
+	waitGone(t, pid4)
 	t.Logf("quit → open window gone: %v", time.Since(start))
 }
 
@@ -612,23 +592,28 @@ func (g *guiRig) servePID() int {
 // machine is, it also reports the CPU time the window's processes used
 // until then. Each iteration opens three windows and keeps
 // them open, so the second and third show what an extra window costs.
+// Then it closes them through the host (`lets close`) and reports how long
+// after session.closed each process was gone (the host promises one
+// second).
 func BenchmarkWindowOpen(b *testing.B) {
 	const perRound = 3
 	var opens []time.Duration
-	var first, extra, cpu []float64
+	var first, extra, cpu, closes []float64
 	for range b.N {
 		b.StopTimer()
 		g := startGUIRig(b)
 		var pids []int
+		var wins []string
 		for range perRound {
 			before := g.windowPIDs()
 			b.StartTimer()
-			_, took := g.open()
+			win, took := g.open()
 			b.StopTimer()
 			opens = append(opens, took)
 			pid := onlyNew(b, before, g.windowPIDs())
 			cpu = append(cpu, treeCPU(b, pid).Seconds()*1000)
 			pids = append(pids, pid)
+			wins = append(wins, win)
 		}
 		time.Sleep(time.Second) // let the pages settle before measuring memory
 		for i, pid := range pids {
@@ -639,6 +624,15 @@ func BenchmarkWindowOpen(b *testing.B) {
 			} else {
 				extra = append(extra, mb)
 			}
+		}
+		for i, win := range wins {
+			g.lets("close", win)
+			for !zombie(pids[i]) {
+				time.Sleep(time.Millisecond)
+			}
+			gone := time.Now()
+			_, closedAt := g.closed(win)
+			closes = append(closes, float64(gone.Sub(closedAt).Milliseconds()))
 		}
 		g.stop()
 	}
@@ -652,6 +646,7 @@ func BenchmarkWindowOpen(b *testing.B) {
 	b.ReportMetric(mean(cpu), "ms-CPU-to-painted")
 	b.ReportMetric(mean(first), "MB-PSS-first-window")
 	b.ReportMetric(mean(extra), "MB-PSS-extra-window")
+	b.ReportMetric(mean(closes), "ms-closed-to-gone")
 	b.ReportMetric(0, "ns/op") // the time per op is the open metric above
 }
 
@@ -664,4 +659,45 @@ func mean(xs []float64) float64 {
 		s += x
 	}
 	return s / float64(len(xs))
+}
+
+// TestWindowWithoutADisplayServerExitsNoGTK: a window process whose
+// DISPLAY names no X server cannot start GTK; it says so and exits with
+// window.ExitNoGTK, the one status Lets starts a window again for (not
+// the status 2 of a panic inside Wails, which Lets reports as a crash).
+func TestWindowWithoutADisplayServerExitsNoGTK(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds Lets with the desktop tags; not in -short")
+	}
+	bin := buildGUI(t)
+	// A display number no server has: neither its socket file nor its
+	// abstract socket answers.
+	var none string
+	for n := 1999; n < 2100 && none == ""; n++ {
+		path := fmt.Sprintf("/tmp/.X11-unix/X%d", n)
+		if _, err := os.Stat(path); err == nil {
+			continue
+		}
+		if c, err := net.Dial("unix", "@"+path); err == nil {
+			c.Close()
+			continue
+		}
+		none = fmt.Sprintf(":%d", n)
+	}
+	if none == "" {
+		t.Fatal("every display from :1999 to :2099 has a server")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "window")
+	cmd.Env = append(os.Environ(), "DISPLAY="+none, "WAYLAND_DISPLAY=", "XDG_SESSION_TYPE=x11", "GDK_BACKEND=x11", "NO_AT_BRIDGE=1", "LETS_HOME="+t.TempDir())
+	cmd.Stdin = strings.NewReader(`{"window":"w1","unique":"hello","title":"Hello","url":"http://127.0.0.1:1/w/w1/?t=x"}` + "\n")
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != window.ExitNoGTK {
+		t.Fatalf("lets window on %s: %v, want exit status %d\n%s", none, err, window.ExitNoGTK, out)
+	}
+	if !strings.Contains(string(out), "GTK could not start") {
+		t.Fatalf("lets window did not say GTK could not start:\n%s", out)
+	}
 }

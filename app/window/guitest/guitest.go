@@ -6,8 +6,11 @@
 package guitest
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"image"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,4 +76,131 @@ func (b *Builder) Cleanup() {
 	if b.dir != "" {
 		_ = os.RemoveAll(b.dir)
 	}
+}
+
+// Display is one Xvfb shared by all the tests of a test package (keep one
+// in a package variable and call Stop from TestMain).
+//
+// It runs with -noreset. Without it, an X server resets whenever its last
+// client disconnects, and a client that connects during the reset is
+// refused: GTK then cannot open the display ("failed to init GTK"). The
+// tests poll the screen with short-lived clients (xwininfo) while a window
+// process starts, so without -noreset a window sometimes could not start,
+// more often the busier the machine (a reset of a 1280x800 screen takes a
+// few hundred milliseconds then).
+//
+// -displayfd makes Xvfb pick a free display itself and write its number
+// once it accepts connections, so the first client never races its start.
+type Display struct {
+	// Command finds a tool or skips the test loudly (testutil.Command).
+	Command func(tb testing.TB, names ...string) string
+
+	once sync.Once
+	name string
+	cmd  *exec.Cmd
+	err  error
+}
+
+// DisplayStartTimeout bounds how long Xvfb may take to accept connections.
+const DisplayStartTimeout = 30 * time.Second
+
+// Name returns the display (":N"), starting Xvfb on first use.
+func (d *Display) Name(tb testing.TB) string {
+	tb.Helper()
+	xvfb := d.Command(tb, "Xvfb")
+	d.once.Do(func() { d.name, d.cmd, d.err = startXvfb(xvfb) })
+	if d.err != nil {
+		tb.Fatal(d.err)
+	}
+	return d.name
+}
+
+func startXvfb(xvfb string) (string, *exec.Cmd, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return "", nil, err
+	}
+	defer r.Close()
+	var stderr strings.Builder
+	x := exec.Command(xvfb, "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-noreset")
+	x.ExtraFiles = []*os.File{w}
+	x.Stderr = &lockedBuilder{b: &stderr}
+	if err := x.Start(); err != nil {
+		w.Close()
+		return "", nil, fmt.Errorf("start Xvfb: %w", err)
+	}
+	w.Close()
+	num := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(r).ReadString('\n')
+		num <- strings.TrimSpace(line)
+	}()
+	timer := time.NewTimer(DisplayStartTimeout)
+	defer timer.Stop()
+	select {
+	case n := <-num:
+		if n != "" {
+			return ":" + n, x, nil
+		}
+	case <-timer.C:
+	}
+	_ = x.Process.Kill()
+	_ = x.Wait()
+	return "", nil, fmt.Errorf("Xvfb did not say which display it took within %v: %s", DisplayStartTimeout, stderr.String())
+}
+
+// Stop ends Xvfb, if it was started.
+func (d *Display) Stop() {
+	if d.cmd != nil {
+		_ = d.cmd.Process.Kill()
+		_ = d.cmd.Wait()
+	}
+}
+
+type lockedBuilder struct {
+	mu sync.Mutex
+	b  *strings.Builder
+}
+
+func (l *lockedBuilder) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// Painted says whether the PNG screenshot at path shows a painted page:
+// text and pictures give it many colours, while a window whose page has
+// not painted yet shows only its background colour (and the black root
+// window around it).
+func Painted(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		return false, err
+	}
+	return colours(img, paintedColours) >= paintedColours, nil
+}
+
+// paintedColours is how many distinct colours make a screen painted; an
+// unpainted one has two or three.
+const paintedColours = 16
+
+// colours counts the distinct colours of img, up to limit.
+func colours(img image.Image, limit int) int {
+	seen := map[[4]uint32]bool{}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, a := img.At(x, y).RGBA()
+			seen[[4]uint32{r, g, bl, a}] = true
+			if len(seen) >= limit {
+				return len(seen)
+			}
+		}
+	}
+	return len(seen)
 }
