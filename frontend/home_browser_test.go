@@ -189,7 +189,7 @@ func TestBrowserHomeListsOpensAndInstalls(t *testing.T) {
 				chromedp.Navigate(h.link(t)),
 				chromedp.WaitVisible(`li.unique[data-unique="hello"]`, chromedp.ByQuery),
 				chromedp.Text(`li.unique[data-unique="hello"] p`, &desc, chromedp.ByQuery),
-				chromedp.Poll(`(document.querySelector('li.unique[data-unique="hello"] img') || {}).naturalWidth > 0`, nil, chromedp.WithPollingTimeout(10*time.Second)),
+				chromedp.Poll(`(document.querySelector('li.unique[data-unique="hello"] img') || {}).naturalWidth > 0`, nil, chromedp.WithPollingTimeout(testutil.EventuallyTimeout)),
 				chromedp.Evaluate(`document.querySelector('li.unique[data-unique="hello"] img').naturalWidth`, &iconWidth),
 				chromedp.Evaluate(`location.href`, &addr),
 				chromedp.Evaluate(`getComputedStyle(document.body).backgroundColor`, &bg),
@@ -214,14 +214,14 @@ func TestBrowserHomeListsOpensAndInstalls(t *testing.T) {
 			// Open hello from the keyboard.
 			before := len(h.windows(t))
 			var note string
-			// The list may be redrawn (a refresh of the overview) between
-			// finding the button and focusing it: try again, bounded.
-			for attempt := 0; attempt < 3; attempt++ {
-				err = chromedp.Run(ctx, chromedp.Focus(`li.unique[data-unique="hello"] button.open`, chromedp.ByQuery))
-				if err == nil || !strings.Contains(err.Error(), "No node with given id") {
-					break
-				}
-				time.Sleep(200 * time.Millisecond)
+			// Find and focus the button in one step: a refresh of the
+			// overview may redraw the list at any moment (chromedp.Focus
+			// finds the node, then focuses it, and can miss it in between).
+			// A redraw keeps the focus on the same button (data-focus-key).
+			var focused bool
+			err = chromedp.Run(ctx, chromedp.Evaluate(`(() => { const b = document.querySelector('li.unique[data-unique="hello"] button.open'); b?.focus(); return !!b && document.activeElement === b; })()`, &focused))
+			if err == nil && !focused {
+				t.Fatal("the hello's Open button is not there to focus")
 			}
 			if err == nil {
 				err = chromedp.Run(ctx,
@@ -520,17 +520,10 @@ func TestBrowserHomeOpensATabWhenHeadless(t *testing.T) {
 	if !strings.Contains(note, "new tab") {
 		t.Errorf("note %q, want it to say the window opened in a new tab", note)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	testutil.Eventually(t, "the shell page in the new tab connects", func() bool {
 		wins := h.windows(t)
-		if len(wins) == 1 && wins[0]["unique"] == "hello" && wins[0]["connected"] == true {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the shell page in the new tab never connected: %v", wins)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return len(wins) == 1 && wins[0]["unique"] == "hello" && wins[0]["connected"] == true
+	})
 }
 
 // Point: every control has a name a screen reader can say: buttons have

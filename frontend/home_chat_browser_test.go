@@ -17,6 +17,7 @@ import (
 	"github.com/lets-app/lets/backend/conversations"
 	"github.com/lets-app/lets/backend/host"
 	"github.com/lets-app/lets/backend/testenv/browsertest"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 // pageChats is the app's conversations as the home page's host sees them.
@@ -154,7 +155,7 @@ func TestBrowserHomeChatCard(t *testing.T) {
 				chromedp.Focus(`#chats li[data-chat="`+lettersChat+`"] button.continue`, chromedp.ByQuery),
 				chromedp.KeyEvent("\r"),
 				chromedp.WaitVisible(`#c-`+lettersChat+`-note[data-state="ok"]`, chromedp.ByQuery),
-				chromedp.Poll(`document.querySelector('#chats li[data-chat="`+lettersChat+`"] .when').textContent.includes('open now')`, nil, chromedp.WithPollingTimeout(5*time.Second)),
+				chromedp.Poll(`document.querySelector('#chats li[data-chat="`+lettersChat+`"] .when').textContent.includes('open now')`, nil, chromedp.WithPollingTimeout(testutil.EventuallyTimeout)),
 				chromedp.Text(`#chats li[data-chat="`+lettersChat+`"] .when`, &open, chromedp.ByQuery),
 			)
 			if err != nil {

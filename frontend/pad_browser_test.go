@@ -3,7 +3,6 @@ package frontend_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -11,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -158,7 +158,7 @@ func (w *wsClient) send(t *testing.T, m map[string]any) {
 // next reads messages until one of type typ arrives.
 func (w *wsClient) next(t *testing.T, typ string, match func(map[string]any) bool) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testutil.EventuallyTimeout) // a limit for a message that never comes
 	for time.Now().Before(deadline) {
 		w.c.SetReadDeadline(deadline)
 		var m map[string]any
@@ -177,28 +177,29 @@ func (w *wsClient) next(t *testing.T, typ string, match func(map[string]any) boo
 	return nil
 }
 
-// latest reads everything the server sent so far (until nothing more came
-// for quiet, 5 s at most) and returns the newest message of type typ, or
-// last when none came. The connection cannot be read after it (a
-// websocket read that timed out leaves it broken), so call it last.
-func (w *wsClient) latest(t *testing.T, typ string, quiet time.Duration, last map[string]any) map[string]any {
-	t.Helper()
-	end := time.Now().Add(5 * time.Second)
-	for time.Now().Before(end) {
-		w.c.SetReadDeadline(time.Now().Add(quiet))
-		var m map[string]any
-		if err := w.c.ReadJSON(&m); err != nil {
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				return last
+// follow reads the rest of the connection in the background and keeps
+// the newest message of type typ (last until one comes). Nothing else may
+// read the connection after it; it ends when the connection closes.
+func (w *wsClient) follow(typ string, last map[string]any) func() map[string]any {
+	var mu sync.Mutex
+	go func() {
+		for {
+			var m map[string]any
+			if err := w.c.ReadJSON(&m); err != nil {
+				return
 			}
-			t.Fatalf("reading the pad's messages: %v", err)
+			if m["type"] == typ {
+				mu.Lock()
+				last = m
+				mu.Unlock()
+			}
 		}
-		if m["type"] == typ {
-			last = m
-		}
+	}()
+	return func() map[string]any {
+		mu.Lock()
+		defer mu.Unlock()
+		return last
 	}
-	return last
 }
 
 // Browser colours of visual-protocol-1.md §6.2, written out here so the
@@ -302,9 +303,10 @@ func clickScene(t *testing.T, ctx context.Context, label string) {
 	}
 }
 
-// waitJS polls a JavaScript condition in the page.
+// waitJS polls a JavaScript condition in the page (until
+// testutil.EventuallyTimeout, the limit of every wait).
 func waitJS(ctx context.Context, cond string) chromedp.Action {
-	return chromedp.Poll(cond, nil, chromedp.WithPollingTimeout(10*time.Second))
+	return chromedp.Poll(cond, nil, chromedp.WithPollingTimeout(testutil.EventuallyTimeout))
 }
 
 // TestPadAdminPageRendersTheFrame is end-to-end case (1): the loopback
@@ -539,7 +541,7 @@ func TestPadPairingScreen(t *testing.T) {
 			chromedp.Evaluate(`(() => { const n = Date.now(); localStorage.setItem('lets-pad-pin-failures', JSON.stringify([n-4000, n-3000, n-2000, n-1000, n])); })()`, nil),
 			chromedp.Reload(),
 			chromedp.WaitVisible(`#pin-form`, chromedp.ByID),
-			chromedp.Sleep(300*time.Millisecond),
+			waitJS(ctx, `document.getElementById('pin').disabled`),
 			chromedp.Evaluate(`document.getElementById('pin').disabled`, &disabled),
 			chromedp.Text(`#pin-submit`, &button, chromedp.ByID),
 			chromedp.Text(`#pair-detail`, &detail, chromedp.ByID),
@@ -729,10 +731,26 @@ func TestPadShowsExperiences(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The page must show the daemon's current frame again. That is the
-	// newest surface the probe saw (it gets every broadcast the page gets),
-	// not necessarily the first one: the Reviewer's subscription may have
-	// lit Approve and Reject after it.
-	compareLights(t, ctx, expectedLights(t, probe.latest(t, "surface", 300*time.Millisecond, live)))
+	// newest surface the probe gets (it gets every broadcast the page gets),
+	// not necessarily the first one: the Reviewer's subscription may light
+	// Approve and Reject after it. So wait until the page shows the newest
+	// one the probe has, whenever it came.
+	newest := probe.follow("surface", live)
+	lightsAre := func(want map[string]string) bool {
+		var got map[string]string
+		if err := chromedp.Run(ctx, chromedp.Evaluate(readLightsJS, &got)); err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range want {
+			if got[k] != v {
+				return false
+			}
+		}
+		return true
+	}
+	if !testutil.Poll(testutil.EventuallyTimeout, func() bool { return lightsAre(expectedLights(t, newest())) }) {
+		compareLights(t, ctx, expectedLights(t, newest()))
+	}
 }
 
 // TestPadAdminDisconnectAll: "Disconnect all phones" asks first, then sends

@@ -2,6 +2,7 @@ package frontend_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -15,8 +16,10 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/lets-app/lets/backend/experience"
 	"github.com/lets-app/lets/backend/surface/web"
 	"github.com/lets-app/lets/backend/testenv/browsertest"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 	"github.com/lets-app/lets/backend/wire"
 )
 
@@ -123,7 +126,7 @@ func TestPadAdminStartsShowOnPairedPhone(t *testing.T) {
 	// Wait for a well-lit cue in Act I, then take the picture.
 	if err := chromedp.Run(phoneCtx,
 		chromedp.Poll(`document.getElementById('exp-detail').textContent.startsWith('Act I') && document.querySelectorAll('#device .lit').length >= 24`, nil,
-			chromedp.WithPollingTimeout(20*time.Second), chromedp.WithPollingInterval(20*time.Millisecond)),
+			chromedp.WithPollingTimeout(testutil.EventuallyTimeout), chromedp.WithPollingInterval(20*time.Millisecond)),
 	); err != nil {
 		t.Fatalf("no lit Act I frame on the phone: %v", err)
 	}
@@ -279,7 +282,7 @@ func TestPadSoundToggle(t *testing.T) {
 	}
 	if err := chromedp.Run(ctx,
 		browsertest.Media("prefers-color-scheme", "dark"),
-		chromedp.Poll(`document.querySelectorAll('#device .lit').length >= 20`, nil, chromedp.WithPollingTimeout(20*time.Second), chromedp.WithPollingInterval(20*time.Millisecond)),
+		chromedp.Poll(`document.querySelectorAll('#device .lit').length >= 20`, nil, chromedp.WithPollingTimeout(testutil.EventuallyTimeout), chromedp.WithPollingInterval(20*time.Millisecond)),
 	); err != nil {
 		t.Fatalf("no lit frame: %v", err)
 	}
@@ -307,11 +310,22 @@ func TestPadSoundToggle(t *testing.T) {
 	if stored != "off" {
 		t.Errorf("stored %q after Sound off", stored)
 	}
-	// With Sound off a Demo plays nothing.
+	// With Sound off a Demo plays nothing: once the page shows the Demo's
+	// first stage, it has handled the message whose earcon (approval) it
+	// plays with Sound on.
+	demo, _, err := experience.LoadDefault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := ""
+	for _, st := range demo.Stages {
+		if st.ID == demo.InitialStage {
+			first = st.Prompt.Title
+		}
+	}
 	if err := chromedp.Run(ctx,
 		chromedp.Click(`[data-exp="demo"]`, chromedp.ByQuery),
-		waitJS(ctx, `!document.getElementById('experience').hidden`),
-		chromedp.Sleep(300*time.Millisecond),
+		waitJS(ctx, fmt.Sprintf(`!document.getElementById('experience').hidden && document.getElementById('exp-caption').textContent === %q`, first)),
 		chromedp.Evaluate(`window.__played`, &played),
 	); err != nil {
 		t.Fatal(err)

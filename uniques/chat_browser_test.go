@@ -22,6 +22,7 @@ import (
 
 	"github.com/lets-app/lets/backend/host"
 	"github.com/lets-app/lets/backend/testenv/browsertest"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 	"github.com/lets-app/lets/uniques"
 )
 
@@ -196,8 +197,8 @@ func (h *chatHost) listen(t *testing.T, wait time.Duration) {
 // (nil accepts any), listening for up to 20 s.
 func (h *chatHost) waitFor(t *testing.T, typ string, ok func(map[string]any) bool) chatEnv {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	var found *chatEnv
+	match := func() bool {
 		for i, e := range h.seen {
 			if h.used[i] || e.Type != typ {
 				continue
@@ -211,17 +212,20 @@ func (h *chatHost) waitFor(t *testing.T, typ string, ok func(map[string]any) boo
 				who = "host"
 			}
 			h.note("%s: %s from %s %s", who, e.Type, e.From, clip(string(e.Data), 160))
-			return e
+			found = &e
+			return true
 		}
-		if time.Now().After(deadline) {
-			var types []string
-			for _, e := range h.seen {
-				types = append(types, e.Type)
-			}
-			t.Fatalf("no %s event within 20 s; seen %v", typ, types)
-		}
-		h.listen(t, 2*time.Second)
+		return false
 	}
+	// Each look listens (long-polling up to 2 s) before matching again.
+	if !match() && !testutil.Poll(testutil.EventuallyTimeout, func() bool { h.listen(t, 2*time.Second); return match() }) {
+		var types []string
+		for _, e := range h.seen {
+			types = append(types, e.Type)
+		}
+		t.Fatalf("no %s event within %v; seen %v", typ, testutil.EventuallyTimeout, types)
+	}
+	return *found
 }
 
 // unread lists the types of events not taken by waitFor yet.
@@ -270,17 +274,12 @@ func watchChatFrames(ctx context.Context) *chatFrames {
 func (f *chatFrames) eval(t *testing.T, ctx context.Context, origin, expr string, out any) {
 	t.Helper()
 	var id string
-	for deadline := time.Now().Add(15 * time.Second); id == "" && time.Now().Before(deadline); {
+	testutil.Eventually(t, "the unique's JavaScript world at "+origin+" exists", func() bool {
 		f.mu.Lock()
+		defer f.mu.Unlock()
 		id = f.byOrig[origin]
-		f.mu.Unlock()
-		if id == "" {
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
-	if id == "" {
-		t.Fatalf("no JavaScript world for %s", origin)
-	}
+		return id != ""
+	})
 	err := chromedp.Run(ctx, chromedp.ActionFunc(func(ctx context.Context) error {
 		res, exc, err := runtime.Evaluate(expr).WithUniqueContextID(id).WithAwaitPromise(true).WithReturnByValue(true).Do(ctx)
 		if err != nil {
@@ -302,12 +301,12 @@ func (f *chatFrames) eval(t *testing.T, ctx context.Context, origin, expr string
 // until polls a boolean expression in the unique.
 func (f *chatFrames) until(t *testing.T, ctx context.Context, origin, expr string) {
 	t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(40 * time.Millisecond) {
+	if testutil.Poll(testutil.EventuallyTimeout, func() bool {
 		var ok bool
 		f.eval(t, ctx, origin, "!!("+expr+")", &ok)
-		if ok {
-			return
-		}
+		return ok
+	}) {
+		return
 	}
 	var status string
 	f.eval(t, ctx, origin, `document.getElementById("status").textContent`, &status)
@@ -317,14 +316,14 @@ func (f *chatFrames) until(t *testing.T, ctx context.Context, origin, expr strin
 // shellUntil polls a boolean expression in the shell page.
 func shellUntil(t *testing.T, ctx context.Context, expr string) {
 	t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(40 * time.Millisecond) {
+	if testutil.Poll(testutil.EventuallyTimeout, func() bool {
 		var ok bool
 		if err := chromedp.Run(ctx, chromedp.Evaluate("!!("+expr+")", &ok)); err != nil {
 			t.Fatal(err)
 		}
-		if ok {
-			return
-		}
+		return ok
+	}) {
+		return
 	}
 	var log string
 	_ = chromedp.Run(ctx, chromedp.Evaluate(`document.getElementById("lets-chat-log")?.innerText ?? ""`, &log))

@@ -22,6 +22,7 @@ import (
 
 	"github.com/lets-app/lets/backend/host"
 	"github.com/lets-app/lets/backend/testenv/browsertest"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 // These tests drive the graph unique through a real host: Claude's side is
@@ -54,8 +55,8 @@ func (e graphEnv) data(t *testing.T) map[string]any {
 type graphHost struct {
 	srv    *host.Server
 	home   string
-	events []graphEnv // every up-event Claude has read
-	read   int        // events already matched by wait
+	events []graphEnv   // every up-event Claude has read
+	used   map[int]bool // events already matched by wait
 	script []string
 }
 
@@ -76,7 +77,7 @@ func startGraphHost(t *testing.T) *graphHost {
 		case <-time.After(5 * time.Second):
 		}
 	})
-	return &graphHost{srv: s, home: home}
+	return &graphHost{srv: s, home: home, used: map[int]bool{}}
 }
 
 func (h *graphHost) note(who, format string, args ...any) {
@@ -158,41 +159,53 @@ func (h *graphHost) send(t *testing.T, win string, cmds ...map[string]any) {
 }
 
 // wait is Claude's listen tool: it reads until an event of typ that
-// satisfies ok arrives (after the ones already matched) and returns it.
+// satisfies ok arrives and returns the first one not matched before. Events
+// from the page, the shell and the host come in no fixed order among
+// themselves, so a wait never skips past events it did not take.
 func (h *graphHost) wait(t *testing.T, typ string, ok func(map[string]any) bool) graphEnv {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		for i := h.read; i < len(h.events); i++ {
-			e := h.events[i]
-			if e.Type == typ && (ok == nil || ok(e.data(t))) {
-				h.read = i + 1
-				return e
+	var found *graphEnv
+	match := func() bool {
+		for i, e := range h.events {
+			if !h.used[i] && e.Type == typ && (ok == nil || ok(e.data(t))) {
+				h.used[i] = true
+				found = &e
+				return true
 			}
 		}
-		if time.Now().After(deadline) {
-			var types []string
-			for _, e := range h.events[h.read:] {
+		return false
+	}
+	// Each look listens (long-polling up to 1 s) before matching again.
+	if !match() && !testutil.Poll(testutil.EventuallyTimeout, func() bool { h.listen(t); return match() }) {
+		var types []string
+		for i, e := range h.events {
+			if !h.used[i] {
 				types = append(types, e.Type)
 			}
-			t.Fatalf("Claude never heard %s; unread: %v", typ, types)
 		}
-		var res struct {
-			Events []graphEnv `json:"events"`
-		}
-		q := url.Values{"cursor": {"claude"}, "wait_ms": {"1000"}, "max": {"100"}}
-		if err := json.Unmarshal(h.api(t, "GET", "/lip/listen?"+q.Encode(), nil), &res); err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range res.Events {
-			short := string(e.Data)
-			if len(short) > 160 {
-				short = short[:160] + "…"
-			}
-			h.note("listen", "%s %s", e.Type, short)
-		}
-		h.events = append(h.events, res.Events...)
+		t.Fatalf("Claude never heard %s within %v; unread: %v", typ, testutil.EventuallyTimeout, types)
 	}
+	return *found
+}
+
+// listen is one call of Claude's listen tool; what it hears is kept.
+func (h *graphHost) listen(t *testing.T) {
+	t.Helper()
+	var res struct {
+		Events []graphEnv `json:"events"`
+	}
+	q := url.Values{"cursor": {"claude"}, "wait_ms": {"1000"}, "max": {"100"}}
+	if err := json.Unmarshal(h.api(t, "GET", "/lip/listen?"+q.Encode(), nil), &res); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range res.Events {
+		short := string(e.Data)
+		if len(short) > 160 {
+			short = short[:160] + "…"
+		}
+		h.note("listen", "%s %s", e.Type, short)
+	}
+	h.events = append(h.events, res.Events...)
 }
 
 // graphFrames finds the unique's JavaScript world inside the shell page.
@@ -238,17 +251,12 @@ func (w *graphWindow) run(actions ...chromedp.Action) {
 func (w *graphWindow) eval(expr string, out any) {
 	w.t.Helper()
 	var id string
-	for deadline := time.Now().Add(15 * time.Second); id == "" && time.Now().Before(deadline); {
+	testutil.Eventually(w.t, "the unique's JavaScript world at "+w.origin+" exists", func() bool {
 		w.f.mu.Lock()
+		defer w.f.mu.Unlock()
 		id = w.f.byOrig[w.origin]
-		w.f.mu.Unlock()
-		if id == "" {
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
-	if id == "" {
-		w.t.Fatalf("no JavaScript world for %s", w.origin)
-	}
+		return id != ""
+	})
 	w.run(chromedp.ActionFunc(func(ctx context.Context) error {
 		res, exc, err := runtime.Evaluate(expr).WithUniqueContextID(id).WithAwaitPromise(true).WithReturnByValue(true).Do(ctx)
 		if err != nil {
@@ -266,14 +274,11 @@ func (w *graphWindow) eval(expr string, out any) {
 
 func (w *graphWindow) until(expr string) {
 	w.t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(40 * time.Millisecond) {
+	testutil.Eventually(w.t, "in the unique, "+expr, func() bool {
 		var ok bool
 		w.eval("!!("+expr+")", &ok)
-		if ok {
-			return
-		}
-	}
-	w.t.Fatalf("in the unique, %s never became true", expr)
+		return ok
+	})
 }
 
 // at turns a point of the unique's page into a point of the window.
@@ -377,8 +382,9 @@ func TestBrowserGraphWithClaude(t *testing.T) {
 		map[string]any{"type": "graph.layout", "data": map[string]any{"direction": "down"}},
 		map[string]any{"type": "entity.say", "data": map[string]any{"text": "I added what happens when the email link expires.", "mood": "happy", "ttl": 60000}},
 	)
-	w.until(`document.querySelectorAll("#nodes .node").length === 5 && document.querySelectorAll("#edges .edge").length === 3`)
-	time.Sleep(700 * time.Millisecond) // the layout's animation
+	// The batch's layout ran and its animation (nodes, then the view) ended.
+	w.until(`document.querySelectorAll("#nodes .node").length === 5 && document.querySelectorAll("#edges .edge").length === 3 &&
+		document.getElementById("canvas").dataset.layout === "down" && !document.getElementById("canvas").hasAttribute("data-animating")`)
 	var pos map[string][]float64
 	w.eval(`Object.fromEntries([...graphDebug.graph.nodes.values()].map((n) => [n.id, [Math.round(n.x), Math.round(n.y)]]))`, &pos)
 	if !(pos["n2"][1] < pos["expired"][1] && pos["expired"][1] < pos["resend"][1] && pos["n2"][1] < pos["n3"][1]) {
@@ -485,8 +491,12 @@ func TestBrowserGraphScreenshots(t *testing.T) {
 				map[string]any{"type": "graph.select", "data": map[string]any{"ids": []string{"review"}}},
 				map[string]any{"type": "entity.say", "data": map[string]any{"text": "Shall I add a test step before the review?", "mood": "curious", "ttl": 60000}},
 			)
-			w.until(`document.querySelectorAll("#nodes .node").length === 8 && document.querySelector(".node.selected")`)
-			w.run(chromedp.Poll(`document.querySelector(".lets-companion-bubble") && !document.querySelector(".lets-companion-bubble").hidden`, nil), chromedp.Sleep(400*time.Millisecond))
+			w.until(`document.querySelectorAll("#nodes .node").length === 8 && document.querySelector(".node.selected") &&
+				document.getElementById("canvas").dataset.layout === "right" && !document.getElementById("canvas").hasAttribute("data-animating")`)
+			// The companion's bubble shows and its entrance has played (the
+			// shell's finite animations and transitions are over).
+			w.run(chromedp.Poll(`document.querySelector(".lets-companion-bubble") && !document.querySelector(".lets-companion-bubble").hidden &&
+				document.getAnimations().every((a) => a.playState !== "running" || a.effect.getComputedTiming().endTime === Infinity)`, nil))
 			var bg string
 			w.eval(`getComputedStyle(document.getElementById("canvas")).backgroundColor`, &bg)
 			want := map[string]string{"light": "rgb(251, 250, 248)", "dark": "rgb(23, 22, 28)"}[scheme]

@@ -235,6 +235,8 @@ function el<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, 
 // moves the SVG itself.
 let committed: Viewport = { ...view };
 let commitTimer = 0;
+let viewAnim = 0; // the view's glide (setView)
+let layoutsRunning = 0; // animated layouts (runLayout)
 
 function commitView(): void {
   clearTimeout(commitTimer);
@@ -243,6 +245,7 @@ function commitView(): void {
   viewG.setAttribute("transform", `scale(${view.zoom}) translate(${-view.x} ${-view.y})`);
   svg.style.removeProperty("transform");
   svg.dataset.zoom = view.zoom.toFixed(3);
+  markAnimating();
 }
 
 function applyView(): void {
@@ -254,6 +257,7 @@ function applyView(): void {
   svg.style.transform = `translate(${tx}px, ${ty}px) scale(${k})`;
   clearTimeout(commitTimer);
   commitTimer = window.setTimeout(commitView, 140);
+  markAnimating();
 }
 
 function drawNode(n: GNode, degree?: Map<string, number>): SVGGElement {
@@ -442,13 +446,12 @@ function zoomAt(factor: number, clientX?: number, clientY?: number): void {
   scheduleSnapshot(1500);
 }
 
-// Animations under way (a view gliding, layouts moving nodes): while any
-// runs the board carries data-animating, so whoever waits for the drawing
-// to settle (a test, a screenshot) waits for that, not for a time.
-let viewAnim = 0;
-let layoutsRunning = 0;
+// Animations under way (a view gliding, layouts moving nodes, a zoom shown
+// as a scaled picture until it is redrawn): while any runs the board
+// carries data-animating, so whoever waits for the drawing to settle (a
+// test, a screenshot) waits for that, not for a time.
 function markAnimating(): void {
-  svg.toggleAttribute("data-animating", viewAnim !== 0 || layoutsRunning > 0);
+  svg.toggleAttribute("data-animating", viewAnim !== 0 || layoutsRunning > 0 || commitTimer !== 0);
 }
 
 function setView(target: Viewport, animate = true): void {
@@ -561,6 +564,7 @@ function runLayout(direction: Direction, animate = true): void {
     p.y += dy;
   }
   directionSel.value = direction;
+  svg.dataset.layout = direction; // the last layout's direction (with data-animating: it is done)
   const finish = () => {
     for (const [id, p] of target) {
       const n = graph.nodes.get(id);

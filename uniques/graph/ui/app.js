@@ -567,6 +567,8 @@
   }
   var committed = { ...view };
   var commitTimer = 0;
+  var viewAnim = 0;
+  var layoutsRunning = 0;
   function commitView() {
     clearTimeout(commitTimer);
     commitTimer = 0;
@@ -574,6 +576,7 @@
     viewG.setAttribute("transform", `scale(${view.zoom}) translate(${-view.x} ${-view.y})`);
     svg.style.removeProperty("transform");
     svg.dataset.zoom = view.zoom.toFixed(3);
+    markAnimating();
   }
   function applyView() {
     if (view.zoom === committed.zoom) return commitView();
@@ -584,6 +587,7 @@
     svg.style.transform = `translate(${tx}px, ${ty}px) scale(${k})`;
     clearTimeout(commitTimer);
     commitTimer = window.setTimeout(commitView, 140);
+    markAnimating();
   }
   function drawNode(n, degree) {
     let g = nodeEls.get(n.id);
@@ -756,10 +760,8 @@
     applyView();
     scheduleSnapshot(1500);
   }
-  var viewAnim = 0;
-  var layoutsRunning = 0;
   function markAnimating() {
-    svg.toggleAttribute("data-animating", viewAnim !== 0 || layoutsRunning > 0);
+    svg.toggleAttribute("data-animating", viewAnim !== 0 || layoutsRunning > 0 || commitTimer !== 0);
   }
   function setView(target, animate = true) {
     cancelAnimationFrame(viewAnim);
@@ -860,6 +862,7 @@
       p.y += dy;
     }
     directionSel.value = direction;
+    svg.dataset.layout = direction;
     const finish = () => {
       for (const [id, p] of target) {
         const n = graph.nodes.get(id);
