@@ -33,7 +33,6 @@ func (a *scriptedAuth) auth(ctx context.Context) (AuthState, error) {
 // fakeLogin is a `claude auth login` that accepts one code.
 type fakeLogin struct {
 	url      string
-	good     string
 	codes    chan string
 	ok       chan bool
 	canceled atomic.Bool

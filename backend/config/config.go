@@ -308,15 +308,6 @@ func sectionUnknown(raw map[string]json.RawMessage, section string, known []stri
 	return unknownOf(inner, known), nil
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // Validate checks values that decode but make no sense.
 func (c Config) Validate() error {
 	switch c.Handoff {

@@ -24,6 +24,8 @@ type HostInfo struct {
 }
 
 // ErrHostNotRunning means there is no host.json, so no host is running.
+//
+//lint:ignore ST1005 the message starts with the app's name, shown as is to the person
 var ErrHostNotRunning = errors.New("Lets is not running (start it with `lets` or `lets serve`)")
 
 // WriteHostInfo writes host.json atomically with mode 0600.
