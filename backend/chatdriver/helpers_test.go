@@ -406,6 +406,28 @@ func (s *fakeShell) next(typ string, within time.Duration, match func(frame) boo
 	}
 }
 
+// nextWhere returns the next frame match accepts (skipping others), for
+// frames whose order between them is not fixed.
+func (s *fakeShell) nextWhere(what string, within time.Duration, match func(frame) bool) frame {
+	s.t.Helper()
+	timer := time.NewTimer(within)
+	defer timer.Stop()
+	for {
+		select {
+		case f, ok := <-s.frames:
+			if !ok {
+				s.t.Fatalf("the shell channel closed before %s", what)
+			}
+			if match(f) {
+				return f
+			}
+		case <-timer.C:
+			s.t.Fatalf("no %s within %v", what, within)
+			return frame{}
+		}
+	}
+}
+
 func dataMap(f frame) map[string]any {
 	var m map[string]any
 	_ = json.Unmarshal(f.Data, &m)
