@@ -4,11 +4,16 @@ package browsertest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
@@ -26,10 +31,14 @@ type Options struct {
 	HostResolverRules string
 }
 
-// New starts a fresh headless browser with its own profile and returns a
-// context for chromedp actions. The browser is stopped when the test ends.
-// Without Chromium the test skips loudly, or fails when LETS_REQUIRE_TOOLS=1
-// (as in `make test`, which installs it): see testutil.Command.
+// New opens a fresh tab for the test in a headless browser its package
+// shares, and returns a context for chromedp actions. The tab has a browser
+// context of its own (like a new incognito profile: no cookies, storage or
+// cache from other tests) and a window of the asked size; it is closed when
+// the test ends. One Chromium per package and resolver rules, not one per
+// test: starting Chromium is the slow part (issue #20). Without Chromium the
+// test skips loudly, or fails when LETS_REQUIRE_TOOLS=1 (as in `make test`,
+// which installs it): see testutil.Command.
 func New(tb testing.TB, o Options) context.Context {
 	tb.Helper()
 	bin := testutil.Command(tb, "chromium", "chromium-browser", "google-chrome")
@@ -39,12 +48,92 @@ func New(tb testing.TB, o Options) context.Context {
 	if o.Timeout == 0 {
 		o.Timeout = 60 * time.Second
 	}
-	// Not t.TempDir: Chromium's helper processes may still write to the
-	// profile for a moment after the browser exits, which would fail the
-	// test's own cleanup. Remove it with a few retries instead.
-	profile, err := os.MkdirTemp("", "lets-chromium-")
+	root, err := shared.browser(bin, o.HostResolverRules)
 	if err != nil {
-		tb.Fatalf("make a browser profile folder: %v", err)
+		tb.Fatalf("start Chromium %s: %v", bin, err)
+	}
+	tab, cancelTab, err := openTab(root, o.Width, o.Height)
+	if err != nil {
+		tb.Fatalf("open a %d×%d tab in Chromium: %v", o.Width, o.Height, err)
+	}
+	ctx, cancelTimeout := context.WithTimeout(tab, o.Timeout)
+	tb.Cleanup(func() {
+		cancelTimeout()
+		cancelTab()
+	})
+	if err := chromedp.Run(ctx, sizeWindow(o.Width, o.Height)); err != nil {
+		tb.Fatalf("open a %d×%d tab in Chromium: %v", o.Width, o.Height, err)
+	}
+	return ctx
+}
+
+// openTab makes a browser context of its own (no cookies or storage shared
+// with other tests) with one window of the given size, and attaches to its
+// tab. Closing the tab disposes of the browser context. (chromedp's own
+// WithNewBrowserContext asks for a tab without a window, which headless
+// Chromium refuses: "no browser is open".)
+func openTab(root context.Context, w, h int) (context.Context, context.CancelFunc, error) {
+	c := chromedp.FromContext(root)
+	exec := cdp.WithExecutor(root, c.Browser)
+	bctx, err := target.CreateBrowserContext().WithDisposeOnDetach(true).Do(exec)
+	if err != nil {
+		return nil, nil, fmt.Errorf("make a browser context: %w", err)
+	}
+	dispose := func() { _ = target.DisposeBrowserContext(bctx).Do(exec) }
+	id, err := target.CreateTarget("about:blank").
+		WithBrowserContextID(bctx).
+		WithNewWindow(true).
+		WithWidth(int64(w)).WithHeight(int64(h)).
+		Do(exec)
+	if err != nil {
+		dispose()
+		return nil, nil, fmt.Errorf("make a window: %w", err)
+	}
+	tab, cancel := chromedp.NewContext(root, chromedp.WithTargetID(id))
+	return tab, func() {
+		cancel()
+		_ = target.CloseTarget(id).Do(exec)
+		dispose()
+	}, nil
+}
+
+// sizeWindow gives the tab's window the size a person's window would have.
+func sizeWindow(w, h int) chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		id, _, err := browser.GetWindowForTarget().Do(ctx)
+		if err != nil {
+			return fmt.Errorf("find the tab's window: %w", err)
+		}
+		b := &browser.Bounds{Width: int64(w), Height: int64(h), WindowState: browser.WindowStateNormal}
+		if err := browser.SetWindowBounds(id, b).Do(ctx); err != nil {
+			return fmt.Errorf("size the tab's window: %w", err)
+		}
+		return nil
+	})
+}
+
+// browsers are the package's running Chromiums, one per set of resolver
+// rules. They live as long as the test binary: chromedp starts Chromium
+// with a parent-death signal, so it ends with the process.
+type browsers struct {
+	mu      sync.Mutex
+	running map[string]context.Context
+}
+
+// shared is the test binary's set of browsers. A test helper package's one
+// piece of process-wide state: its whole point is to outlive a test.
+var shared = &browsers{running: map[string]context.Context{}}
+
+func (s *browsers) browser(bin, rules string) (context.Context, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ctx, ok := s.running[rules]; ok && ctx.Err() == nil {
+		return ctx, nil
+	}
+	removeStaleProfiles()
+	profile, err := os.MkdirTemp("", fmt.Sprintf("lets-chromium-%d-", os.Getpid()))
+	if err != nil {
+		return nil, fmt.Errorf("make a browser profile folder: %w", err)
 	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(bin),
@@ -54,7 +143,7 @@ func New(tb testing.TB, o Options) context.Context {
 		chromedp.DisableGPU,
 		chromedp.NoFirstRun,
 		chromedp.NoDefaultBrowserCheck,
-		chromedp.WindowSize(o.Width, o.Height),
+		chromedp.WindowSize(1280, 800),
 		// The machine has no network beyond loopback: keep Chromium from
 		// trying to phone home at start.
 		chromedp.Flag("disable-background-networking", true),
@@ -66,31 +155,49 @@ func New(tb testing.TB, o Options) context.Context {
 		chromedp.Flag("metrics-recording-only", true),
 		chromedp.Flag("no-proxy-server", true),
 	}
-	if o.HostResolverRules != "" {
-		opts = append(opts, chromedp.Flag("host-resolver-rules", o.HostResolverRules))
+	if rules != "" {
+		opts = append(opts, chromedp.Flag("host-resolver-rules", rules))
 	}
-	parent, cancelTimeout := context.WithTimeout(context.Background(), o.Timeout)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(parent, opts...)
-	ctx, cancelCtx := chromedp.NewContext(allocCtx)
-	if err := chromedp.Run(ctx); err != nil {
-		cancelCtx()
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(alloc)
+	// The first Run starts Chromium and ties it to the context it is given,
+	// so it gets the browser's own, and the start is bounded from outside.
+	started := make(chan error, 1)
+	go func() { started <- chromedp.Run(ctx) }()
+	limit := time.NewTimer(60 * time.Second)
+	defer limit.Stop()
+	select {
+	case err = <-started:
+	case <-limit.C:
+		err = fmt.Errorf("Chromium did not start within 60 s")
+	}
+	if err != nil {
+		cancel()
 		cancelAlloc()
-		cancelTimeout()
 		_ = os.RemoveAll(profile)
-		tb.Fatalf("start Chromium %s: %v", bin, err)
+		return nil, err
 	}
-	tb.Cleanup(func() {
-		cancelCtx()
-		cancelAlloc()
-		cancelTimeout()
-		for range 20 {
-			if os.RemoveAll(profile) == nil {
-				return
-			}
-			time.Sleep(50 * time.Millisecond)
+	s.running[rules] = ctx
+	return ctx, nil
+}
+
+// removeStaleProfiles removes profile folders left by test binaries that
+// have ended (their Chromium died with them; the folder stays behind).
+func removeStaleProfiles() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "lets-chromium-*"))
+	for _, d := range dirs {
+		var pid int
+		if _, err := fmt.Sscanf(filepath.Base(d), "lets-chromium-%d-", &pid); err != nil || pid <= 0 {
+			continue
 		}
-	})
-	return ctx
+		if pid == os.Getpid() {
+			continue
+		}
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err == nil {
+			continue
+		}
+		_ = os.RemoveAll(d)
+	}
 }
 
 // ScreenshotDir is where Screenshot writes: $LETS_SCREENSHOTS when set (for
