@@ -86,4 +86,3 @@ func Wait[T any](tb testing.TB, what string, ch <-chan T) T {
 		return zero
 	}
 }
-
