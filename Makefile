@@ -39,6 +39,13 @@ NODE_TYPES_VERSION := 20.19.43
 TOOLS_STAMP := $(TOOLS)/node_modules/.lets-typescript-$(TYPESCRIPT_VERSION)-types-node-$(NODE_TYPES_VERSION)
 TSC := $(TOOLS)/node_modules/.bin/tsc
 TSCONFIGS := shell/tsconfig.json shell/tsconfig.test.json frontend/tsconfig.json frontend/tsconfig.test.json uniques/_graph/tsconfig.json uniques/_graph/tsconfig.test.json
+# staticcheck, pinned, built from the Go module proxy into the same ignored
+# folder. Its error-string check (ST1005) is off: our errors begin with the
+# product's name, "Lets …", which is a proper noun, not a capital by mistake.
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK := $(TOOLS)/bin/staticcheck
+STATICCHECK_STAMP := $(TOOLS)/bin/.staticcheck-$(STATICCHECK_VERSION)
+STATICCHECK_CHECKS := inherit,-ST1005
 # Real Claude Code and the real MCP client for the offline end-to-end tests
 # (issue #13), pinned, in their own npm prefix under the same ignored folder.
 # backend/testenv/testutil finds them there (testutil.Claude, testutil.MCPSDK).
@@ -51,23 +58,20 @@ CLAUDE_TOOLS_STAMP := $(CLAUDE_TOOLS)/node_modules/.lets-claude-code-$(CLAUDE_CO
 # with the reason under these, instead of skipping: see backend/testenv/testutil.
 TEST_ENV := LETS_REQUIRE_TOOLS=1 LETS_REQUIRE_SHARED=1
 
-# The packages with goroutines of their own, run again under the race
-# detector, Chromium tests included (about a minute in all on 2 cores).
-RACE_PACKAGES := ./backend/daemon/... ./backend/host/... ./backend/ring/... \
-	./backend/surface/web/... ./backend/surface/midi/... ./backend/service/... \
-	./backend/control/... ./backend/wireclient/... ./app/window/spawn/... \
-	./backend/claudehook/... ./backend/hostclient/... ./backend/mcpserver/...
-# Under the race detector, tests that measure wall-clock behaviour of a
-# browser (animation frames) or of a socket write deadline are skipped: the
-# detector slows everything several times, so they would test the machine's
-# load, not the code. They run without -race in `make unit`.
-RACE_SKIP := TestBrowser|TestSlowClientIsDropped
+# Every package whose code or tests start goroutines, run again under the
+# race detector, browser tests included (their wall-clock timing checks are
+# benchmarks, not tests). backend/testenv/testutil's
+# TestRaceCoversEveryPackageWithGoroutines fails when a package that starts
+# goroutines is missing here. One exception, named in that test: app's own
+# end-to-end suite (real Claude Code, windows, tray), which is not yet
+# race-clean in its test code and would add about ten minutes.
+RACE_PACKAGES := ./app/tray/... ./app/window/... ./backend/... ./frontend/... ./uniques/...
 # A count, not a duration: duration-based -fuzztime hits a race in Go 1.26's fuzz
 # coordinator (golang/go#75804) that fails runs with "context deadline exceeded".
 FUZZTIME ?= 20000x
 TEST_TIMEOUT ?= 20m
 
-.PHONY: all run build deps deps-test go-deps tools generate generate-check lint vet tsc \
+.PHONY: all run build deps deps-test go-deps tools staticcheck-tool generate generate-check lint vet staticcheck tsc \
 	test unit race bench-once fuzz bench clean package
 
 all: build
@@ -117,7 +121,7 @@ deps-test: deps
 	@node=""; command -v node >/dev/null || node="nodejs"; \
 	command -v npm >/dev/null || node="$$node npm"; \
 	$(call apt_install,$(TEST_APT_PACKAGES),$$node)
-	@$(MAKE) --no-print-directory tools claude-tools
+	@$(MAKE) --no-print-directory tools claude-tools staticcheck-tool
 
 go-deps:
 	@$(GO) mod download
@@ -131,6 +135,16 @@ $(TOOLS_STAMP):
 	mkdir -p $(TOOLS)
 	npm install --prefix $(TOOLS) --no-save --no-package-lock --no-audit --no-fund --loglevel=error \
 		typescript@$(TYPESCRIPT_VERSION) @types/node@$(NODE_TYPES_VERSION)
+	touch $@
+
+## staticcheck-tool: the pinned staticcheck in build/tools/bin (Go module
+## proxy; once per version)
+staticcheck-tool: $(STATICCHECK_STAMP)
+
+$(STATICCHECK_STAMP):
+	@echo "Building staticcheck $(STATICCHECK_VERSION) into $(TOOLS)/bin (this happens once)"
+	mkdir -p $(TOOLS)/bin
+	GOBIN=$(CURDIR)/$(TOOLS)/bin $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	touch $@
 
 ## claude-tools: Claude Code and the MCP TypeScript SDK, pinned, in
@@ -154,13 +168,17 @@ generate:
 generate-check:
 	$(GO) test -count=1 -run 'TestCommittedBundlesAreFresh' ./app/internal/bundler/
 
-lint: vet
+lint: vet staticcheck
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	@echo "gofmt: clean"
 
 vet:
 	$(GO) vet ./...
+
+staticcheck: staticcheck-tool
+	$(STATICCHECK) -checks '$(STATICCHECK_CHECKS)' ./...
+	@echo "staticcheck: clean"
 
 ## tsc: type-check the TypeScript (strict; the product and its node:test files)
 tsc: tools
@@ -179,7 +197,7 @@ unit:
 
 ## race: the concurrent packages again under the race detector
 race:
-	$(TEST_ENV) $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -skip '$(RACE_SKIP)' $(RACE_PACKAGES)
+	$(TEST_ENV) $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(RACE_PACKAGES)
 
 ## bench-once: every benchmark for one iteration, so none can rot (one
 ## package at a time: some check timing and must not share the CPU)

@@ -70,10 +70,14 @@ func TestMakeTestRunsEveryStepInOrder(t *testing.T) {
 	if r := recipe(t, mk, "race"); !strings.Contains(r, "-race") || !strings.Contains(r, "$(RACE_PACKAGES)") {
 		t.Errorf("make race must run go test -race on $(RACE_PACKAGES): %q", r)
 	}
-	for _, pkg := range []string{"daemon", "host", "ring", "surface/web", "surface/midi", "service", "control", "wireclient"} {
-		if !strings.Contains(mk, "./backend/"+pkg+"/...") {
+	race := racePatterns(t, mk)
+	for _, pkg := range []string{"daemon", "host", "ring", "surface/web", "surface/midi", "service", "control", "wireclient", "agent", "chatdriver", "conversations", "audio", "config", "identitystore"} {
+		if !raceCovers(race, "backend/"+pkg) {
 			t.Errorf("RACE_PACKAGES should include ./backend/%s/...", pkg)
 		}
+	}
+	if strings.Contains(recipe(t, mk, "race"), "-skip") {
+		t.Errorf("make race must not skip tests: browser tests run under -race too, their timing checks are benchmarks")
 	}
 	if r := recipe(t, mk, "bench-once"); !strings.Contains(r, "-bench . -benchtime 1x") || !strings.Contains(r, "-run '^$$'") || !strings.Contains(r, "./...") {
 		t.Errorf("make bench-once must run every benchmark once: %q", r)
