@@ -535,14 +535,6 @@ func (p *chatPage) reply() replySeen {
 	return r
 }
 
-// lastReply is the text of the newest reply bubble.
-func (p *chatPage) lastReply() string {
-	p.t.Helper()
-	var s string
-	p.eval(`[...document.querySelectorAll("#lets-chat-log .chat-bubble[data-re]")].pop()?.innerText.trim() ?? ""`, &s)
-	return s
-}
-
 // cardVisible reports whether an approval card's Allow button shows.
 const cardVisible = `(() => { const b = document.querySelector('[data-choice="allow"]'); return !!b && b.offsetParent !== null; })()`
 

@@ -36,7 +36,7 @@ func TestBuiltinsCheckOut(t *testing.T) {
 }
 
 // TestEveryFolderIsEmbedded: a unique folder added here without its
-// go:embed line would silently not ship.
+// embed directive would silently not ship.
 func TestEveryFolderIsEmbedded(t *testing.T) {
 	entries, err := os.ReadDir(".")
 	if err != nil {

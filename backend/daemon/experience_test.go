@@ -149,12 +149,12 @@ func TestExperienceShowPreemptedByApproval(t *testing.T) {
 	m := s.mark()
 	h.surface.Inject(surface.ExperienceRequested{Kind: wire.ExperienceShow})
 	h.barrier()
-	rs := s.waitRecords(t, m, "starting", hasState(visual.ExperienceStarting))
+	s.waitRecords(t, m, "starting", hasState(visual.ExperienceStarting))
 	if got := h.status()["experience"]; got != "show" {
 		t.Fatalf("status.experience %v, want show", got)
 	}
 	h.advance(0.6)
-	rs = s.waitRecords(t, m, "playing", hasState(visual.ExperiencePlaying))
+	rs := s.waitRecords(t, m, "playing", hasState(visual.ExperiencePlaying))
 	if rs[len(rs)-2].kind != "frame" || rs[len(rs)-1].kind != "state" {
 		t.Fatalf("frame must precede its experience_state: %v", rs)
 	}

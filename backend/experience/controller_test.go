@@ -87,10 +87,10 @@ func mustStart(t testing.TB, c *experience.Controller, kind string, now time.Dur
 	return r
 }
 
-func sel(slot int) surface.Event          { return surface.SessionSelected{Slot: slot} }
-func press(a wire.Action) surface.Event   { return surface.ActionPressed{Action: a} }
-func eq(a, b []string) bool               { return slices.Equal(a, b) }
-func show(kind ...string) []string        { return kind }
+func sel(slot int) surface.Event        { return surface.SessionSelected{Slot: slot} }
+func press(a wire.Action) surface.Event { return surface.ActionPressed{Action: a} }
+func eq(a, b []string) bool             { return slices.Equal(a, b) }
+func show(kind ...string) []string      { return kind }
 
 func TestCase019_DemoStartSurfaceThenState(t *testing.T) {
 	c := refController(t)

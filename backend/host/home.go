@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/netip"
-	"os"
 	"os/exec"
 	"path"
 	"sync"
@@ -313,23 +311,6 @@ func (s *Server) claudeSetup() homeClaude {
 		c.Hooks = claudesetup.Check(p).Installed()
 	}
 	return c
-}
-
-// readSmallFile reads a file of at most max bytes.
-func readSmallFile(name string, max int64) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > max {
-		return nil, fmt.Errorf("%s is over %d bytes", name, max)
-	}
-	return b, nil
 }
 
 // iconType is the Content-Type of an icon file the home page shows, or ""

@@ -45,7 +45,6 @@ type originSet struct {
 
 	mu      sync.Mutex
 	origins map[string]*uniqueOrigin
-	ctx     context.Context // canceled at host stop
 	stopped bool
 }
 

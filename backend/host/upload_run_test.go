@@ -107,7 +107,7 @@ func TestCase026_PNGLabelledJPEGIsStoredAsPNG(t *testing.T) {
 		t.Fatalf("media.image %v from %s", d, ev.From)
 	}
 	// Through the SDK the upload is the unique's act.
-	_, body = th.upload(t, win.Token, bytes.NewReader(pngBytes(t, 2, 2)), "image/png", map[string]string{"X-Lets-Via": "unique", "X-Lets-Component": "drop1"})
+	_, _ = th.upload(t, win.Token, bytes.NewReader(pngBytes(t, 2, 2)), "image/png", map[string]string{"X-Lets-Via": "unique", "X-Lets-Component": "drop1"})
 	ev = th.waitEvent(t, "up", "media.image", 2*time.Second)
 	if ev.From != "unique:board#w1" || dataOf(t, ev)["componentId"] != "drop1" {
 		t.Fatalf("unique upload event %+v", ev)

@@ -207,7 +207,7 @@ func (c *Client) start(ctx context.Context) (config.HostInfo, error) {
 	deadline := time.Now().Add(c.opts.StartWait)
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
-	last := error(ErrNotRunning)
+	var last error
 	for {
 		info, err := c.hostInfo(true)
 		if err == nil {

@@ -21,13 +21,6 @@ func (d *deque) front() *entry {
 	return d.buf[d.head]
 }
 
-func (d *deque) back() *entry {
-	if d.len() == 0 {
-		return nil
-	}
-	return d.buf[len(d.buf)-1]
-}
-
 func (d *deque) push(e *entry) {
 	if d.head > 0 && d.head >= len(d.buf)/2 && len(d.buf) == cap(d.buf) {
 		n := copy(d.buf, d.buf[d.head:])

@@ -18,11 +18,10 @@ import (
 // fakeTestSurface emits the expected event after every render that asks
 // for one.
 type fakeTestSurface struct {
-	initErr  error
-	renders  []visual.View
-	pending  []Event
-	closed   int
-	answerFn func() []Event
+	initErr error
+	renders []visual.View
+	pending []Event
+	closed  int
 }
 
 func (f *fakeTestSurface) Initialize() error { return f.initErr }

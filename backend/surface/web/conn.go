@@ -265,9 +265,7 @@ func (s *Server) runClient(c *client, slot bool) {
 	s.releaseSlotLocked(c.loopback)
 	delete(s.live, c)
 	wasDevice := c.registered && c.device != nil
-	if _, ok := s.clients[c]; ok {
-		delete(s.clients, c)
-	}
+	delete(s.clients, c)
 	c.registered = false
 	if wasDevice {
 		s.devicesChangedLocked()

@@ -284,10 +284,6 @@ func TestCase063_EventQueueBounded(t *testing.T) {
 	}
 }
 
-func viewWith(inds ...control.Indicator) control.View {
-	return control.View{Indicators: inds, Capacity: 8}
-}
-
 func TestCase065_LabelSanitising(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	a := e.admin()

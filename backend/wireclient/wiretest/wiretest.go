@@ -227,7 +227,7 @@ func Canned(st wire.Status, ack wire.StateAck) Handler {
 		case wire.PreviewCommand:
 			_ = c.Send(wire.PreviewAck{PreviewID: m.PreviewID, State: m.State})
 		case wire.PreviewEndCommand:
-			_ = c.Send(wire.PreviewEndAck{PreviewID: m.PreviewID})
+			_ = c.Send(wire.PreviewEndAck(m))
 		}
 	}
 }
