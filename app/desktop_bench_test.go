@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"os"
 	"strconv"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lets-app/lets/backend/testenv/testutil"
+	"github.com/lets-app/lets/backend/wireclient"
 )
 
 // maxTrayRSS is issue #12's budget for the idle tray process.
@@ -26,7 +28,7 @@ func BenchmarkTrayIdleRSS(b *testing.B) {
 	for range b.N {
 		home, sock, xdg := letsDesktopEnv(b, ds)
 		l := startDesktopLets(b, ds, home, sock, xdg)
-		if !waitFor(20*time.Second, func() bool { return len(watcher.registered()) > 0 }) {
+		if !testutil.Poll(testutil.EventuallyTimeout, func() bool { return len(watcher.registered()) > 0 }) {
 			b.Fatalf("the tray did not register; lets said:\n%s", l.out.String())
 		}
 		time.Sleep(3 * time.Second) // settle: first menu, first polls
@@ -48,6 +50,56 @@ func BenchmarkTrayIdleRSS(b *testing.B) {
 	if rss > maxTrayRSS {
 		b.Errorf("idle RSS %.1f MB is over the %d MB budget", rss/(1<<20), maxTrayRSS>>20)
 	}
+}
+
+// BenchmarkTrayBurstRedraws measures how many times plain `lets` under
+// Xvfb redraws its tray menu (debug log "tray menu rebuilt"/"updated") for
+// a burst of ten state changes of one session reported at once: the
+// tray's 500 ms poll and 200 ms debounce should coalesce it into one or
+// two (one poll may split the burst). It depends on how fast the machine
+// delivers the burst, so it is a measurement, not a test.
+func BenchmarkTrayBurstRedraws(b *testing.B) {
+	testutil.ProcFS(b)
+	ds := startDesktopSession(b)
+	conn, watcher := startWatcher(b, ds.busAddr)
+	home, sock, xdg := letsDesktopEnv(b, ds)
+	l := startDesktopLets(b, ds, home, sock, xdg)
+	if !testutil.Poll(testutil.EventuallyTimeout, func() bool { return len(watcher.registered()) > 0 }) {
+		b.Fatalf("the tray did not register; lets said:\n%s", l.out.String())
+	}
+	item := watcher.registered()[0]
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	wc := wireclient.New(sock)
+	redraws := func() int {
+		return strings.Count(l.out.String(), "tray menu rebuilt") + strings.Count(l.out.String(), "tray menu updated")
+	}
+	var total, worst int
+	for i := range b.N {
+		// Settle: the entry shows the last state, and a second passes
+		// without a redraw.
+		want := "💬 tidy docs · codex — waiting for you"
+		if i%2 == 1 {
+			want = "⏳ tidy docs · codex — working"
+		}
+		time.Sleep(time.Second)
+		before := redraws()
+		reportBurst(b, ctx, wc, 10+i%2)
+		if !testutil.Poll(testutil.EventuallyTimeout, func() bool {
+			layout, _ := getLayout(conn, item)
+			_, ok := layout.find(want)
+			return ok
+		}) {
+			b.Fatalf("the menu never showed %q after the burst", want)
+		}
+		time.Sleep(1500 * time.Millisecond) // the poll and debounce after the last change
+		n := redraws() - before
+		total += n
+		worst = max(worst, n)
+	}
+	b.ReportMetric(float64(total)/float64(b.N), "redraws/burst")
+	b.ReportMetric(float64(worst), "worst-redraws")
+	b.ReportMetric(0, "ns/op")
 }
 
 // vmRSS reads VmRSS of pid in bytes.

@@ -14,6 +14,7 @@ import (
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/host"
 	"github.com/lets-app/lets/backend/logging"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 // homeRig is a host with native windows whose processes are fakes.
@@ -65,13 +66,7 @@ func newHomeRig(t *testing.T, native bool, startErr error) *homeRig {
 
 func (r *homeRig) nextWindow(t *testing.T) *scriptedWindow {
 	t.Helper()
-	select {
-	case c := <-r.started:
-		return c
-	case <-time.After(2 * time.Second):
-		t.Fatal("no window process was started")
-		return nil
-	}
+	return testutil.Wait(t, "a window process to be started", r.started)
 }
 
 func (r *homeRig) noBrowser(t *testing.T) {
@@ -101,19 +96,16 @@ func TestShowHomeOpensNativeWindow(t *testing.T) {
 	}
 	r.noBrowser(t)
 
-	r.desk.showHome() // already open: left be
+	r.desk.showHome() // already open: left be (showHome decides before it returns)
 	select {
 	case c2 := <-r.started:
 		t.Fatalf("a second home window process started: %+v", c2.launch)
-	case <-time.After(100 * time.Millisecond):
+	default:
 	}
 	r.noBrowser(t)
 
 	c.end(spawn.Exit{Code: 0}) // the person closes it
-	deadline := time.Now().Add(3 * time.Second)
-	for len(r.wins.spawner.Windows()) > 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.Eventually(t, "the closed home window is forgotten", func() bool { return len(r.wins.spawner.Windows()) == 0 })
 	r.desk.showHome()
 	if c3 := r.nextWindow(t); !c3.launch.Home {
 		t.Fatalf("reopened home launch = %+v", c3.launch)
@@ -142,7 +134,7 @@ func TestShowHomeBrowserWithoutNativeWindows(t *testing.T) {
 				if !strings.HasPrefix(u, r.srv.URL()+"/#k=") {
 					t.Fatalf("browser got %q, want the host's home link", u)
 				}
-			case <-time.After(2 * time.Second):
+			case <-time.After(testutil.EventuallyTimeout):
 				t.Fatal("home did not open in the browser")
 			}
 			select {

@@ -21,7 +21,8 @@ func TestMain(m *testing.M) {
 		os.Exit(Main(append([]string{"lets"}, os.Args[1:]...)))
 	}
 	code := m.Run()
-	guiBuild.Cleanup() // desktop_window_test.go's GUI binary
+	guiBuild.Cleanup()   // desktop_window_test.go's GUI binary
+	sharedDisplay.Stop() // desktop_test.go's Xvfb
 	os.Exit(code)
 }
 

@@ -30,10 +30,14 @@ func runWindow(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	level, _ := logging.ParseLevel(env.Getenv(logging.LevelEnv))
-	err := window.Main(ctx, window.Env{Stdin: env.stdin(), Getenv: env.Getenv, Log: logging.New(env.Stderr, nil, level)})
+	return windowExit(env, window.Main(ctx, window.Env{Stdin: env.stdin(), Getenv: env.Getenv, Log: logging.New(env.Stderr, nil, level)}))
+}
+
+// windowExit gives a window that could not start GTK its own exit status,
+// window.ExitNoGTK: the app starts the window once more for that (the
+// display may have been busy) and for nothing else.
+func windowExit(env *Env, err error) error {
 	if errors.Is(err, window.ErrNoGTK) {
-		// Its own status: the app starts the window once more for this
-		// (the display may have been busy), and for nothing else.
 		fmt.Fprintf(env.Stderr, "lets window: %v\n", err)
 		return exitError{code: window.ExitNoGTK}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -11,13 +12,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/lets-app/lets/app/window"
 	"github.com/lets-app/lets/app/window/spawn"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/host"
 	"github.com/lets-app/lets/backend/logging"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 // scriptedWindow is a window process the test ends by hand.
@@ -97,29 +98,25 @@ func TestNativeWindowsWiring(t *testing.T) {
 	}
 	next := func() *scriptedWindow {
 		t.Helper()
-		select {
-		case c := <-started:
-			return c
-		case <-time.After(2 * time.Second):
-			t.Fatal("no window process was started")
-			return nil
-		}
+		return testutil.Wait(t, "a window process to be started", started)
 	}
 	closedReason := func(win string) string {
 		t.Helper()
-		deadline := time.Now().Add(3 * time.Second)
-		for time.Now().Before(deadline) {
+		var reason string
+		// Each listen waits up to a second for the event itself.
+		testutil.Eventually(t, "session.closed for "+win, func() bool {
 			out := call("GET", "/lip/listen?cursor=wiring&wait=1s&types=session.closed", nil)
 			evs, _ := out["events"].([]any)
 			for _, e := range evs {
 				m := e.(map[string]any)
 				if m["win"] == win {
-					return m["data"].(map[string]any)["reason"].(string)
+					reason = m["data"].(map[string]any)["reason"].(string)
+					return true
 				}
 			}
-		}
-		t.Fatalf("no session.closed for %s", win)
-		return ""
+			return false
+		})
+		return reason
 	}
 
 	// The person closes the window.
@@ -145,11 +142,7 @@ func TestNativeWindowsWiring(t *testing.T) {
 	ans = call("POST", "/lip/open", map[string]string{"unique": "hello"})
 	c = next()
 	call("POST", "/lip/close", map[string]string{"window": ans["window"].(string)})
-	select {
-	case <-c.termed:
-	case <-time.After(time.Second):
-		t.Fatal("the window process was not ended within 1 s of POST /lip/close")
-	}
+	testutil.Wait(t, "the window process to be ended after POST /lip/close", c.termed)
 	if r := closedReason(ans["window"].(string)); r != "claude" {
 		t.Fatalf("closed by Claude: reason %q", r)
 	}
@@ -166,6 +159,28 @@ func TestWindowCommandWithoutGUI(t *testing.T) {
 	code := Run(context.Background(), e.Env, []string{"window"})
 	if code != 1 || !strings.Contains(e.err.String(), "no window support") || !strings.Contains(e.err.String(), "make build") {
 		t.Fatalf("exit %d, stderr %q", code, e.err.String())
+	}
+}
+
+// TestWindowCommandExitStatusWhenGTKCannotStart: `lets window` whose GTK
+// could not open the display says so and exits with window.ExitNoGTK, the
+// one status the app starts a window again for; any other failure stays
+// status 1 (a crash for the app).
+func TestWindowCommandExitStatusWhenGTKCannotStart(t *testing.T) {
+	cmd, ok := lookup("window")
+	if !ok {
+		t.Fatal("no window command")
+	}
+	e := newTestEnv(t)
+	err := windowExit(e.Env, fmt.Errorf("%w (DISPLAY=\":7\")", window.ErrNoGTK))
+	if code := report(e.Env, cmd, err); code != window.ExitNoGTK {
+		t.Fatalf("exit %d, want %d", code, window.ExitNoGTK)
+	}
+	if !strings.Contains(e.err.String(), "GTK could not start") {
+		t.Fatalf("stderr %q does not say GTK could not start", e.err.String())
+	}
+	if code := report(e.Env, cmd, windowExit(e.Env, window.ErrBadLaunch)); code != 1 {
+		t.Fatalf("a bad launch: exit %d, want 1", code)
 	}
 }
 
