@@ -1,6 +1,7 @@
 package audio
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -123,6 +124,12 @@ type section struct {
 // (1 = manifest time): mono PCM16 at SampleRate, as long as the Show at
 // that tempo plus SoundtrackTail.
 func Soundtrack(score Score, tempo float64) ([]int16, error) {
+	return synthesize(context.Background(), score, tempo)
+}
+
+// synthesize is Soundtrack that gives up with ctx's error once ctx ends
+// (a Player that closes does not wait for music no one will hear).
+func synthesize(ctx context.Context, score Score, tempo float64) ([]int16, error) {
 	if err := score.check(tempo); err != nil {
 		return nil, err
 	}
@@ -171,6 +178,9 @@ func Soundtrack(score Score, tempo float64) ([]int16, error) {
 
 	// Pad and bass.
 	for i, s := range secs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		attack, release := 0.9, 1.4
 		if i == 0 {
 			attack = 1.6
@@ -201,6 +211,9 @@ func Soundtrack(score Score, tempo float64) ([]int16, error) {
 	lastPluck, lastBell := math.Inf(-1), math.Inf(-1)
 	sec, step := 0, 0
 	for i, c := range score.Cues {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		t := starts[i]
 		for sec < len(secs)-1 && t >= secs[sec+1].start {
 			sec++

@@ -131,6 +131,7 @@ type Player struct {
 	launches  int
 	fileMu    sync.Mutex // serializes writing WAV files
 	earconRun context.CancelFunc
+	life      context.Context // ends when Close starts
 
 	cacheMu sync.Mutex // guards cache; held while synthesizing
 	cache   *cachedTrack
@@ -202,7 +203,7 @@ func NewPlayer(opts PlayerOptions) (*Player, error) {
 	}
 	p.queue = make(chan earconRequest, q)
 	ctx, cancel := context.WithCancel(context.Background())
-	p.earconRun = cancel
+	p.earconRun, p.life = cancel, ctx
 	p.wg.Add(1)
 	go p.earconWorker(ctx)
 	return p, nil
@@ -375,13 +376,13 @@ func (p *Player) StartSoundtrack(score Score, tempo float64, start time.Time) er
 }
 
 // soundtrackPCM synthesizes, or takes from the one-entry cache.
-func (p *Player) soundtrackPCM(score Score, tempo float64) ([]int16, error) {
+func (p *Player) soundtrackPCM(ctx context.Context, score Score, tempo float64) ([]int16, error) {
 	p.cacheMu.Lock()
 	defer p.cacheMu.Unlock()
 	if p.cache != nil && p.cache.tempo == tempo && slices.Equal(p.cache.score, score.Cues) {
 		return p.cache.pcm, nil
 	}
-	pcm, err := Soundtrack(score, tempo)
+	pcm, err := synthesize(ctx, score, tempo)
 	if err != nil {
 		return nil, err
 	}
@@ -390,9 +391,11 @@ func (p *Player) soundtrackPCM(score Score, tempo float64) ([]int16, error) {
 }
 
 func (p *Player) playSoundtrack(ctx context.Context, seq int, score Score, tempo float64, start time.Time) {
-	pcm, err := p.soundtrackPCM(score, tempo)
+	pcm, err := p.soundtrackPCM(ctx, score, tempo)
 	if err != nil {
-		p.log.Warn("could not make the Show soundtrack", "err", err)
+		if ctx.Err() == nil {
+			p.log.Warn("could not make the Show soundtrack", "err", err)
+		}
 		return
 	}
 	if wait := start.Sub(p.clock.Now()); wait > 0 {
@@ -480,7 +483,9 @@ func (p *Player) Prepare(score Score, tempo float64) {
 	p.mu.Unlock()
 	go func() {
 		defer p.wg.Done()
-		if _, err := p.soundtrackPCM(score, tempo); err != nil {
+		// Close does not wait for music no one will hear: p.life ends
+		// the synthesis.
+		if _, err := p.soundtrackPCM(p.life, score, tempo); err != nil && p.life.Err() == nil {
 			p.log.Warn("could not make the Show soundtrack", "err", err)
 		}
 	}()

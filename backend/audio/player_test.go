@@ -475,7 +475,7 @@ func TestPrepareFillsTheCache(t *testing.T) {
 		cached = p.cache
 		return cached != nil
 	})
-	pcm, err := p.soundtrackPCM(testScore(), 1)
+	pcm, err := p.soundtrackPCM(context.Background(), testScore(), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -532,5 +532,40 @@ func BenchmarkCloseWithPlayers(b *testing.B) {
 		if err := p.Close(); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// longScore is ten minutes of music: far longer to synthesize than
+// anything a test does between two calls.
+func longScore() Score {
+	var s Score
+	for i := range 600 {
+		s.Cues = append(s.Cues, ScoreCue{DurationMS: 1000, Act: i / 60, Caption: i%6 == 0, Brightness: float64(i%10) / 10})
+	}
+	return s
+}
+
+// Close does not wait for a Prepare no one will hear: it ends the
+// synthesis (before, `lets pad daemon --audio-feedback` stopped only once
+// the Show's whole soundtrack was made).
+func TestCloseEndsAPreparedSynthesis(t *testing.T) {
+	cmd, _ := fakePlayer(t, "0")
+	p := newPlayer(t, PlayerOptions{Command: cmd})
+	p.Prepare(longScore(), 1)
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p.cacheMu.Lock()
+	defer p.cacheMu.Unlock()
+	if p.cache != nil {
+		t.Fatal("Close waited until the prepared soundtrack was synthesized")
+	}
+}
+
+func TestSynthesizeStopsWhenCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if pcm, err := synthesize(ctx, longScore(), 1); !errors.Is(err, context.Canceled) || pcm != nil {
+		t.Fatalf("a cancelled synthesis: %d samples, %v", len(pcm), err)
 	}
 }
