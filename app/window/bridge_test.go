@@ -52,7 +52,7 @@ fetch("/beacon?bridge=" + (h ? "present" : "absent") + "&posted=" + posted);
 	cmd := exec.CommandContext(ctx, g.bin, "window")
 	cmd.Env = g.env
 	cmd.Stdin = strings.NewReader(fmt.Sprintf(`{"window":"probe","unique":"probe","title":"Probe","url":"http://%s/w/probe/"}`+"\n", ln.Addr()))
-	out := &lockedWriter{w: g.logs}
+	out := g.serve.Stdout // the rig's log, under its one lock
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
