@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 // TestPadDaemonAudioFeedback: --audio-feedback reports audio_feedback in
@@ -42,28 +44,17 @@ func TestPadDaemonAudioFeedback(t *testing.T) {
 	}
 	// The question earcon of slot 0 plays.
 	var wav string
-	for deadline := time.Now().Add(10 * time.Second); ; {
+	testutil.Eventually(t, "the player is called", func() bool {
 		b, _ := os.ReadFile(log)
-		if line := strings.TrimSpace(string(b)); line != "" {
-			wav = line
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the player was never called")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		wav = strings.TrimSpace(string(b))
+		return wav != ""
+	})
 	if filepath.Base(wav) != "earcon-question-0.wav" {
 		t.Fatalf("played %q, want earcon-question-0.wav", wav)
 	}
 	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("daemon did not stop")
+	if err := testutil.Wait(t, "the daemon stops", done); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Dir(wav)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the sounds folder is still there: %v", err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lets-app/lets/backend/identitystore"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 	"github.com/lets-app/lets/backend/wire"
 )
 
@@ -26,25 +27,21 @@ type padDaemonEnv struct {
 // exits first.
 func (e *padDaemonEnv) dial(t *testing.T, done <-chan error) net.Conn {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		nc, err := net.Dial("unix", e.socket)
-		if err == nil {
-			return nc
-		}
+	var nc net.Conn
+	var err error
+	testutil.Eventually(t, "the daemon listens", func() bool {
 		select {
 		case err := <-done:
 			t.Fatalf("daemon exited early: %v\nstderr: %s", err, e.stderr.String())
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("daemon never listened: %v", err)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		nc, err = net.Dial("unix", e.socket)
+		return err == nil
+	})
+	return nc
 }
 
-func newPadDaemonEnv(t *testing.T) *padDaemonEnv {
+func newPadDaemonEnv(t testing.TB) *padDaemonEnv {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "lpd")
 	if err != nil {
@@ -83,13 +80,8 @@ func TestPadDaemonRunsUntilCancelled(t *testing.T) {
 	}
 
 	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("runPadDaemon: %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("daemon did not stop")
+	if err := testutil.Wait(t, "the daemon stops", done); err != nil {
+		t.Fatalf("runPadDaemon: %v", err)
 	}
 	// The accent preference went to the state folder (written behind the
 	// daemon's loop, at the latest when it stops).

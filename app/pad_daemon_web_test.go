@@ -19,6 +19,7 @@ import (
 
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/surface/web"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 // `lets pad daemon --web`: the browser pad next to the Wire socket, its
@@ -38,22 +39,15 @@ func TestPadDaemonWeb(t *testing.T) {
 
 	admin := regexp.MustCompile(`Local admin: (http://127\.0\.0\.1:(\d+)/#admin=([A-Za-z0-9_-]{43}))\n`)
 	var m []string
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		m = admin.FindStringSubmatch(e.stdout.String())
-		if m != nil && strings.Contains(e.stdout.String(), "listening on") {
-			break
-		}
+	testutil.Eventually(t, "the daemon prints its admin link and listens", func() bool {
 		select {
 		case err := <-done:
 			t.Fatalf("daemon exited: %v\n%s", err, e.stderr.String())
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no admin line: %q", e.stdout.String())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		m = admin.FindStringSubmatch(e.stdout.String())
+		return m != nil && strings.Contains(e.stdout.String(), "listening on")
+	})
 	// Issue #10: the desktop opener's command line is readable by every
 	// local user (ps), so it gets a one-time link, never the admin token.
 	if len(opened) != 1 || strings.Contains(opened[0], m[3]) || !strings.HasPrefix(opened[0], "http://127.0.0.1:"+m[2]+"/admin/open/") {
@@ -115,13 +109,8 @@ func TestPadDaemonWeb(t *testing.T) {
 	}
 
 	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("daemon did not stop")
+	if err := testutil.Wait(t, "the daemon stops", done); err != nil {
+		t.Fatal(err)
 	}
 	ws.SetReadDeadline(time.Now().Add(5 * time.Second))
 	for {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lets-app/lets/backend/testenv/testutil"
 	"github.com/lets-app/lets/backend/wire"
 	"github.com/lets-app/lets/backend/wireclient/wiretest"
 )
@@ -171,21 +172,10 @@ func TestPadWatchPrintsActionsUntilCancelled(t *testing.T) {
 	go func() {
 		done <- runPadCLI(ctx, e, "watch", "--backend", "codex", "--session", "a", "--actions", "stop,approve")
 	}()
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(e.stdout.String(), "approve codex/a request_id=r1") {
-		if time.Now().After(deadline) {
-			t.Fatalf("output %q / %q", e.stdout, e.stderr)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.Eventually(t, "watch prints the approve", func() bool { return strings.Contains(e.stdout.String(), "approve codex/a request_id=r1") })
 	cancel()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Fatalf("exit %d: %s", code, e.stderr)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("watch did not stop on cancel")
+	if code := testutil.Wait(t, "watch stops on cancel", done); code != 0 {
+		t.Fatalf("exit %d: %s", code, e.stderr)
 	}
 	if got := e.stdout.String(); got != "stop codex/a\napprove codex/a request_id=r1\n" {
 		t.Fatalf("output %q", got)
@@ -248,21 +238,10 @@ func TestPadLeaseHoldsUntilCancelled(t *testing.T) {
 	go func() {
 		done <- runPadCLI(ctx, e, "lease", "--lease-id", "L1", "--label", "docs", "--cwd", "/home/u/docs")
 	}()
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(e.stdout.String(), "Bound to codex/abc") {
-		if time.Now().After(deadline) {
-			t.Fatalf("output %q / %q", e.stdout, e.stderr)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.Eventually(t, "lease says it is bound", func() bool { return strings.Contains(e.stdout.String(), "Bound to codex/abc") })
 	cancel()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Fatalf("exit %d: %s", code, e.stderr)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("lease did not stop on cancel")
+	if code := testutil.Wait(t, "lease stops on cancel", done); code != 0 {
+		t.Fatalf("exit %d: %s", code, e.stderr)
 	}
 	if got := srv.Lines()[0].Text; got != `{"protocol":1,"type":"session_lease","lease_id":"L1","metadata":{"cwd":"/home/u/docs","label":"docs"}}` {
 		t.Fatalf("sent %s", got)
