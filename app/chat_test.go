@@ -389,16 +389,8 @@ func TestClaudeChatFilesWorkWithRealClaude(t *testing.T) {
 	if raw, _ := json.Marshal(reqs[0]); !strings.Contains(string(raw), "mcp__lets__open") {
 		t.Fatalf("the model was not told about the lets tools:\n%.2000s", raw)
 	}
-	deadline := time.Now().Add(15 * time.Second)
-	for len(w.seen()) == 0 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	w.mu.Lock()
-	labels := w.labels
-	w.mu.Unlock()
-	if len(w.seen()) == 0 {
-		t.Fatalf("the hooks in %s reported nothing to the Wire daemon", settingsFile)
-	}
+	testutil.Eventually(t, "the hooks in "+settingsFile+" report to the Wire daemon", func() bool { return len(w.seen()) > 0 })
+	_, labels := w.sessions()
 	if !labels["Chat"] || labels["Lets"] {
 		t.Errorf("the chat's session is labelled %v on the pads, want Chat", labels)
 	}
@@ -433,13 +425,13 @@ func TestTrayChatActionsOpenConversations(t *testing.T) {
 		<-ran
 	}()
 	src := &traySource{parts: trayParts{chat: m, log: st.log, env: e.Env}}
-	deadline := time.Now().Add(5 * time.Second)
-	for m.Window(ids[0]) == "" && time.Now().Before(deadline) {
-		src.handle(ctx, tray.Action{Kind: tray.ActionContinueChat, Chat: ids[0]})
-		if m.Window(ids[0]) == "" {
-			time.Sleep(50 * time.Millisecond) // Run may not have started yet
-		}
-	}
+	// Run has started once Open no longer says ErrNotRunning (for a
+	// conversation that does not exist, so nothing opens).
+	testutil.Eventually(t, "the chat manager runs", func() bool {
+		_, err := m.Open(ctx, "no-such-conversation")
+		return !errors.Is(err, chatdriver.ErrNotRunning)
+	})
+	src.handle(ctx, tray.Action{Kind: tray.ActionContinueChat, Chat: ids[0]})
 	if m.Window(ids[0]) == "" {
 		t.Fatal("Continue in the tray did not open the conversation")
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -173,15 +174,19 @@ func (h *e2eHost) serve(t testing.TB) {
 			t.Logf("lets serve output:\n%s", out.String())
 		}
 	})
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if info, err := config.ReadHostInfo(config.Paths{Home: h.letsHome}); err == nil && info.PID == cmd.Process.Pid && strings.Contains(out.String(), "Press Ctrl+C") {
-			h.info = info
-			return
+	testutil.Eventually(t, "lets serve is ready", func() bool {
+		select {
+		case <-h.done:
+			t.Fatalf("lets serve exited before it was ready:\n%s", out.String())
+		default:
 		}
-		time.Sleep(25 * time.Millisecond)
-	}
-	t.Fatalf("lets serve did not start within 20 s:\n%s", out.String())
+		info, err := config.ReadHostInfo(config.Paths{Home: h.letsHome})
+		if err != nil || info.PID != cmd.Process.Pid || !strings.Contains(out.String(), "Press Ctrl+C") {
+			return false
+		}
+		h.info = info
+		return true
+	})
 }
 
 // newE2EHost prepares a Lets home (config.json = configJSON), a Wire socket
@@ -557,19 +562,19 @@ func (p *claudeProc) results() int {
 }
 
 // waitResults waits until claude finished n turns.
-func (p *claudeProc) waitResults(n int, within time.Duration) {
+func (p *claudeProc) waitResults(n int) {
 	p.t.Helper()
-	deadline := time.Now().Add(within)
-	for p.results() < n {
+	testutil.Eventually(p.t, fmt.Sprintf("claude finished %d turn(s)", n), func() bool {
+		if p.results() >= n {
+			return true
+		}
 		select {
 		case <-p.done:
 			p.t.Fatalf("claude ended after %d turn(s), want %d (err %v)", p.results(), n, *p.err)
-		case <-time.After(20 * time.Millisecond):
+		default:
 		}
-		if time.Now().After(deadline) {
-			p.t.Fatalf("claude finished %d turn(s) within %v, want %d", p.results(), within, n)
-		}
-	}
+		return false
+	})
 }
 
 // end closes claude's stdin, which ends a multi-turn session.
@@ -799,6 +804,20 @@ func (w *stateWatch) seen() []wire.State {
 	return append([]wire.State(nil), w.states...)
 }
 
+// sessions returns copies of the session ids and labels seen so far (the
+// watcher goes on writing its own maps).
+func (w *stateWatch) sessions() (ids, labels map[string]bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return maps.Clone(w.ids), maps.Clone(w.labels)
+}
+
+// waitSeen waits until the states seen so far contain want, in order.
+func (w *stateWatch) waitSeen(t *testing.T, what string, want ...wire.State) {
+	t.Helper()
+	testutil.Eventually(t, fmt.Sprintf("%s (Wire states %v in that order)", what, want), func() bool { return inOrder(w.seen(), want) })
+}
+
 // inOrder reports whether want is a subsequence of got.
 func inOrder(got, want []wire.State) bool {
 	i := 0
@@ -871,19 +890,16 @@ func TestClaudeE2EApprovalFromAWindow(t *testing.T) {
 			}
 			// Answer once the state poller saw the wait (the hook reports
 			// to the daemon before the host, so this is quick).
-			for end := time.Now().Add(5 * time.Second); !inOrder(states.seen(), []wire.State{wire.StateWaitingForApproval}) && time.Now().Before(end); {
-				time.Sleep(20 * time.Millisecond)
-			}
+			states.waitSeen(t, "the Wire daemon shows the wait for approval", wire.StateWaitingForApproval)
 			if answer != "none" {
 				shell.send("shell.answer", map[string]any{"id": card.Data["id"], "choice": answer})
 			}
+			// No bound of our own: claude -p ends at its 3-minute limit.
 			var r stepResult
 			select {
 			case r = <-results:
 			case <-p.done:
 				t.Fatalf("claude ended before the Bash result reached the model (err %v)", *p.err)
-			case <-time.After(60 * time.Second):
-				t.Fatal("the Bash result did not reach the model within 60 s")
 			}
 			waited := time.Since(asked)
 			run := p.wait(t)
@@ -901,12 +917,12 @@ func TestClaudeE2EApprovalFromAWindow(t *testing.T) {
 				if !r.isError || strings.Contains(r.text, "Rejected from Lets") || statErr == nil {
 					t.Fatalf("unanswered: result %+v, file exists %v", r, statErr == nil)
 				}
+				// The hook's wait began before the card reached the shell
+				// (asked), by less than the second allowed here.
 				if waited < approval-time.Second {
 					t.Fatalf("the hook stepped aside after %v, before the %v approval wait", waited, approval)
 				}
-				if waited > approval+8*time.Second {
-					t.Errorf("the hook took %v to step aside after a %v approval wait", waited, approval)
-				}
+				t.Logf("the hook stepped aside %v after the card, for a %v approval wait", waited, approval)
 			}
 			if run.err != nil {
 				t.Fatalf("claude -p: %v", run.err)
@@ -917,34 +933,23 @@ func TestClaudeE2EApprovalFromAWindow(t *testing.T) {
 			// The bound window's companion followed the session: alert
 			// while it waited for approval, proud when it succeeded.
 			var moods []string
-			for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+			testutil.Eventually(t, "the bound window's companion was alert, then proud", func() bool {
 				moods = moods[:0]
 				for _, e := range shell.history("entity.mood") {
 					moods = append(moods, fmt.Sprint(e.Data["mood"]))
 				}
-				if i := slices.Index(moods, "alert"); i >= 0 && slices.Contains(moods[i:], "proud") {
-					break
-				}
-			}
-			if i := slices.Index(moods, "alert"); i < 0 || !slices.Contains(moods[i:], "proud") {
-				t.Errorf("the bound window's companion moods were %v, want alert then proud", moods)
-			}
+				i := slices.Index(moods, "alert")
+				return i >= 0 && slices.Contains(moods[i:], "proud")
+			})
 			t.Logf("companion moods in the bound window: %v; Wire states: %v", moods, states.seen())
 			// Scenario (4): the Wire daemon followed the session.
-			deadline := time.Now().Add(10 * time.Second)
-			want := []wire.State{wire.StateRunning, wire.StateWaitingForApproval, wire.StateRunning, wire.StateSuccess}
-			for !inOrder(states.seen(), want) && time.Now().Before(deadline) {
-				time.Sleep(50 * time.Millisecond)
-			}
+			states.waitSeen(t, "the Wire daemon followed the claude session",
+				wire.StateRunning, wire.StateWaitingForApproval, wire.StateRunning, wire.StateSuccess)
 			states.close()
-			if seen := states.seen(); !inOrder(seen, want) {
-				t.Fatalf("the Wire daemon showed the claude session as %v, want %v in that order", seen, want)
-			}
 			id := run.sessionID(t)
-			states.mu.Lock()
-			defer states.mu.Unlock()
-			if !states.ids[id] || len(states.ids) != 1 || !states.labels["approval-project"] {
-				t.Fatalf("Wire sessions of backend claude: ids %v labels %v, want only %s labelled approval-project", states.ids, states.labels, id)
+			ids, labels := states.sessions()
+			if !ids[id] || len(ids) != 1 || !labels["approval-project"] {
+				t.Fatalf("Wire sessions of backend claude: ids %v labels %v, want only %s labelled approval-project", ids, labels, id)
 			}
 		})
 	}
@@ -1000,11 +1005,11 @@ func TestClaudeE2EPromptCarriesPendingLetsEvents(t *testing.T) {
 
 	stub := claudestub.Start(t, claudestub.Say("Hello!"), claudestub.Say("Noted."))
 	p := startClaude(t, h, stub, claudeOpts{prompt: "Hello.", approval: 5 * time.Second, turns: true})
-	p.waitResults(1, 60*time.Second)
+	p.waitResults(1)
 	shell.send("chat.message", map[string]any{"text": between})
 	waitHostEvent(t, h, "e2e-probe", "chat.message", between)
 	p.say("Anything new in Lets?")
-	p.waitResults(2, 60*time.Second)
+	p.waitResults(2)
 	p.end()
 	run := p.wait(t)
 	if run.err != nil {
@@ -1037,36 +1042,32 @@ func TestClaudeE2EPromptCarriesPendingLetsEvents(t *testing.T) {
 // an event of typ whose data.text is text arrives.
 func waitHostEvent(t *testing.T, h *e2eHost, cursor, typ, text string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	testutil.Eventually(t, fmt.Sprintf("the host lists a %s %q", typ, text), func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.base()+"/lip/listen?cursor="+cursor+"&types="+typ+"&wait_ms=2000", nil)
 		if err != nil {
-			cancel()
 			t.Fatal(err)
 		}
 		req.Header.Set("Authorization", "Bearer "+h.info.Token)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
-			cancel()
 			t.Fatal(err)
 		}
+		defer resp.Body.Close()
 		var ans struct {
 			Events []e2eEnvelope `json:"events"`
 		}
-		err = json.NewDecoder(resp.Body).Decode(&ans)
-		_ = resp.Body.Close()
-		cancel()
-		if err != nil {
+		if err := json.NewDecoder(resp.Body).Decode(&ans); err != nil {
 			t.Fatalf("listen answer: %v", err)
 		}
 		for _, e := range ans.Events {
 			if e.Type == typ && e.Data["text"] == text {
-				return
+				return true
 			}
 		}
-	}
-	t.Fatalf("the host never listed a %s %q", typ, text)
+		return false
+	})
 }
 
 // padAdmin finds the browser pad's loopback admin URL lets serve printed.
@@ -1174,29 +1175,31 @@ func (p *e2ePad) selectAndWait(slot int, action string) {
 
 // waitClaudeState polls the Wire daemon until a claude session is in state
 // and returns it.
-func waitClaudeState(t *testing.T, h *e2eHost, state wire.State, within time.Duration, p *claudeProc) wire.StatusSession {
+func waitClaudeState(t *testing.T, h *e2eHost, state wire.State, p *claudeProc) wire.StatusSession {
 	t.Helper()
 	c := h.wire()
-	deadline := time.Now().Add(within)
-	for time.Now().Before(deadline) {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		st, err := c.Status(ctx)
-		cancel()
-		if err == nil {
-			for _, s := range st.Sessions {
-				if s.Backend == "claude" && s.State == state {
-					return s
-				}
-			}
-		}
+	var found wire.StatusSession
+	testutil.Eventually(t, fmt.Sprintf("a claude session is %s", state), func() bool {
 		select {
 		case <-p.done:
 			t.Fatalf("claude ended before its session was %s (err %v)", state, *p.err)
-		case <-time.After(25 * time.Millisecond):
+		default:
 		}
-	}
-	t.Fatalf("no claude session was %s within %v", state, within)
-	return wire.StatusSession{}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		st, err := c.Status(ctx)
+		if err != nil {
+			return false
+		}
+		for _, s := range st.Sessions {
+			if s.Backend == "claude" && s.State == state {
+				found = s
+				return true
+			}
+		}
+		return false
+	})
+	return found
 }
 
 // TestClaudeE2EApprovalFromTheBrowserPad is the pad side of scenario (2):
@@ -1222,7 +1225,7 @@ func TestClaudeE2EApprovalFromTheBrowserPad(t *testing.T) {
 				},
 			)
 			p := startClaude(t, h, stub, claudeOpts{prompt: "Make a file.", approval: approval})
-			s := waitClaudeState(t, h, wire.StateWaitingForApproval, 60*time.Second, p)
+			s := waitClaudeState(t, h, wire.StateWaitingForApproval, p)
 			if s.Slot < 0 {
 				t.Fatalf("the waiting claude session has no pad slot: %+v", s)
 			}
@@ -1268,7 +1271,9 @@ func TestClaudeE2EApprovalFromTheBrowserPad(t *testing.T) {
 // hook starts a host.
 func TestClaudeE2EWithLetsDownClaudeWorksAsWithoutHooks(t *testing.T) {
 	testutil.Claude(t) // before anything starts: skip (or fail) at once without it
-	const approval = 60 * time.Second
+	// Longer than claude's 3-minute limit (claudeProc.wait): a hook that
+	// waited it out would fail the run, however slow the machine.
+	const approval = 10 * time.Minute
 	h := newE2EHost(t, e2eConfig(approval))
 	results := make(chan stepResult, 1)
 	stub := claudestub.Start(t,
@@ -1283,9 +1288,7 @@ func TestClaudeE2EWithLetsDownClaudeWorksAsWithoutHooks(t *testing.T) {
 	if run.err != nil {
 		t.Fatalf("claude -p: %v", run.err)
 	}
-	if run.took > 30*time.Second {
-		t.Errorf("claude took %v with Lets down; the hooks must step aside at once", run.took)
-	}
+	t.Logf("claude took %v with Lets down", run.took)
 	select {
 	case r := <-results:
 		if !r.isError || strings.Contains(r.text, "Rejected from Lets") {
@@ -1334,7 +1337,9 @@ func TestClaudeE2EWithLetsDownClaudeWorksAsWithoutHooks(t *testing.T) {
 // does not wait out approvalTimeoutS.
 func TestClaudeE2ELetsStopsDuringApproval(t *testing.T) {
 	testutil.Claude(t) // before anything starts: skip (or fail) at once without it
-	const approval = 60 * time.Second
+	// Longer than claude's 3-minute limit: a hook that waited it out would
+	// end claude before the Bash result, however slow the machine.
+	const approval = 10 * time.Minute
 	h := startE2EHost(t, e2eConfig(approval))
 	results := make(chan stepResult, 1)
 	stub := claudestub.Start(t,
@@ -1345,22 +1350,16 @@ func TestClaudeE2ELetsStopsDuringApproval(t *testing.T) {
 		},
 	)
 	p := startClaude(t, h, stub, claudeOpts{prompt: "Make a file.", approval: approval})
-	waitClaudeState(t, h, wire.StateWaitingForApproval, 60*time.Second, p)
+	waitClaudeState(t, h, wire.StateWaitingForApproval, p)
 	stopped := time.Now()
 	h.stop(t)
 	var r stepResult
 	select {
 	case r = <-results:
 	case <-p.done:
-		t.Fatalf("claude ended before the Bash result reached the model (err %v)", *p.err)
-	case <-time.After(approval / 2):
-		t.Fatalf("the hook still waited %v after Lets stopped", approval/2)
+		t.Fatalf("claude ended before the Bash result reached the model (err %v): the hook did not step aside when Lets stopped", *p.err)
 	}
-	took := time.Since(stopped)
-	t.Logf("the model had the Bash result %v after Lets stopped", took)
-	if took > 10*time.Second {
-		t.Errorf("the hook stepped aside %v after Lets stopped; want at once", took)
-	}
+	t.Logf("the model had the Bash result %v after Lets stopped", time.Since(stopped))
 	run := p.wait(t)
 	if _, err := os.Stat(filepath.Join(run.project, "never.txt")); err == nil || !r.isError || strings.Contains(r.text, "Rejected from Lets") {
 		t.Fatalf("with Lets gone mid-approval -p should deny as without Lets: result %+v, file exists %v", r, err == nil)
@@ -1441,13 +1440,7 @@ func TestClaudeE2ESetupClaudeThenClaudeUsesLets(t *testing.T) {
 	default:
 		t.Error("the status tool's result never reached the model")
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for !inOrder(states.seen(), []wire.State{wire.StateRunning, wire.StateSuccess}) && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if seen := states.seen(); !inOrder(seen, []wire.State{wire.StateRunning, wire.StateSuccess}) {
-		t.Errorf("the hooks setup installed did not report the session: Wire states %v", seen)
-	}
+	states.waitSeen(t, "the hooks setup installed report the session", wire.StateRunning, wire.StateSuccess)
 	states.close()
 
 	// Uninstall: the next claude has no lets tools, no lets skill and no
@@ -1550,11 +1543,5 @@ func TestClaudeE2EPluginDirIsAWorkingPlugin(t *testing.T) {
 	if !hasSkill {
 		t.Errorf("claude does not list the plugin's lets skill: %v", init.Skills)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for !inOrder(states.seen(), []wire.State{wire.StateRunning, wire.StateSuccess}) && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if seen := states.seen(); !inOrder(seen, []wire.State{wire.StateRunning, wire.StateSuccess}) {
-		t.Errorf("the plugin's hooks did not report the session: Wire states %v", seen)
-	}
+	states.waitSeen(t, "the plugin's hooks report the session", wire.StateRunning, wire.StateSuccess)
 }
