@@ -181,7 +181,7 @@ func packageUsers() map[string]string {
 		"chromium":              `testutil.Command(tb, "chromium"`,
 		"python3":               `testutil.Command(t, "python3")`,
 		"desktop-file-utils":    `testutil.Command(t, "desktop-file-validate")`,
-		"xvfb":                  `testutil.Command(tb, "Xvfb")`,
+		"xvfb":                  `Command(tb, "Xvfb")`, // guitest.Display starts the one Xvfb of a test package
 		"x11-utils":             `testutil.Command(tb, "xwininfo")`,
 		"imagemagick":           `testutil.Command(tb, "import")`,
 		"dbus-daemon":           `testutil.Command(tb, "dbus-run-session")`,
