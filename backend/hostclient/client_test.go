@@ -250,20 +250,27 @@ func TestDecodeErrorOnBadAnswer(t *testing.T) {
 func TestStartIsCalledOnceAndWaitedFor(t *testing.T) {
 	paths := config.Paths{Home: t.TempDir()}
 	var calls atomic.Int32
-	var host *fakeHost
+	host := newFakeHost(t, "started")
+	// The started host has written host.json but is not ready at first:
+	// its first GET /lip/status says so (503), as a real one still loading
+	// its state does; the client must keep asking.
+	var statuses atomic.Int32
+	host.handle = func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/lip/status" && statuses.Add(1) == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte(`{"error":{"code":"internal","message":"starting"}}`))
+			return
+		}
+		_, _ = w.Write([]byte(`{"ok":true,"path":"` + r.URL.Path + `"}`))
+	}
 	c := New(paths, Options{
-		StartWait: 3 * time.Second,
+		StartWait: 30 * time.Second, // a limit for a host that never comes up, not a tolerance
 		Start: func(ctx context.Context) error {
 			calls.Add(1)
-			// The host comes up a little later, as a real one does.
-			go func() {
-				time.Sleep(150 * time.Millisecond)
-				writeHostFile(t, paths, host.port(), "started")
-			}()
+			writeHostFile(t, paths, host.port(), "started")
 			return nil
 		},
 	})
-	host = newFakeHost(t, "started")
 	var out map[string]any
 	if err := c.Do(testCtx(t), http.MethodGet, "/lip/uniques", nil, nil, &out); err != nil {
 		t.Fatalf("the started host was not waited for: %v", err)
@@ -271,10 +278,15 @@ func TestStartIsCalledOnceAndWaitedFor(t *testing.T) {
 	if calls.Load() != 1 || out["path"] != "/lip/uniques" {
 		t.Fatalf("Start called %d times, answer %v", calls.Load(), out)
 	}
-	// The client polled GET /lip/status before sending the request.
+	// The client polled GET /lip/status (until it answered) before sending
+	// the request.
 	reqs := host.requests()
-	if reqs[0].URL.Path != "/lip/status" || reqs[len(reqs)-1].URL.Path != "/lip/uniques" {
-		t.Fatalf("first request %s, last %s; want /lip/status first and /lip/uniques last", reqs[0].URL.Path, reqs[len(reqs)-1].URL.Path)
+	if len(reqs) < 3 || reqs[0].URL.Path != "/lip/status" || reqs[1].URL.Path != "/lip/status" || reqs[len(reqs)-1].URL.Path != "/lip/uniques" {
+		var got []string
+		for _, r := range reqs {
+			got = append(got, r.URL.Path)
+		}
+		t.Fatalf("requests %v; want /lip/status until it answers, then /lip/uniques", got)
 	}
 	// Now the host runs: no more starts.
 	if _, err := c.Status(testCtx(t)); err != nil || calls.Load() != 1 {

@@ -1,12 +1,15 @@
 package instance
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 func TestSecondAcquireIsBusyAndNamesHolder(t *testing.T) {
@@ -47,7 +50,9 @@ func TestLockHeldByAnotherProcess(t *testing.T) {
 			os.Exit(3)
 		}
 		os.Stdout.WriteString("locked\n")
-		time.Sleep(10 * time.Second) // killed by the parent long before
+		// Hold the lock until the parent kills us (or, if it dies first,
+		// closes our stdin).
+		_, _ = io.Copy(io.Discard, os.Stdin)
 		_ = l.Release()
 		os.Exit(0)
 	}
@@ -58,6 +63,11 @@ func TestLockHeldByAnotherProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -65,10 +75,8 @@ func TestLockHeldByAnotherProcess(t *testing.T) {
 	buf := make([]byte, 7)
 	ready := make(chan error, 1)
 	go func() { _, err := out.Read(buf); ready <- err }()
-	select {
-	case <-ready:
-	case <-time.After(10 * time.Second):
-		t.Fatal("child did not take the lock")
+	if err := testutil.Wait(t, "the child to take the lock", ready); err != nil {
+		t.Fatalf("the child did not take the lock: %v", err)
 	}
 	_, err = Acquire(path, Holder{PID: os.Getpid(), Command: "serve"})
 	if !IsBusy(err) || !strings.Contains(err.Error(), "lets child") {
