@@ -59,6 +59,7 @@ type ringStatus struct {
 	Capacity int    `json:"capacity"`
 	Oldest   uint64 `json:"oldest"`
 	Newest   uint64 `json:"newest"`
+	Waiting  int    `json:"waiting"` // listen requests blocked right now
 }
 
 // Options configure a Server. Only Token is required; everything else has
@@ -391,7 +392,7 @@ func (s *Server) Status() Status {
 	if s.core != nil {
 		rs := s.rng.Stats()
 		st.Epoch = rs.Epoch
-		st.Ring = &ringStatus{Size: rs.Size, Capacity: rs.Capacity, Oldest: rs.Oldest, Newest: rs.Newest}
+		st.Ring = &ringStatus{Size: rs.Size, Capacity: rs.Capacity, Oldest: rs.Oldest, Newest: rs.Newest, Waiting: rs.Waiting}
 		st.Windows = s.core.listWindows()
 		st.Uniques = len(s.core.registry.List())
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/hostclient"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 const testToken = "mcp-test-host-token-0123456789abcdefghij"
@@ -132,12 +133,13 @@ func TestEveryToolAgainstARealHost(t *testing.T) {
 		t.Fatalf("listen for session.open: %+v", ls)
 	}
 
-	// The person writes a note; a waiting listen returns it.
+	// The person writes a note once the listen is waiting in the host; the
+	// waiting listen returns it.
 	go func() {
-		time.Sleep(100 * time.Millisecond)
+		testutil.Poll(testutil.EventuallyTimeout, func() bool { return ringOf(s).Waiting > 0 })
 		sh.emit("hello.note", map[string]any{"text": "hi <Claude> & co"})
 	}()
-	ls = s.call(t, "listen", map[string]any{"wait_ms": 5000, "types": []string{"hello.note"}})
+	ls = s.call(t, "listen", map[string]any{"wait_ms": 15000, "types": []string{"hello.note"}})
 	evs := events(t, ls)
 	if ls.IsError || len(evs) != 1 || dataOf(evs[0])["text"] != "hi <Claude> & co" || evs[0]["win"] != "w1" {
 		t.Fatalf("listen for the note: %+v", ls)
@@ -253,6 +255,20 @@ func TestListenTruncatesALongString(t *testing.T) {
 	}
 }
 
+// ringOf reads the host's ring from GET /lip/status (zero when the host
+// does not answer).
+func ringOf(s *session) (r struct{ Newest, Waiting int }) {
+	raw, err := s.client.Status(context.Background())
+	if err != nil {
+		return r
+	}
+	var st struct {
+		Ring struct{ Newest, Waiting int } `json:"ring"`
+	}
+	_ = json.Unmarshal(raw, &st)
+	return st.Ring
+}
+
 // TestListenHoldsBackWhatDoesNotFit: more events than fit one result are
 // returned over several listens, in order, none lost or repeated, each
 // result under the cap.
@@ -266,21 +282,7 @@ func TestListenHoldsBackWhatDoesNotFit(t *testing.T) {
 		sh.emit("hello.note", map[string]any{"text": fmt.Sprintf("%02d:", i) + strings.Repeat("x", 3000)})
 	}
 	// Wait until the host has all of them (pending counts every event).
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		raw, err := s.client.Status(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		var st struct {
-			Ring struct{ Newest int } `json:"ring"`
-		}
-		_ = json.Unmarshal(raw, &st)
-		if st.Ring.Newest >= n+1 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testutil.Eventually(t, "the host has every note", func() bool { return ringOf(s).Newest >= n+1 })
 	var got []string
 	rounds := 0
 	for len(got) < n && rounds < n+2 {
