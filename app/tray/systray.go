@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"fyne.io/systray"
+	"github.com/godbus/dbus/v5"
 
 	"github.com/lets-app/lets/backend/clock"
 )
@@ -86,6 +87,12 @@ func (t *Tray) Run(ctx context.Context) error {
 	start, end := systray.RunWithExternalLoop(func() { close(ready) }, nil)
 	start()
 	defer end()
+	// start exported the item on the shared session bus connection.
+	if conn, err := dbus.SessionBus(); err == nil {
+		regCtx, stopReg := context.WithCancel(ctx)
+		defer stopReg()
+		go stayRegistered(regCtx, conn, t.opts.Log)
+	}
 	select {
 	case <-ready:
 	case <-ctx.Done():
