@@ -395,17 +395,20 @@ func TestClaudeEndSession(t *testing.T) {
 // end), and Interrupt stops it midway; claude stays for the next turn.
 func TestClaudeStreamsWordByWordAndStops(t *testing.T) {
 	long := strings.Repeat("and then the kite flew higher ", 20)
+	gate := claudestub.NewGate()
 	stub := claudestub.Start(t,
-		claudestub.Fixed(claudestub.Turn{Text: long, WordDelay: 100 * time.Millisecond}),
+		claudestub.Fixed(claudestub.Turn{Text: long, Gate: gate}),
 		claudestub.Say("Stopped, as you asked."))
 	p := startReal(t, realOptions(t, stub))
 	pid := p.PID()
 	send(t, p, "Tell me a long story")
-	// One TextDelta per word, in order. That they come as the model sends
-	// them, not at the end, is the interrupted Result below: the whole
-	// reply takes the stub 12 s, and these words come before it is done.
+	// One TextDelta per word, in order, as the model produces them: the
+	// stub sends word i+1 only once the test has released it, and the test
+	// releases it only after word i reached it, so no word can wait for
+	// the end of the reply (which never comes: it is interrupted below).
 	var got []string
 	for len(got) < 4 {
+		gate.Release()
 		d := next[TextDelta](t, p, claudeWait)
 		got = append(got, d.Text)
 	}

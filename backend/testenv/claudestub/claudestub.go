@@ -41,6 +41,28 @@ type Turn struct {
 	// text_delta with this pause before each word, and stops (leaving the
 	// stream unfinished) when the client goes away, e.g. on an interrupt.
 	WordDelay time.Duration
+	// Gate, when set on a streamed answer, sends Text one word per
+	// text_delta, each only after the test released it (Gate.Release), so
+	// a test can see word i reach the client while word i+1 is still held.
+	// Like WordDelay, it stops when the client goes away.
+	Gate *Gate
+}
+
+// Gate paces a streamed Turn from the test: every Release lets one more
+// word of the text go.
+type Gate struct{ words chan struct{} }
+
+// NewGate returns a closed gate: no word goes until Release.
+func NewGate() *Gate { return &Gate{words: make(chan struct{}, 4096)} }
+
+// Release lets the next word go (it does not wait for the stream to send
+// it). Releases beyond the words left are harmless.
+func (g *Gate) Release() {
+	select {
+	case g.words <- struct{}{}:
+	default:
+		panic("claudestub: more than 4096 words released and not sent")
+	}
 }
 
 // APIError is an error answer of the Messages API.
@@ -411,10 +433,18 @@ func (s *Server) answer(ctx context.Context, w http.ResponseWriter, req Request,
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
-	for _, ev := range streamEvents(id, model, blocks, stop, turn.WordDelay) {
+	for _, ev := range streamEvents(id, model, blocks, stop, turn.WordDelay, turn.Gate != nil) {
 		if ev.Delay > 0 {
 			select {
 			case <-time.After(ev.Delay):
+			case <-ctx.Done():
+				s.log.Info("claudestub: the client left in the middle of a slow answer")
+				return
+			}
+		}
+		if ev.Gated {
+			select {
+			case <-turn.Gate.words:
 			case <-ctx.Done():
 				s.log.Info("claudestub: the client left in the middle of a slow answer")
 				return
@@ -432,12 +462,14 @@ type event struct {
 	Name  string
 	Data  any
 	Delay time.Duration // pause before sending it (Turn.WordDelay)
+	Gated bool          // sent only after a Turn.Gate release
 }
 
 // streamEvents returns the SSE events of one assistant message in the order
 // the Messages API sends them.
-// With wordDelay, text goes one word per delta, each after that pause.
-func streamEvents(id, model string, blocks []contentBlock, stop string, wordDelay time.Duration) []event {
+// With wordDelay, text goes one word per delta, each after that pause;
+// gated, one word per delta, each after a release.
+func streamEvents(id, model string, blocks []contentBlock, stop string, wordDelay time.Duration, gated bool) []event {
 	evs := []event{{Name: "message_start", Data: map[string]any{"type": "message_start", "message": map[string]any{
 		"id": id, "type": "message", "role": "assistant", "model": model, "content": []any{},
 		"stop_reason": nil, "stop_sequence": nil,
@@ -449,11 +481,11 @@ func streamEvents(id, model string, blocks []contentBlock, stop string, wordDela
 			empty := ""
 			evs = append(evs, event{Name: "content_block_start", Data: map[string]any{"type": "content_block_start", "index": i, "content_block": contentBlock{Type: "text", Text: &empty}}})
 			pieces := []string{*b.Text}
-			if wordDelay > 0 {
+			if wordDelay > 0 || gated {
 				pieces = strings.SplitAfter(*b.Text, " ")
 			}
 			for _, piece := range pieces {
-				evs = append(evs, event{Name: "content_block_delta", Data: map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "text_delta", "text": piece}}, Delay: wordDelay})
+				evs = append(evs, event{Name: "content_block_delta", Data: map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "text_delta", "text": piece}}, Delay: wordDelay, Gated: gated})
 			}
 		case "tool_use":
 			evs = append(evs,

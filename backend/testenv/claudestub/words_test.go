@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 // Point: with WordDelay the text streams one word per text_delta, spaced
@@ -41,7 +43,8 @@ func TestWordDelayStreamsWordByWord(t *testing.T) {
 // an interrupt), without waiting for the remaining words.
 func TestWordDelayStopsWhenTheClientLeaves(t *testing.T) {
 	logs := &syncLog{}
-	s, err := Listen(slog.New(slog.NewTextHandler(logs, nil)), Fixed(Turn{Text: strings.Repeat("word ", 200), WordDelay: 50 * time.Millisecond}))
+	gate := NewGate()
+	s, err := Listen(slog.New(slog.NewTextHandler(logs, nil)), Fixed(Turn{Text: strings.Repeat("word ", 200), Gate: gate}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,20 +63,19 @@ func TestWordDelayStopsWhenTheClientLeaves(t *testing.T) {
 	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)
 	deltas := 0
-	for sc.Scan() && deltas < 3 {
+	gate.Release()
+	for deltas < 3 && sc.Scan() {
 		if strings.Contains(sc.Text(), `"text_delta"`) {
 			deltas++
+			// Word i arrived while word i+1 was held: streamed, not
+			// buffered.
+			gate.Release()
 		}
 	}
 	cancel()
-	// The handler notices within about one delay, not after 200 words.
-	deadline := time.Now().Add(2 * time.Second)
-	for !strings.Contains(logs.String(), "the client left") {
-		if time.Now().After(deadline) {
-			t.Fatalf("the slow answer went on after the client left; log:\n%s", logs.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	// The handler, held at the gate for word 5, notices the client left:
+	// it does not wait for the remaining words.
+	testutil.Eventually(t, "the stub logs that the client left", func() bool { return strings.Contains(logs.String(), "the client left") })
 	if deltas != 3 {
 		t.Errorf("read %d deltas", deltas)
 	}
