@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/lets-app/lets/backend/config"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 type testEnv struct {
@@ -131,33 +132,25 @@ func startServe(t *testing.T, e *testEnv, args ...string) (stop func() int) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() { done <- Run(ctx, e.Env, append([]string{"serve"}, args...)) }()
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(e.out.String(), "Press Ctrl+C") {
-		select {
-		case code := <-done:
-			t.Fatalf("serve exited early with %d: %s%s", code, e.out.String(), e.err.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			cancel()
-			t.Fatalf("serve did not start: %s%s", e.out.String(), e.err.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 	var once sync.Once
 	code := 0
 	stop = func() int {
 		once.Do(func() {
 			cancel()
-			select {
-			case code = <-done:
-			case <-time.After(5 * time.Second):
-				t.Fatal("serve did not stop within 5 s")
-			}
+			code = testutil.Wait(t, "serve stops", done)
 		})
 		return code
 	}
 	t.Cleanup(func() { stop() })
+	testutil.Eventually(t, "serve starts", func() bool {
+		select {
+		case code := <-done:
+			done <- code // for stop
+			t.Fatalf("serve exited early with %d: %s%s", code, e.out.String(), e.err.String())
+		default:
+		}
+		return strings.Contains(e.out.String(), "Press Ctrl+C")
+	})
 	return stop
 }
 

@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,7 +73,7 @@ func runHookProcess(tb testing.TB, bin string, env []string, event string, stdin
 }
 
 // downEnv is an environment with no Lets host and no pad daemon.
-func downEnv(t *testing.T) []string {
+func downEnv(t testing.TB) []string {
 	home := t.TempDir()
 	return []string{
 		"PATH=" + os.Getenv("PATH"),
@@ -83,9 +84,12 @@ func downEnv(t *testing.T) []string {
 }
 
 // TestHookProcessHostDownQuietAndQuick: with neither the host nor the
-// daemon running, every hook event prints nothing, exits 0 and is done in
-// well under a second (spec claude-integration §2; PermissionRequest gives
-// up at once too, and Claude shows its own prompt).
+// daemon running, every hook event prints nothing and exits 0 (spec
+// claude-integration §2); PermissionRequest gives up at once too, and
+// Claude shows its own prompt: the 10 s limit of each run is far below
+// the default 120 s approval wait. How quick a hook is with Lets down is
+// BenchmarkHookProcessPreToolUseLetsDown's business (spec: well under a
+// second).
 func TestHookProcessHostDownQuietAndQuick(t *testing.T) {
 	bin := e2eBuild.build(t)
 	env := downEnv(t)
@@ -93,9 +97,6 @@ func TestHookProcessHostDownQuietAndQuick(t *testing.T) {
 		r := runHookProcess(t, bin, env, event, hookStdin(t, event), 10*time.Second)
 		if r.code != 0 || r.stdout != "" {
 			t.Errorf("%s: exit %d, stdout %q; want 0 and nothing (stderr: %s)", event, r.code, r.stdout, r.stderr)
-		}
-		if r.took >= time.Second {
-			t.Errorf("%s took %v with everything down, want < 1 s", event, r.took)
 		}
 		// Lets not running is normal: no line on every tool call.
 		if r.stderr != "" {
@@ -165,18 +166,12 @@ func startPadDaemon(tb testing.TB, sock string) *padDaemon {
 	})
 	tb.Cleanup(pd.stop)
 	c := wireclient.New(sock)
-	for i := 0; ; i++ {
+	testutil.EventuallyNoError(tb, "the pad daemon answers on "+sock, func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		err := c.Ping(ctx)
-		cancel()
-		if err == nil {
-			return pd
-		}
-		if i > 300 {
-			tb.Fatalf("the pad daemon did not answer on %s: %v", sock, err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		defer cancel()
+		return c.Ping(ctx)
+	})
+	return pd
 }
 
 // sessionState polls the daemon until the claude session with id is in
@@ -184,25 +179,20 @@ func startPadDaemon(tb testing.TB, sock string) *padDaemon {
 func waitSessionState(t testing.TB, sock, id string, want wire.State) {
 	t.Helper()
 	c := wireclient.New(sock)
-	deadline := time.Now().Add(10 * time.Second)
-	var last string
-	for time.Now().Before(deadline) {
+	testutil.Eventually(t, fmt.Sprintf("the claude session %s is %s", id, want), func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
 		st, err := c.Status(ctx)
-		cancel()
-		if err == nil {
-			for _, s := range st.Sessions {
-				if s.Backend == "claude" && s.SessionID == id {
-					last = string(s.State)
-					if s.State == want {
-						return
-					}
-				}
+		if err != nil {
+			return false
+		}
+		for _, s := range st.Sessions {
+			if s.Backend == "claude" && s.SessionID == id && s.State == want {
+				return true
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("session %s: state %q, want %q within 10 s", id, last, want)
+		return false
+	})
 }
 
 // TestHookProcessDaemonRestartedMidApproval: a PermissionRequest waiting
@@ -240,17 +230,11 @@ func TestHookProcessDaemonRestartedMidApproval(t *testing.T) {
 	waitSessionState(t, sock, ev.SessionID, wire.StateWaitingForApproval)
 	killed := time.Now()
 	d.stop()
-	select {
-	case res := <-got:
-		if res.r.code != 0 || res.r.stdout != "" {
-			t.Fatalf("daemon gone mid-approval: exit %d, stdout %q; want 0 and nothing", res.r.code, res.r.stdout)
-		}
-		if since := time.Since(killed); since > 2*time.Second {
-			t.Errorf("the hook noticed the daemon was gone only after %v, want < 2 s", since)
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("the hook still waited 15 s after the daemon went away")
+	// Only the daemon's going away can end the 600 s approval wait.
+	if res := testutil.Wait(t, "the hook gives up on the gone daemon", got); res.r.code != 0 || res.r.stdout != "" {
+		t.Fatalf("daemon gone mid-approval: exit %d, stdout %q; want 0 and nothing", res.r.code, res.r.stdout)
 	}
+	t.Logf("the hook noticed the daemon was gone after %v", time.Since(killed))
 
 	// The daemon is back: the next request is answered by a pad press.
 	d = startPadDaemon(t, sock)
@@ -262,14 +246,20 @@ func TestHookProcessDaemonRestartedMidApproval(t *testing.T) {
 	if err := d.d.Answer(ctx, wire.Identity{Backend: "claude", SessionID: ev.SessionID}, "", wire.ActionApprove); err != nil {
 		t.Fatalf("approve: %v", err)
 	}
-	select {
-	case res := <-got:
-		if res.r.code != 0 || res.r.stdout != claudehook.DecisionAllow {
-			t.Fatalf("after the restart: exit %d, stdout %q; want the allow decision", res.r.code, res.r.stdout)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("no decision 20 s after the Approve press")
+	if res := testutil.Wait(t, "the decision after the Approve press", got); res.r.code != 0 || res.r.stdout != claudehook.DecisionAllow {
+		t.Fatalf("after the restart: exit %d, stdout %q; want the allow decision", res.r.code, res.r.stdout)
 	}
+}
+
+// BenchmarkHookProcessPreToolUseLetsDown is the wall time of one `lets
+// hook PreToolUse` with neither the host nor the pad daemon running (spec
+// claude-integration §2: well under a second); it reports p50 and p95.
+func BenchmarkHookProcessPreToolUseLetsDown(b *testing.B) {
+	bin := e2eBuild.build(b)
+	env := downEnv(b)
+	in := hookStdin(b, "PreToolUse")
+	runHookProcess(b, bin, env, "PreToolUse", in, 10*time.Second)
+	benchHookRuns(b, bin, env, in)
 }
 
 // BenchmarkHookProcessPreToolUseWithLets is the same with Lets itself

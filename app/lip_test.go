@@ -14,6 +14,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/lets-app/lets/backend/config"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 // startLIPServe runs `lets serve` in-process on a free port and waits for
@@ -26,22 +27,16 @@ func startLIPServe(t *testing.T) (*testEnv, config.HostInfo) {
 	go func() { done <- Run(ctx, e.Env, []string{"serve", "--port", "0", "--no-pad"}) }()
 	t.Cleanup(func() {
 		cancel()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			t.Error("lets serve did not stop")
-		}
+		testutil.Wait(t, "lets serve stops", done)
 	})
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if info, err := config.ReadHostInfo(config.Paths{Home: e.home}); err == nil && strings.Contains(e.out.String(), "Press Ctrl+C") {
-			e.out.Reset()
-			return e, info
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("lets serve did not write host.json: %s", e.err.String())
-	return nil, config.HostInfo{}
+	var info config.HostInfo
+	testutil.Eventually(t, "lets serve writes host.json", func() bool {
+		var err error
+		info, err = config.ReadHostInfo(config.Paths{Home: e.home})
+		return err == nil && strings.Contains(e.out.String(), "Press Ctrl+C")
+	})
+	e.out.Reset()
+	return e, info
 }
 
 func runCmd(e *testEnv, f func(context.Context, *Env, []string) error, args ...string) error {
@@ -200,9 +195,8 @@ func TestOpenListenSendAgainstServe(t *testing.T) {
 		t.Fatalf("sessions (none): %v %q", err, e.out.String())
 	}
 	_ = ws.WriteJSON(map[string]any{"lip": 1, "id": "ev_s1", "type": "hello.snapshot", "from": "unique", "data": map[string]any{"summary": "two notes", "notes": []any{}}})
-	deadline := time.Now().Add(5 * time.Second)
 	var sess []sessionRow
-	for len(sess) == 0 && time.Now().Before(deadline) {
+	testutil.Eventually(t, "lets sessions lists the snapshot", func() bool {
 		e.out.Reset()
 		if err := runCmd(e, runSessions, "hello", "--json"); err != nil {
 			t.Fatal(err)
@@ -210,8 +204,8 @@ func TestOpenListenSendAgainstServe(t *testing.T) {
 		if err := json.Unmarshal([]byte(e.out.String()), &sess); err != nil {
 			t.Fatalf("sessions --json: %v %s", err, e.out.String())
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return len(sess) > 0
+	})
 	if len(sess) != 1 || sess[0].Unique != "hello" || sess[0].ID == "" {
 		t.Fatalf("sessions after a snapshot: %+v", sess)
 	}

@@ -215,8 +215,7 @@ func TestMCPClientDrivesLetsMCP(t *testing.T) {
 	// A person types in the window's chat: listen returns it.
 	shell.send("chat.message", map[string]any{"text": "hello from a person"})
 	var got []any
-	deadline := time.Now().Add(20 * time.Second)
-	for len(got) == 0 && time.Now().Before(deadline) {
+	testutil.Eventually(t, "listen returns the person's chat.message", func() bool {
 		ls := d.call("listen", map[string]any{"wait_ms": 5000, "types": []string{"chat.message"}})
 		evs, _ := ls.StructuredContent["events"].([]any)
 		for _, e := range evs {
@@ -229,7 +228,8 @@ func TestMCPClientDrivesLetsMCP(t *testing.T) {
 				}
 			}
 		}
-	}
+		return len(got) > 0
+	})
 	if len(got) != 1 {
 		t.Fatalf("listen never returned the person's chat.message (got %v)", got)
 	}
@@ -304,10 +304,8 @@ func TestMCPClientStartsLetsWhenNoneRuns(t *testing.T) {
 			return
 		}
 		_ = syscall.Kill(info.PID, syscall.SIGTERM)
-		for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(25 * time.Millisecond) {
-			if syscall.Kill(info.PID, 0) != nil {
-				return
-			}
+		if testutil.Poll(5*time.Second, func() bool { return syscall.Kill(info.PID, 0) != nil }) {
+			return
 		}
 		t.Logf("the host lets mcp started (pid %d) did not stop within 5 s of SIGTERM; killing it", info.PID)
 		_ = syscall.Kill(info.PID, syscall.SIGKILL)
