@@ -186,12 +186,7 @@ func TestServeRunsChatWithClaude(t *testing.T) {
 	if !strings.Contains(e.out.String(), "A new conversation with Claude is open in window w") {
 		t.Fatalf("lets chat said:\n%s", e.out.String())
 	}
-	var a *chatFakeAgent
-	select {
-	case a = <-ag.started:
-	case <-time.After(10 * time.Second):
-		t.Fatal("no agent started for the new conversation")
-	}
+	a := testutil.Wait(t, "an agent starts for the new conversation", ag.started)
 	o := a.opts
 	if !slices.Equal(o.ExtraArgs, []string{"--allowedTools", "mcp__lets"}) {
 		t.Errorf("extra claude arguments %q: Lets' own tools should not ask", o.ExtraArgs)
@@ -253,11 +248,7 @@ func TestServeRunsChatWithClaude(t *testing.T) {
 	if code := e.run("chat", "--delete", id); code != 0 {
 		t.Fatalf("delete: exit %d\n%s", code, e.err.String())
 	}
-	select {
-	case <-a.done:
-	case <-time.After(5 * time.Second):
-		t.Error("deleting an open conversation did not stop its agent")
-	}
+	testutil.Wait(t, "deleting an open conversation stops its agent", a.done)
 	if _, err := os.Stat(filepath.Join(e.home, "conversations", id+".json")); !os.IsNotExist(err) {
 		t.Errorf("the conversation file is still there: %v", err)
 	}
@@ -440,13 +431,8 @@ func TestTrayChatActionsOpenConversations(t *testing.T) {
 		t.Errorf("continuing a conversation with a transcript must resume its Claude session: %+v", a.opts)
 	}
 	src.handle(ctx, tray.Action{Kind: tray.ActionNewChat})
-	select {
-	case a = <-ag.started:
-		if a.opts.Resume {
-			t.Error("a new chat resumed a session")
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Chat with Claude in the tray started no agent")
+	if a = testutil.Wait(t, "Chat with Claude in the tray starts an agent", ag.started); a.opts.Resume {
+		t.Error("a new chat resumed a session")
 	}
 	if list := m.List(); len(list) != 2 {
 		t.Fatalf("after a new chat the list has %d conversations", len(list))

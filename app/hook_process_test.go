@@ -158,11 +158,7 @@ func startPadDaemon(tb testing.TB, sock string) *padDaemon {
 	pd := &padDaemon{d: d}
 	pd.stop = sync.OnceFunc(func() {
 		cancel()
-		select {
-		case <-errc:
-		case <-time.After(5 * time.Second):
-			tb.Errorf("the pad daemon did not stop within 5 s")
-		}
+		testutil.Wait(tb, "the pad daemon stops", errc)
 	})
 	tb.Cleanup(pd.stop)
 	c := wireclient.New(sock)

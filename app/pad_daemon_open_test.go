@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 // checkOneTimeAdminLink visits the link the desktop opener got, as a
@@ -68,9 +70,5 @@ func TestPadDemoOpensOneTimeAdminLink(t *testing.T) {
 	}
 	checkOneTimeAdminLink(t, got[0], m[2])
 	cancel()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("pad demo did not stop")
-	}
+	testutil.Wait(t, "pad demo stops", done)
 }

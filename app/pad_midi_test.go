@@ -11,6 +11,7 @@ import (
 
 	"github.com/lets-app/lets/backend/surface/midi/miditest"
 	"github.com/lets-app/lets/backend/testenv/conformance"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 const lpPort = "Launchpad Pro:Launchpad Pro Standalone Port 20:1"
@@ -129,13 +130,8 @@ func TestPadDaemonMIDI(t *testing.T) {
 	// failure).
 	bus.Press(lpPort, []byte{0xB0, 91, 127})
 	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("daemon did not stop")
+	if err := testutil.Wait(t, "the daemon stops", done); err != nil {
+		t.Fatal(err)
 	}
 	if !strings.Contains(e.stdout.String(), "Showing the agents on Novation Launchpad Pro Mk1") {
 		t.Fatal(e.stdout.String())

@@ -2,10 +2,10 @@ package app
 
 import (
 	"testing"
-	"time"
 
 	"github.com/lets-app/lets/backend/daemon"
 	"github.com/lets-app/lets/backend/surface"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 // pressSurface is a surface with input: NoSurface plus an events channel.
@@ -20,13 +20,7 @@ func (p *pressSurface) Close() error                 { p.closed++; return nil }
 
 func nextEvent(t *testing.T, ch <-chan surface.Event) surface.Event {
 	t.Helper()
-	select {
-	case ev := <-ch:
-		return ev
-	case <-time.After(5 * time.Second):
-		t.Fatal("no event within 5 s")
-	}
-	return nil
+	return testutil.Wait(t, "the next surface event", ch)
 }
 
 // Point: the tray's selections reach the daemon as a pad's Scene press
