@@ -97,14 +97,32 @@ func openTab(root context.Context, w, h int) (context.Context, context.CancelFun
 	}, nil
 }
 
-// sizeWindow gives the tab's window the size a person's window would have.
+// sizeWindow makes the tab's viewport exactly w×h CSS pixels, as the page
+// of a w×h window would have it: a headless window keeps some height for
+// browser chrome it does not draw, so the window is grown by the
+// difference.
 func sizeWindow(w, h int) chromedp.Action {
 	return chromedp.ActionFunc(func(ctx context.Context) error {
 		id, _, err := browser.GetWindowForTarget().Do(ctx)
 		if err != nil {
 			return fmt.Errorf("find the tab's window: %w", err)
 		}
-		b := &browser.Bounds{Width: int64(w), Height: int64(h), WindowState: browser.WindowStateNormal}
+		var inner []int
+		if err := chromedp.Evaluate(`[innerWidth, innerHeight]`, &inner).Do(ctx); err != nil || len(inner) != 2 {
+			return fmt.Errorf("read the tab's viewport: %v", err)
+		}
+		if inner[0] == w && inner[1] == h {
+			return nil
+		}
+		bounds, err := browser.GetWindowBounds(id).Do(ctx)
+		if err != nil {
+			return fmt.Errorf("read the tab's window size: %w", err)
+		}
+		b := &browser.Bounds{
+			Width:       bounds.Width + int64(w-inner[0]),
+			Height:      bounds.Height + int64(h-inner[1]),
+			WindowState: browser.WindowStateNormal,
+		}
 		if err := browser.SetWindowBounds(id, b).Do(ctx); err != nil {
 			return fmt.Errorf("size the tab's window: %w", err)
 		}
