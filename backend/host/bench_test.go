@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 // benchWindows opens n windows of board with connected, ready shells.
@@ -112,7 +113,7 @@ func BenchmarkEventToListen(b *testing.B) {
 			got <- time.Now()
 		}()
 		<-ready
-		waitBlocked(th, i)
+		waitBlocked(b, th)
 		t0 := time.Now()
 		sc.sendEnv("board.note", map[string]any{"i": i}, "unique")
 		lat = append(lat, (<-got).Sub(t0))
@@ -122,9 +123,11 @@ func BenchmarkEventToListen(b *testing.B) {
 	b.ReportMetric(float64(percentile(lat, 0.99).Microseconds())/1000, "p99-ms")
 }
 
-// waitBlocked gives the listen request time to reach the ring and block
-// (there is no hook into the HTTP server, so a short bounded pause).
-func waitBlocked(th *testHost, _ int) { time.Sleep(2 * time.Millisecond) }
+// waitBlocked waits until the listen request blocks in the ring (its
+// Stats count the waiting listeners), so the measured time starts there.
+func waitBlocked(b *testing.B, th *testHost) {
+	testutil.Eventually(b, "the listen request blocks in the ring", func() bool { return th.rng.Stats().Waiting > 0 })
+}
 
 // BenchmarkSendToShell measures POST /lip/send until the shell's socket
 // receives the command (target p99 ≤ 5 ms).

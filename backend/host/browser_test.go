@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/lets-app/lets/backend/testenv/browsertest"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 // uniqueContexts tracks the main-world JavaScript contexts of frames by
@@ -47,18 +48,12 @@ func watchContexts(ctx context.Context) *uniqueContexts {
 func (uc *uniqueContexts) evalIn(t *testing.T, ctx context.Context, origin, expr string, out any) {
 	t.Helper()
 	var id string
-	deadline := time.Now().Add(10 * time.Second)
-	for id == "" && time.Now().Before(deadline) {
+	testutil.Eventually(t, "a JavaScript context for "+origin+" exists", func() bool {
 		uc.mu.Lock()
+		defer uc.mu.Unlock()
 		id = uc.byOr[origin]
-		uc.mu.Unlock()
-		if id == "" {
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
-	if id == "" {
-		t.Fatalf("no JavaScript context for %s", origin)
-	}
+		return id != ""
+	})
 	err := chromedp.Run(ctx, chromedp.ActionFunc(func(ctx context.Context) error {
 		res, exc, err := runtime.Evaluate(expr).WithUniqueContextID(id).WithAwaitPromise(true).WithReturnByValue(true).Do(ctx)
 		if err != nil {
@@ -80,17 +75,17 @@ func (uc *uniqueContexts) evalIn(t *testing.T, ctx context.Context, origin, expr
 // pollIn evaluates a boolean expression in the unique until it is true.
 func (uc *uniqueContexts) pollIn(t *testing.T, ctx context.Context, origin, expr string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	testutil.Eventually(t, "in the unique, "+expr, func() bool {
 		var ok bool
 		uc.evalIn(t, ctx, origin, "!!("+expr+")", &ok)
-		if ok {
-			return
-		}
-		time.Sleep(30 * time.Millisecond)
-	}
-	t.Fatalf("in the unique, %s never became true", expr)
+		return ok
+	})
 }
+
+// animationsSettledJS is true when every animation and transition in the
+// page that ends has ended (endless ones, such as a caret's blink or a
+// mood's breathing, are left out): the entry animations are over.
+const animationsSettledJS = `document.getAnimations().every(a => a.playState === "finished" || (a.effect && a.effect.getComputedTiming().iterations === Infinity))`
 
 // TestBrowserEndToEnd drives a real shell page in headless Chromium: a
 // unique installed from a local bare git repository is opened, emits a

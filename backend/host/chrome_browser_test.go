@@ -121,18 +121,8 @@ func (c *chromeT) send(envs ...map[string]any) {
 func (c *chromeT) next(typ string, ok func(lip.Envelope, map[string]any) bool) (lip.Envelope, map[string]any) {
 	c.t.Helper()
 	cursor := "x-" + strings.ReplaceAll(typ, ".", "-")
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		res := c.th.listen(c.t, "cursor="+cursor+"&types="+typ+"&max=1&wait_ms=2000")
-		for _, e := range res.Events {
-			d := dataOf(c.t, e)
-			if ok == nil || ok(e, d) {
-				return e, d
-			}
-		}
-	}
-	c.t.Fatalf("no %s event that matched within 10 s", typ)
-	return lip.Envelope{}, nil
+	e := c.th.nextEvent(c.t, cursor, typ, func(e lip.Envelope) bool { return ok == nil || ok(e, dataOf(c.t, e)) })
+	return e, dataOf(c.t, e)
 }
 
 func (c *chromeT) fromShell(e lip.Envelope) {
@@ -660,7 +650,7 @@ func TestBrowserChromeComponents(t *testing.T) {
 			}
 			c.send(envs...)
 			c.poll(`document.querySelectorAll('#lets-shell [data-slot="` + slot + `"]').length === 8`)
-			time.Sleep(400 * time.Millisecond) // let the entry animation end
+			c.poll(animationsSettledJS) // the entry animations have ended
 			browsertest.Screenshot(t, ctx, "components-"+slot+"-"+scheme+".png")
 			for _, comp := range eightComponents(slot + "-") {
 				c.send(map[string]any{"type": "component.remove", "data": map[string]any{"id": comp["id"]}})

@@ -9,11 +9,13 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
 
 	"github.com/lets-app/lets/backend/lip"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 	"github.com/lets-app/lets/backend/wire"
 )
 
@@ -46,15 +48,6 @@ func (f *fakeActions) next(t *testing.T) actionCall {
 		t.Fatal("ClaudeActions.Answer was never called")
 	}
 	return actionCall{}
-}
-
-func (f *fakeActions) none(t *testing.T, within time.Duration) {
-	t.Helper()
-	select {
-	case c := <-f.calls:
-		t.Fatalf("unexpected ClaudeActions.Answer: %+v", c)
-	case <-time.After(within):
-	}
 }
 
 func withActions(a ClaudeActions) hostOpt { return func(o *Options) { o.ClaudeActions = a } }
@@ -129,6 +122,55 @@ func (in *inbox) nextOfType(typ string, within time.Duration) (lip.Envelope, boo
 		}
 		in.buf = append(in.buf, envs...)
 	}
+}
+
+// noneBefore proves that no envelope of typ is on its way to the window,
+// with two sync points instead of a quiet pause: the host's lip.pong to a
+// ping means it has handled every frame the shell sent before the ping, and
+// a marker command sent after that is queued behind every command the host
+// queued for the window until then; typ must not come before the marker.
+func (in *inbox) noneBefore(t *testing.T, th *testHost, typ string) {
+	t.Helper()
+	in.sendEnv(lip.TypePing, map[string]any{}, "shell")
+	in.until(t, typ, func(e lip.Envelope) bool { return e.Type == lip.TypePong })
+	mark := "sync " + strconv.FormatInt(syncMarks.Add(1), 10)
+	code, body := th.send(t, map[string]any{"lip": 1, "type": "entity.say", "win": in.window, "data": map[string]any{"text": mark}})
+	if rej, _ := body["rejected"].([]any); code != 200 || len(rej) > 0 {
+		t.Fatalf("the marker command was not sent: %d %v", code, body)
+	}
+	in.until(t, typ, func(e lip.Envelope) bool { return e.Type == "entity.say" && dataOf(t, e)["text"] == mark })
+}
+
+var syncMarks atomic.Int64
+
+// until reads envelopes until stop accepts one (the rest stays for the
+// next read) and fails the test if one of type unwanted comes first.
+func (in *inbox) until(t *testing.T, unwanted string, stop func(lip.Envelope) bool) {
+	t.Helper()
+	deadline := time.Now().Add(testutil.EventuallyTimeout)
+	for {
+		for i, e := range in.buf {
+			if e.Type == unwanted {
+				t.Fatalf("%s reached window %s: %v", unwanted, in.window, dataOf(t, e))
+			}
+			if stop(e) {
+				in.buf = in.buf[i+1:]
+				return
+			}
+		}
+		in.buf = in.buf[:0]
+		envs, err := in.tryRead(time.Until(deadline))
+		if err != nil {
+			t.Fatalf("window %s: no sync point: %v", in.window, err)
+		}
+		in.buf = append(in.buf, envs...)
+	}
+}
+
+// noneBefore is inbox.noneBefore for a plain shell client.
+func (sc *shellClient) noneBefore(t *testing.T, th *testHost, typ string) {
+	t.Helper()
+	(&inbox{shellClient: sc}).noneBefore(t, th, typ)
 }
 
 // readyShell connects a window's shell and says lip.ready, so commands flow.
@@ -277,14 +319,10 @@ func TestClaudeMoodFollowsTheSessionInBoundWindowsOnly(t *testing.T) {
 		}
 	}
 	th.report(t, rep(5150, "running"))
-	if e, ok := bound.nextOfType("entity.mood", 300*time.Millisecond); ok {
-		t.Fatalf("a repeated state sent another mood: %v", dataOf(t, e))
-	}
-	for name, sc := range map[string]*inbox{"bound to another pid": other, "unbound": plain} {
-		if e, ok := sc.nextOfType("entity.mood", 200*time.Millisecond); ok {
-			t.Fatalf("the %s window got %v", name, dataOf(t, e))
-		}
-	}
+	bound.noneBefore(t, th, "entity.mood") // a repeated state sends no other mood
+	// Neither the window bound to another pid nor the unbound one heard.
+	other.noneBefore(t, th, "entity.mood")
+	plain.noneBefore(t, th, "entity.mood")
 }
 
 // askOf reads the next shell.ask and checks it is a Claude approval card.
@@ -333,14 +371,12 @@ func TestClaudeApprovalCardAllowAndDeny(t *testing.T) {
 	if id := dismissOf(t, w2); id != a1["id"] {
 		t.Fatalf("w2 dismissed %q, want %q", id, a1["id"])
 	}
-	// The other window's late answer settles nothing.
+	// The other window's late answer settles nothing: the next answer
+	// Claude gets is req-2's below, not a second one for req-1.
 	w2.sendEnv("shell.answer", map[string]any{"id": a2["id"], "choice": "deny"}, "shell")
-	acts.none(t, 200*time.Millisecond)
 	// The same request reported again is not asked again.
 	th.report(t, rep(6001, "waiting_for_approval", "request_id", "req-1", "tool", "Bash"))
-	if e, ok := w1.nextOfType("shell.ask", 200*time.Millisecond); ok {
-		t.Fatalf("an answered request was asked again: %v", dataOf(t, e))
-	}
+	w1.noneBefore(t, th, "shell.ask")
 
 	th.report(t, rep(6001, "running"))
 	th.report(t, rep(6001, "waiting_for_approval", "request_id", "req-2", "tool", "Write", "summary", "notes.md"))
@@ -353,11 +389,18 @@ func TestClaudeApprovalCardAllowAndDeny(t *testing.T) {
 	if id := dismissOf(t, w1); id != b2["id"] {
 		t.Fatalf("w1 dismissed %q, want %q", id, b2["id"])
 	}
-	// The unique's voice cannot answer a card.
+	// The unique's voice cannot answer a card: its "allow" is refused, and
+	// the human's "deny" after it is the one answer Claude gets.
 	th.report(t, rep(6001, "waiting_for_approval", "request_id", "req-3", "tool", "Bash"))
 	d3 := askOf(t, w1)
 	w1.sendEnv("shell.answer", map[string]any{"id": d3["id"], "choice": "allow"}, "unique")
-	acts.none(t, 200*time.Millisecond)
+	if e, ok := w1.nextOfType("lip.error", 5*time.Second); !ok || dataOf(t, e)["code"] != "forbidden" {
+		t.Fatalf("the unique's answer was not refused: %v %v", ok, e)
+	}
+	w1.sendEnv("shell.answer", map[string]any{"id": d3["id"], "choice": "deny"}, "shell")
+	if c := acts.next(t); c.requestID != "req-3" || c.action != wire.ActionReject {
+		t.Fatalf("after the unique's answer: %+v, want the human's deny of req-3", c)
+	}
 }
 
 // TestClaudeCardDismissedWhenAnsweredElsewhere: a later report with
@@ -372,9 +415,7 @@ func TestClaudeCardDismissedWhenAnsweredElsewhere(t *testing.T) {
 	first := askOf(t, sc)["id"].(string)
 	// The same question again keeps it.
 	th.report(t, rep(7007, "waiting_for_approval", "request_id", "r1", "tool", "Bash"))
-	if e, ok := sc.nextOfType("shell.dismiss", 200*time.Millisecond); ok {
-		t.Fatalf("the same question dismissed its card: %v", dataOf(t, e))
-	}
+	sc.noneBefore(t, th, "shell.dismiss") // the same question keeps its card
 	th.report(t, rep(7007, "running"))
 	if id := dismissOf(t, sc); id != first {
 		t.Fatalf("running dismissed %q, want %q", id, first)
@@ -404,9 +445,15 @@ func TestClaudeCardDismissedWhenAnsweredElsewhere(t *testing.T) {
 	if id := dismissOf(t, sc); id != third["id"] {
 		t.Fatalf("ended dismissed %q, want %q", id, third["id"])
 	}
-	// A dismissed card cannot be answered any more.
+	// A dismissed card cannot be answered any more: the next answer Claude
+	// gets is the one for a new card.
 	sc.sendEnv("shell.answer", map[string]any{"id": third["id"], "choice": "allow"}, "shell")
-	acts.none(t, 200*time.Millisecond)
+	th.report(t, rep(7007, "waiting_for_approval", "request_id", "r4", "tool", "Bash"))
+	fourth := askOf(t, sc)
+	sc.sendEnv("shell.answer", map[string]any{"id": fourth["id"], "choice": "deny"}, "shell")
+	if c := acts.next(t); c.requestID != "r4" || c.action != wire.ActionReject {
+		t.Fatalf("after answering a dismissed card: %+v, want the deny of r4", c)
+	}
 }
 
 // TestClaudeWindowOpenedLaterCatchesUp: a window bound after the state is
@@ -440,9 +487,7 @@ func TestClaudeNoCardWithoutActions(t *testing.T) {
 	if got := moodOf(t, sc); got != "alert" {
 		t.Fatalf("mood %q, want alert", got)
 	}
-	if e, ok := sc.nextOfType("shell.ask", 300*time.Millisecond); ok {
-		t.Fatalf("a card without ClaudeActions: %v", dataOf(t, e))
-	}
+	sc.noneBefore(t, th, "shell.ask") // no card without ClaudeActions
 	if n := strings.Count(th.logBuf.String(), "no approval cards"); n != 1 {
 		t.Fatalf("logged %d times, want once:\n%s", n, th.logBuf.String())
 	}
@@ -528,10 +573,10 @@ func TestListenBeyond(t *testing.T) {
 }
 
 // waitNotes waits until the ring holds n board.note events (read with a
-// throwaway cursor).
+// throwaway cursor; each listen returns as soon as notes are there).
 func waitNotes(t *testing.T, th *testHost, cursor string, n int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(testutil.EventuallyTimeout)
 	got := 0
 	for got < n && time.Now().Before(deadline) {
 		res := th.listen(t, "cursor="+cursor+"&types=board.note&wait_ms=500")

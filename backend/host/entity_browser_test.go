@@ -15,6 +15,7 @@ import (
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -36,7 +37,40 @@ type entityRig struct {
 	ctx context.Context
 	uo  string
 	uc  *uniqueContexts
+	// pointer is where the test last moved the mouse (pointerStep, or
+	// set by hand after other moves).
+	pointer [2]float64
 }
+
+// pageClockJS makes the page's performance.now, the clock the companion
+// reads for its glides and its hold after a move, one the test can drive:
+// __letsClock.advance(ms) moves it on, hold() stops it (frames keep
+// coming, time does not pass) and release() lets it run again from there.
+// Left alone it is the real clock. __samples counts the pointer samples
+// the shell handled.
+const pageClockJS = `(() => {
+	const real = performance.now.bind(performance);
+	let ahead = 0, held = null;
+	performance.now = () => held !== null ? held : real() + ahead;
+	window.__letsClock = {
+		advance(ms) { if (held !== null) held += ms; else ahead += ms; },
+		hold() { held = real() + ahead; },
+		release() { ahead = held - real(); held = null; },
+	};
+	// Pointer samples the shell has handled: its own pointermoves, and
+	// the ones the unique's SDK relays through its port.
+	window.__samples = 0;
+	addEventListener("pointermove", () => { window.__samples++; }, true);
+	const onmessage = Object.getOwnPropertyDescriptor(MessagePort.prototype, "onmessage");
+	Object.defineProperty(MessagePort.prototype, "onmessage", {
+		get() { return onmessage.get.call(this); },
+		set(fn) { onmessage.set.call(this, typeof fn !== "function" ? fn : function (ev) {
+			const r = fn.call(this, ev);
+			if (ev.data && ev.data.op === "pointer" && ev.data.kind === "move") window.__samples++;
+			return r;
+		}); },
+	});
+})()`
 
 func newEntityRig(t testing.TB, features ...*emulation.MediaFeature) *entityRig {
 	t.Helper()
@@ -44,7 +78,10 @@ func newEntityRig(t testing.TB, features ...*emulation.MediaFeature) *entityRig 
 	win := th.openOnly(t, "board", "")
 	ctx := browsertest.New(t, browsertest.Options{Width: 1000, Height: 640, Timeout: 120 * time.Second})
 	uc := watchContexts(ctx)
-	actions := []chromedp.Action{}
+	actions := []chromedp.Action{chromedp.ActionFunc(func(ctx context.Context) error {
+		_, err := page.AddScriptToEvaluateOnNewDocument(pageClockJS).Do(ctx)
+		return err
+	})}
 	if len(features) > 0 {
 		actions = append(actions, emulation.SetEmulatedMedia().WithFeatures(features))
 	}
@@ -120,6 +157,42 @@ func savePNG(t *testing.T, name string, png []byte) {
 	}
 }
 
+// pointerTo moves the mouse to (x, y) and returns once every pointermove
+// listener of the page has run for it.
+func (r *entityRig) pointerTo(t *testing.T, x, y float64) {
+	t.Helper()
+	r.pointerStep(t, x, y, 0)
+}
+
+// pointerStep is pointerTo after the page's (held) clock moved on ms: one
+// pointer sample of a gesture, at a known time, never merged with the
+// next one into a single pointermove.
+func (r *entityRig) pointerStep(t *testing.T, x, y, ms float64) {
+	t.Helper()
+	var before int
+	r.eval(t, `__letsClock.advance(`+jsNum(ms)+`), __samples`, &before)
+	if err := chromedp.Run(r.ctx, mouse(input.MouseMoved, x, y, input.None, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(r.pointer[0]-x) < 1 && math.Abs(r.pointer[1]-y) < 1 {
+		return // a move to where the pointer already is fires no pointermove
+	}
+	r.pointer = [2]float64{x, y}
+	r.poll(t, `__samples > `+strconv.Itoa(before))
+}
+
+// gesture plays pointer samples every ms on the page's clock, held for
+// the time of it, so the gesture's speed is what the test says whatever
+// the machine's load.
+func (r *entityRig) gesture(t *testing.T, ms float64, points [][2]float64) {
+	t.Helper()
+	r.eval(t, `__letsClock.hold(), true`, nil)
+	for _, p := range points {
+		r.pointerStep(t, p[0], p[1], ms)
+	}
+	r.eval(t, `__letsClock.release(), true`, nil)
+}
+
 func mouse(typ input.MouseType, x, y float64, button input.MouseButton, buttons int64) chromedp.Action {
 	return chromedp.ActionFunc(func(ctx context.Context) error {
 		p := input.DispatchMouseEvent(typ, x, y).WithButton(button).WithButtons(buttons)
@@ -148,6 +221,11 @@ func TestBrowserEntityCommands(t *testing.T) {
 	if !strings.Contains(live, "Hello there!") || mood != "happy" {
 		t.Errorf("say: live region %q, mood %q", live, mood)
 	}
+	// The page notes when the next bubble shows and when it hides.
+	r.eval(t, `(() => { const b = document.querySelector(".lets-companion-bubble"); window.__bubble = {}; new MutationObserver(() => {
+		if (b.textContent === "Second thought." && window.__bubble.shown === undefined) window.__bubble.shown = performance.now();
+		if (b.hidden && window.__bubble.shown !== undefined && window.__bubble.hidden === undefined) window.__bubble.hidden = performance.now();
+	}).observe(b, {childList: true, attributes: true, attributeFilter: ["hidden"]}); return true; })()`, nil)
 	r.send(t, map[string]any{"type": "entity.say", "data": map[string]any{"text": "Second thought.", "ttl": 1200}})
 	r.poll(t, `document.querySelector(".lets-companion-bubble").textContent === "Second thought."`)
 	var bubbles int
@@ -156,10 +234,13 @@ func TestBrowserEntityCommands(t *testing.T) {
 	if bubbles != 1 || mood != "happy" {
 		t.Errorf("a new say replaces the bubble (%d bubbles) and keeps the mood (%q)", bubbles, mood)
 	}
-	start := time.Now()
 	r.poll(t, `document.querySelector(".lets-companion-bubble").hidden`)
-	if waited := time.Since(start); waited < 600*time.Millisecond {
-		t.Errorf("the bubble left after %v, before its ttl of 1.2 s", waited)
+	var shownFor float64
+	r.eval(t, `window.__bubble.hidden - window.__bubble.shown`, &shownFor)
+	// A page timer never fires early; the 100 ms are the rest of the task
+	// that armed it (the observer notes "shown" when that task ends).
+	if shownFor < 1100 {
+		t.Errorf("the bubble left after %.0f ms, before its ttl of 1.2 s", shownFor)
 	}
 
 	// entity.mood: each of the eight moods draws differently.
@@ -218,44 +299,47 @@ func TestBrowserEntityCommands(t *testing.T) {
 	}
 	r.poll(t, `document.getElementById("lets-companion-menu").hidden && document.activeElement === document.querySelector(".lets-companion-body")`)
 
-	// entity.move to a point: eased over frames, never a jump.
-	// Frames may be dropped on a busy machine (a starved renderer can skip
-	// a whole glide), so the move goes back and forth up to three times;
-	// one of them must show a few in-between frames and no step of most of
-	// the way. A jump never shows them.
-	glided := ""
-	for attempt, target := range [][2]float64{{200, 200}, {600, 400}, {200, 200}} {
+	// entity.move to a point: eased over frames, never a jump. The page's
+	// clock is held and moved on one 16 ms frame at a time, so every frame
+	// of the glide is seen, however busy the machine.
+	for i, target := range [][2]float64{{200, 200}, {600, 400}} {
 		x0, y0 := r.companionBox(t)
-		r.eval(t, `window.__track = []; (function f() { const e = document.querySelector(".lets-companion"); window.__track.push([+e.dataset.x, +e.dataset.y]); if (window.__track.length < 90) requestAnimationFrame(f); })(), true`, nil)
+		r.eval(t, `__letsClock.hold(), true`, nil)
 		r.send(t, map[string]any{"type": "entity.move", "data": map[string]any{"x": target[0], "y": target[1]}})
-		r.poll(t, `window.__track.length >= 90`)
-		r.poll(t, `!document.querySelector(".lets-companion").dataset.moving`)
+		r.poll(t, `document.querySelector(".lets-companion").dataset.moving`)
 		var track [][]float64
-		r.eval(t, `window.__track`, &track)
+		for moving := true; moving; {
+			var f struct {
+				X, Y   float64
+				Moving bool
+			}
+			r.eval(t, `new Promise(res => { __letsClock.advance(16); requestAnimationFrame(() => requestAnimationFrame(() => { const e = document.querySelector(".lets-companion"); res({x: +e.dataset.x, y: +e.dataset.y, moving: !!e.dataset.moving}); })); })`, &f)
+			track = append(track, []float64{f.X, f.Y})
+			moving = f.Moving
+			if len(track) > 100 {
+				t.Fatalf("move %d still gliding after %d frames of 16 ms", i+1, len(track))
+			}
+		}
+		r.eval(t, `__letsClock.release(), true`, nil)
 		tx, ty := target[0]-32, target[1]-32
 		dist := math.Hypot(tx-x0, ty-y0)
 		between, maxStep := 0, 0.0
-		for i, p := range track {
-			if i > 0 {
-				maxStep = math.Max(maxStep, math.Hypot(p[0]-track[i-1][0], p[1]-track[i-1][1]))
-			}
+		prev := []float64{x0, y0}
+		for _, p := range track {
+			maxStep = math.Max(maxStep, math.Hypot(p[0]-prev[0], p[1]-prev[1]))
+			prev = p
 			if math.Hypot(p[0]-x0, p[1]-y0) > 2 && math.Hypot(p[0]-tx, p[1]-ty) > 2 {
 				between++
 			}
 		}
-		var end []float64
-		r.eval(t, `(() => { const e = document.querySelector(".lets-companion"); return [+e.dataset.x, +e.dataset.y]; })()`, &end)
-		if math.Abs(end[0]-tx) > 1 || math.Abs(end[1]-ty) > 1 {
-			t.Fatalf("move %d ended at %v, want (%v, %v)", attempt+1, end, tx, ty)
+		if end := track[len(track)-1]; math.Abs(end[0]-tx) > 1 || math.Abs(end[1]-ty) > 1 {
+			t.Fatalf("move %d ended at %v, want (%v, %v)", i+1, end, tx, ty)
 		}
-		if between >= 3 && maxStep <= dist*0.7 {
-			glided = ""
-			break
+		// At most 600 ms of glide over 16 ms frames, eased: a step is a
+		// small part of the way.
+		if between < 10 || maxStep > dist*0.3 {
+			t.Errorf("move %d teleported: %d frames in between, largest step %.0f px of %.0f", i+1, between, maxStep, dist)
 		}
-		glided = fmt.Sprintf("%d frames in between, largest step %.0f px of %.0f", between, maxStep, dist)
-	}
-	if glided != "" {
-		t.Errorf("the move teleported in three tries: last one %s", glided)
 	}
 	// Off-screen targets are clamped to the viewport.
 	r.send(t, map[string]any{"type": "entity.move", "data": map[string]any{"x": 99999, "y": -500}})
@@ -265,24 +349,41 @@ func TestBrowserEntityCommands(t *testing.T) {
 	r.send(t, map[string]any{"type": "entity.move", "data": map[string]any{"to": "#lets-status"}})
 	r.poll(t, `(() => { const b = document.querySelector(".lets-companion-body").getBoundingClientRect(); const s = document.getElementById("lets-status").getBoundingClientRect(); return !document.querySelector(".lets-companion").dataset.moving && Math.abs((b.top + 32) - (s.top + s.height / 2)) <= 40 && (Math.abs(b.left - s.right - 8) <= 2 || Math.abs(b.right - s.left + 8) <= 2); })()`)
 
+	// The pointer's spot for following: low in the view, 140 px above its
+	// bottom edge (whatever the window's inner height), so there is no
+	// room below it for the companion at the persona distance.
+	var innerH float64
+	r.eval(t, `innerHeight`, &innerH)
+	px, py := 302.0, innerH-140
 	// Start the following check from a corner far from the pointer's spot
 	// (following starts only beyond 2.2 × the distance), whatever the
-	// status line's place and width happen to be.
+	// status line's place and width happen to be. The page's clock is
+	// held from this move on (the glide is moved to its end by hand), so
+	// the hold after it lasts however slow the machine is.
+	r.eval(t, `__letsClock.hold(), true`, nil)
 	r.send(t, map[string]any{"type": "entity.move", "data": map[string]any{"x": 99999, "y": 0}})
-	r.poll(t, `(() => { const b = document.querySelector(".lets-companion-body").getBoundingClientRect(); return !document.querySelector(".lets-companion").dataset.moving && Math.hypot(b.left + 32 - 302, b.top + 32 - 401) > 2.2 * 120 + 20; })()`)
+	r.poll(t, `document.querySelector(".lets-companion").dataset.moving`)
+	r.eval(t, `__letsClock.advance(600), true`, nil) // the longest glide
+	r.poll(t, `(() => { const b = document.querySelector(".lets-companion-body").getBoundingClientRect(); return !document.querySelector(".lets-companion").dataset.moving && Math.hypot(b.left + 32 - `+jsNum(px)+`, b.top + 32 - `+jsNum(py)+`) > 2.2 * 120 + 20; })()`)
 
 	// entity.persona: name (label, menu), speed and distance; following
 	// the cursor keeps that distance and never covers the pointer.
 	r.send(t, map[string]any{"type": "entity.persona", "data": map[string]any{"name": "Juniper", "traits": map[string]any{"speed": "fast", "distance": 120}}})
 	r.poll(t, `document.querySelector(".lets-companion-body").getAttribute("aria-label").startsWith("Juniper,")`)
-	// Claude's last move holds following for a moment; wait it out.
-	time.Sleep(5200 * time.Millisecond)
-	if err := chromedp.Run(r.ctx, mouse(input.MouseMoved, 300, 400, input.None, 0), chromedp.Sleep(50*time.Millisecond), mouse(input.MouseMoved, 302, 401, input.None, 0)); err != nil {
-		t.Fatal(err)
+	// Claude's last move holds following for 5 s: the pointer is not
+	// followed yet; once the page's clock has moved on to the end of the
+	// hold it is.
+	r.pointerTo(t, px-2, py-1)
+	var moving bool
+	r.eval(t, `!!document.querySelector(".lets-companion").dataset.moving`, &moving)
+	if moving {
+		t.Fatal("the companion followed the pointer during the hold after Claude's move")
 	}
-	r.poll(t, `!document.querySelector(".lets-companion").dataset.moving && (() => { const b = document.querySelector(".lets-companion-body").getBoundingClientRect(); return Math.abs(Math.hypot(b.left + 32 - 302, b.top + 32 - 401) - (120 + 32)) <= 3; })()`)
+	r.eval(t, `__letsClock.advance(5000 - 600), __letsClock.release(), true`, nil)
+	r.pointerTo(t, px, py)
+	r.poll(t, `!document.querySelector(".lets-companion").dataset.moving && (() => { const b = document.querySelector(".lets-companion-body").getBoundingClientRect(); return Math.abs(Math.hypot(b.left + 32 - `+jsNum(px)+`, b.top + 32 - `+jsNum(py)+`) - (120 + 32)) <= 3; })()`)
 	var covered bool
-	r.eval(t, `(() => { const b = document.querySelector(".lets-companion-body").getBoundingClientRect(); return 302 >= b.left && 302 <= b.right && 401 >= b.top && 401 <= b.bottom; })()`, &covered)
+	r.eval(t, `(() => { const b = document.querySelector(".lets-companion-body").getBoundingClientRect(); return `+jsNum(px)+` >= b.left && `+jsNum(px)+` <= b.right && `+jsNum(py)+` >= b.top && `+jsNum(py)+` <= b.bottom; })()`, &covered)
 	if covered {
 		t.Error("following covers the pointer")
 	}
@@ -292,7 +393,7 @@ func TestBrowserEntityCommands(t *testing.T) {
 	var followed []float64
 	r.eval(t, `(() => { const b = document.querySelector(".lets-companion-body").getBoundingClientRect(); return [b.left, b.top]; })()`, &followed)
 	r.send(t, map[string]any{"type": "entity.move", "data": map[string]any{"to": "cursor"}})
-	r.poll(t, fmt.Sprintf(`!document.querySelector(".lets-companion").dataset.moving && (() => { const b = document.querySelector(".lets-companion-body").getBoundingClientRect(); return Math.hypot(b.left - %f, b.top - %f) > 2 && Math.abs(Math.hypot(b.left + 32 - 302, b.top + 32 - 401) - (120 + 32)) <= 3 && b.left + 32 > 302 && b.top + 32 < 401; })()`, followed[0], followed[1]))
+	r.poll(t, fmt.Sprintf(`!document.querySelector(".lets-companion").dataset.moving && (() => { const b = document.querySelector(".lets-companion-body").getBoundingClientRect(); return Math.hypot(b.left - %f, b.top - %f) > 2 && Math.abs(Math.hypot(b.left + 32 - `+jsNum(px)+`, b.top + 32 - `+jsNum(py)+`) - (120 + 32)) <= 3 && b.left + 32 > `+jsNum(px)+` && b.top + 32 < `+jsNum(py)+`; })()`, followed[0], followed[1]))
 
 	// entity.hide / entity.show.
 	r.send(t, map[string]any{"type": "entity.hide", "data": map[string]any{}})
@@ -436,14 +537,12 @@ func TestBrowserEntityHumanActs(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Fast circles far from it make it dizzy.
-	circles := []chromedp.Action{}
+	var circles [][2]float64
 	for i := 0; i < 64; i++ {
 		a := float64(i) / 16 * 2 * math.Pi
-		circles = append(circles, mouse(input.MouseMoved, 250+60*math.Cos(a), 350+60*math.Sin(a), input.None, 0), chromedp.Sleep(8*time.Millisecond))
+		circles = append(circles, [2]float64{250 + 60*math.Cos(a), 350 + 60*math.Sin(a)})
 	}
-	if err := chromedp.Run(r.ctx, circles...); err != nil {
-		t.Fatal(err)
-	}
+	r.gesture(t, 16, circles)
 	r.poll(t, `window.__reacts.includes("dizzy")`)
 
 	// Dragging moves it (no click, no menu), and a full circle while
@@ -461,6 +560,7 @@ func TestBrowserEntityHumanActs(t *testing.T) {
 	if err := chromedp.Run(r.ctx, drag...); err != nil {
 		t.Fatal(err)
 	}
+	r.pointer = [2]float64{px + 160, py}
 	if s := r.shellEvent(t, cur, "entity.secret"); s["name"] != "spin" {
 		t.Errorf("secret %v, want spin", s)
 	}
@@ -483,13 +583,11 @@ func TestBrowserEntityHumanActs(t *testing.T) {
 	}
 	// Shaking the pointer left-right over it three times: wave.
 	bx, by = r.companionBox(t)
-	shake := []chromedp.Action{}
+	var shake [][2]float64
 	for _, dx := range []float64{0, 18, 0, -18, 0, 18, 0, -18, 0, 18, 0, -18, 0} {
-		shake = append(shake, mouse(input.MouseMoved, bx+32+dx, by+32, input.None, 0), chromedp.Sleep(20*time.Millisecond))
+		shake = append(shake, [2]float64{bx + 32 + dx, by + 32})
 	}
-	if err := chromedp.Run(r.ctx, shake...); err != nil {
-		t.Fatal(err)
-	}
+	r.gesture(t, 30, shake)
 	if s := r.shellEvent(t, cur, "entity.secret"); s["name"] != "wave" {
 		t.Errorf("secret %v, want wave", s)
 	}
@@ -732,9 +830,12 @@ func TestBrowserEntityFromTheUnique(t *testing.T) {
 		for (let i = 0; i < 50; i++) window.__port.postMessage({op: "pointer", kind: "key"});
 		return true;
 	})()`, nil)
-	time.Sleep(500 * time.Millisecond)
-	if res := r.th.listen(t, "cursor="+cur+"&types=entity.secret&wait_ms=300"); len(res.Events) > 0 {
-		t.Errorf("a unique faked a secret move: %+v", res.Events)
+	// Then a note through the same port: the shell handles the port's
+	// messages in order, so a secret the shake made would be in the ring
+	// before the note.
+	r.uc.evalIn(t, r.ctx, r.uo, `lip.emit("board.note", {text: "after the shake"}), true`, nil)
+	if ev := r.th.nextEvent(t, cur, "entity.secret,board.note", nil); ev.Type != "board.note" {
+		t.Errorf("a unique faked a secret move: %+v", ev)
 	}
 }
 

@@ -3,6 +3,7 @@ package host
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lets-app/lets/backend/netguard"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 // keepAlive is one raw HTTP/1.1 connection that stays open between
@@ -57,13 +59,7 @@ func (k *keepAlive) closedWithin(d time.Duration) bool {
 
 func waitOpen(t *testing.T, l *netguard.LimitListener, want int) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
-	for l.Open() != want && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if got := l.Open(); got != want {
-		t.Fatalf("%s holds %d connections, want %d", l.Addr(), got, want)
-	}
+	testutil.Eventually(t, fmt.Sprintf("%s holds %d connections", l.Addr(), want), func() bool { return l.Open() == want })
 }
 
 // TestListenersCapConnections (issue #10, resource caps): on origin A and

@@ -278,6 +278,26 @@ func (th *testHost) waitEvent(t testing.TB, cursor, typ string, within time.Dura
 	return lip.Envelope{}
 }
 
+// nextEvent long-polls listen on cursor for events of typ (each answer
+// comes when an event arrives, not after a pause; one at a time, so the
+// events after it stay for the next call) and returns the first
+// one ok accepts; it fails the test after testutil.EventuallyTimeout.
+func (th *testHost) nextEvent(t testing.TB, cursor, typ string, ok func(lip.Envelope) bool) lip.Envelope {
+	t.Helper()
+	deadline := time.Now().Add(testutil.EventuallyTimeout)
+	for time.Now().Before(deadline) {
+		wait := min(time.Until(deadline), 5*time.Second)
+		res := th.listen(t, "cursor="+cursor+"&types="+typ+"&max=1&wait_ms="+strconv.Itoa(max(1, int(wait.Milliseconds()))))
+		for _, e := range res.Events {
+			if ok == nil || ok(e) {
+				return e
+			}
+		}
+	}
+	t.Fatalf("no matching %s event within %v", typ, testutil.EventuallyTimeout)
+	return lip.Envelope{}
+}
+
 // shellClient is a WebSocket client that speaks to /lip/ws exactly as the
 // shell page does.
 type shellClient struct {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lets-app/lets/backend/lip"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 // TestOpenSendDeliverAck walks the main path: open, the shell connects and
@@ -58,13 +59,7 @@ func TestOpenSendDeliverAck(t *testing.T) {
 	}
 	// Acked commands are gone from the queue.
 	w, _ := th.core.window("w1")
-	deadline := time.Now().Add(2 * time.Second)
-	for len(w.queuedIDs()) > 0 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	if q := w.queuedIDs(); len(q) != 0 {
-		t.Fatalf("queue after ack: %v", q)
-	}
+	testutil.Eventually(t, "the acked commands leave the queue", func() bool { return len(w.queuedIDs()) == 0 })
 	var st Status
 	_, raw := th.call(t, "GET", "/lip/status", nil, testHostToken)
 	b, _ := json.Marshal(raw)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
@@ -86,7 +85,7 @@ func TestBrowserShellZoom(t *testing.T) {
 			// Let the companion settle where it means to stay, and the
 			// entry animations end, before measuring.
 			r.poll(t, `!document.querySelector(".lets-companion").dataset.moving`)
-			time.Sleep(500 * time.Millisecond)
+			r.poll(t, animationsSettledJS)
 
 			var rep zoomReport
 			r.eval(t, zoomCheckJS, &rep)
