@@ -437,13 +437,8 @@ func approveOnce(t *testing.T, ctx context.Context, sub *wireclient.Subscription
 	); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case ev := <-sub.Actions():
-		if ev.Action != wire.ActionApprove || ev.Agent.SessionID != "reviewer" {
-			t.Fatalf("delivered %s to %s", ev.Action, ev.Agent)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the tap delivered no action")
+	if ev := testutil.Wait(t, "the tap's action", sub.Actions()); ev.Action != wire.ActionApprove || ev.Agent.SessionID != "reviewer" {
+		t.Fatalf("delivered %s to %s", ev.Action, ev.Agent)
 	}
 	select {
 	case ev, ok := <-sub.Actions():
@@ -622,13 +617,8 @@ func TestPadKeyboard(t *testing.T) {
 	); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case ev := <-sub.Actions():
-		if ev.Action != wire.ActionApprove {
-			t.Fatalf("Enter on Approve sent %s", ev.Action)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Enter on Approve delivered nothing")
+	if ev := testutil.Wait(t, "the action of Enter on Approve", sub.Actions()); ev.Action != wire.ActionApprove {
+		t.Fatalf("Enter on Approve sent %s", ev.Action)
 	}
 }
 
