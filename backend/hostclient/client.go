@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lets-app/lets/backend/clock"
 	"github.com/lets-app/lets/backend/config"
 )
 
@@ -51,6 +52,9 @@ type Options struct {
 	// Timeout bounds one request (a listen gets its wait on top); 0 means
 	// 10 s.
 	Timeout time.Duration
+	// Clock paces the wait for a started host (StartWait, the polls); nil
+	// means the real clock.
+	Clock clock.Clock
 }
 
 // Client talks to the host. It is safe for concurrent use.
@@ -83,6 +87,7 @@ func New(paths config.Paths, opts Options) *Client {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
 	}
+	opts.Clock = clock.Or(opts.Clock)
 	return &Client{paths: paths, opts: opts}
 }
 
@@ -204,8 +209,8 @@ func (c *Client) start(ctx context.Context) (config.HostInfo, error) {
 	if err := c.opts.Start(ctx); err != nil {
 		return config.HostInfo{}, &StartError{Err: err}
 	}
-	deadline := time.Now().Add(c.opts.StartWait)
-	tick := time.NewTicker(pollEvery)
+	deadline := c.opts.Clock.Now().Add(c.opts.StartWait)
+	tick := c.opts.Clock.NewTicker(pollEvery)
 	defer tick.Stop()
 	var last error
 	for {
@@ -216,13 +221,13 @@ func (c *Client) start(ctx context.Context) (config.HostInfo, error) {
 			}
 		}
 		last = err
-		if time.Now().After(deadline) {
+		if !c.opts.Clock.Now().Before(deadline) {
 			return config.HostInfo{}, &StartError{Waited: c.opts.StartWait, Err: last}
 		}
 		select {
 		case <-ctx.Done():
 			return config.HostInfo{}, ctx.Err()
-		case <-tick.C:
+		case <-tick.C():
 		}
 	}
 }
