@@ -150,11 +150,11 @@ func TestEveryToolAgainstARealHost(t *testing.T) {
 	if ls.Structured["cursor"] != "claude" || ls.Structured["truncated"] != nil {
 		t.Fatalf("listen structured: %v", ls.Structured)
 	}
-	// Nothing new: wait_ms 0 answers at once.
-	t0 := time.Now()
+	// Nothing new: wait_ms 0 answers at once (a listen that waited its
+	// default 25 s would outlast the call's 20 s deadline and fail it).
 	ls = s.call(t, "listen", map[string]any{"wait_ms": 0})
-	if ls.IsError || len(events(t, ls)) != 0 || !strings.Contains(ls.Text, "Nothing new") || time.Since(t0) > 2*time.Second {
-		t.Fatalf("empty listen: %+v after %v", ls, time.Since(t0))
+	if ls.IsError || len(events(t, ls)) != 0 || !strings.Contains(ls.Text, "Nothing new") {
+		t.Fatalf("empty listen: %+v", ls)
 	}
 
 	// One command, then a batch.
