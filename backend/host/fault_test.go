@@ -188,28 +188,27 @@ func TestHelloDeadlineAndPingMisses(t *testing.T) {
 	}
 	sc := th.dialShell(t, win, nil)
 	pings := 0
-	start := time.Now()
-	for {
-		envs, err := sc.tryRead(2 * time.Second)
-		if err != nil {
-			if err == errTimeout {
-				t.Fatal("the silent shell was never closed")
-			}
-			break
+	var closed error
+	for closed == nil {
+		envs, err := sc.tryRead(testutil.EventuallyTimeout)
+		if err == errTimeout {
+			t.Fatal("the silent shell was never closed")
 		}
+		closed = err
 		for _, e := range envs {
 			if e.Type == "lip.ping" {
 				pings++
 			}
 		}
 	}
-	if pings != 3 || time.Since(start) > 1500*time.Millisecond {
-		t.Fatalf("closed after %d pings in %v, want 3 unanswered pings", pings, time.Since(start))
+	// Closed for the pings, not for anything else, after exactly three.
+	if !asCloseError(closed, &ce) || !strings.Contains(ce.Text, "no answer to three pings") || pings != 3 {
+		t.Fatalf("closed (%v) after %d pings, want closed for 3 unanswered pings", closed, pings)
 	}
 	// A shell that answers stays.
 	sc2 := th.dialShell(t, win, nil)
 	for range 6 {
-		e, ok := sc2.nextOfType("lip.ping", time.Second)
+		e, ok := sc2.nextOfType("lip.ping", testutil.EventuallyTimeout)
 		if !ok {
 			t.Fatal("an answering shell was dropped")
 		}

@@ -243,8 +243,13 @@ func (core *lipCore) serveShell(c *shellConn) {
 	go c.writer()
 	c.wake()
 
+	// No read deadline from here on: the writer closes a shell that stays
+	// silent (three unanswered pings, or a write that misses its
+	// deadline), and that close ends this read. A read deadline of the same
+	// length raced it, and a silent shell was closed now for the pings,
+	// now without a reason.
+	_ = c.ws.SetReadDeadline(time.Time{})
 	for {
-		_ = c.ws.SetReadDeadline(time.Now().Add(c.timing.ping * (pingMisses + 1)))
 		mt, frame, err := c.ws.ReadMessage()
 		if err != nil {
 			break
