@@ -385,25 +385,7 @@ func (s *fakeShell) emit(typ, from string, data any) string {
 // must accept it too.
 func (s *fakeShell) next(typ string, within time.Duration, match func(frame) bool) frame {
 	s.t.Helper()
-	timer := time.NewTimer(within)
-	defer timer.Stop()
-	for {
-		select {
-		case f, ok := <-s.frames:
-			if !ok {
-				s.t.Fatalf("the shell channel closed before %s", typ)
-			}
-			if f.Type == "lip.error" {
-				s.t.Logf("lip.error: %s", f.Data)
-			}
-			if f.Type == typ && (match == nil || match(f)) {
-				return f
-			}
-		case <-timer.C:
-			s.t.Fatalf("no %s within %v", typ, within)
-			return frame{}
-		}
-	}
+	return s.nextWhere(typ, within, func(f frame) bool { return f.Type == typ && (match == nil || match(f)) })
 }
 
 // nextWhere returns the next frame match accepts (skipping others), for
@@ -417,6 +399,9 @@ func (s *fakeShell) nextWhere(what string, within time.Duration, match func(fram
 		case f, ok := <-s.frames:
 			if !ok {
 				s.t.Fatalf("the shell channel closed before %s", what)
+			}
+			if f.Type == "lip.error" {
+				s.t.Logf("lip.error: %s", f.Data)
 			}
 			if match(f) {
 				return f
