@@ -14,10 +14,14 @@ import (
 // display.
 type Runtime interface {
 	SetTitle(title string)
-	SetSize(width, height int)
-	SetPosition(x, y int)
+	// Place gives the window its size and moves its frame's top-left
+	// corner to (X, Y) in screen pixels, after the window is shown.
+	Place(r geometry.Rect)
 	Size() (width, height int)
 	Position() (x, y int)
+	// Present brings the window to the front, shows it if it was
+	// minimised and gives it the keyboard focus.
+	Present()
 	Quit()
 }
 
@@ -35,9 +39,10 @@ type controller struct {
 	reportMu sync.Mutex
 
 	mu       sync.Mutex
-	rt       Runtime // nil until the window started
-	quitting bool    // Lets asked the window to go (before or after it started)
-	reported bool    // geometry was reported once
+	rt       Runtime        // nil until the window started
+	place    *geometry.Rect // where started puts the window; nil leaves it to Wails (centred)
+	quitting bool           // Lets asked the window to go (before or after it started)
+	reported bool           // geometry was reported once
 }
 
 func newController(l Launch, reports *reporter, log *slog.Logger) *controller {
@@ -53,14 +58,51 @@ func (c *controller) started(rt Runtime) {
 	c.mu.Lock()
 	c.rt = rt
 	quit := c.quitting
+	place := c.place
 	c.mu.Unlock()
 	rt.SetTitle(c.launch.title())
-	if g := c.launch.Geometry; g != nil && g.Valid() {
-		rt.SetSize(g.Width, g.Height)
-		rt.SetPosition(g.X, g.Y)
+	if place != nil {
+		rt.Place(*place)
 	}
 	if quit {
 		rt.Quit()
+	}
+}
+
+// fit decides where the window opens on a screen whose work area (the
+// screen less its panels) is area, zero when it is not known: the
+// remembered place, or the default size centred, made to fit inside the
+// area. It returns the size to open at; started then places the window.
+func (c *controller) fit(area geometry.Rect) (width, height int) {
+	w, h := c.launch.size()
+	r := geometry.Rect{Width: w, Height: h}
+	placed := false
+	if g := c.launch.Geometry; g != nil && g.Valid() {
+		r, placed = *g, true
+	}
+	known := area.Width > 0 && area.Height > 0
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.place = nil
+	if !placed && !known {
+		// Wails centres a window on its monitor; nothing better is known.
+		return r.Width, r.Height
+	}
+	fitted := geometry.Fit(r, placed, area)
+	c.place = &fitted
+	return fitted.Width, fitted.Height
+}
+
+// present brings the window to the front and focuses it (Lets asked:
+// Home… or a second `lets` for the home window, the tray for a unique's).
+// Before the window exists there is nothing to do: it comes up in front.
+func (c *controller) present() {
+	c.mu.Lock()
+	rt := c.rt
+	quitting := c.quitting
+	c.mu.Unlock()
+	if rt != nil && !quitting {
+		rt.Present()
 	}
 }
 

@@ -4,7 +4,9 @@ package window
 
 /*
 #cgo linux pkg-config: gtk+-3.0 webkit2gtk-4.1
+#include <stdlib.h>
 #include <gtk/gtk.h>
+#include <gdk/gdkx.h>
 #include <webkit2/webkit2.h>
 
 static WebKitWebView *letsFindWebView(GtkWidget *w) {
@@ -37,8 +39,82 @@ static gboolean letsCutBridge(gpointer unused) {
 static void letsScheduleCutBridge(void) { g_idle_add(letsCutBridge, NULL); }
 
 // letsInitGTK starts GTK without exiting the process when it cannot
-// (gtk_init would, with status 1): 1 when it started.
-static int letsInitGTK(void) { return gtk_init_check(NULL, NULL) ? 1 : 0; }
+// (gtk_init would, with status 1): 1 when it started. The program name
+// and class make every window's WM_CLASS ("lets", "Lets"): GDK takes the
+// class from the program name when it starts, which would otherwise be
+// the file's name (lets-window).
+static int letsInitGTK(const char *name, const char *class) {
+	g_set_prgname(name);
+	if (!gtk_init_check(NULL, NULL)) return 0;
+	gdk_set_program_class(class);
+	return 1;
+}
+
+// letsWorkArea is the work area (the monitor less panels and docks) of the
+// primary monitor, or of the first one: 1 when there is one.
+static int letsWorkArea(int *x, int *y, int *w, int *h) {
+	GdkDisplay *d = gdk_display_get_default();
+	if (d == NULL) return 0;
+	GdkMonitor *m = gdk_display_get_primary_monitor(d);
+	if (m == NULL && gdk_display_get_n_monitors(d) > 0) m = gdk_display_get_monitor(d, 0);
+	if (m == NULL) return 0;
+	GdkRectangle r;
+	gdk_monitor_get_workarea(m, &r);
+	*x = r.x; *y = r.y; *w = r.width; *h = r.height;
+	return r.width > 0 && r.height > 0;
+}
+
+// letsMainWindow is the window Wails shows (the toplevel holding the web
+// view), or NULL before it exists.
+static GtkWindow *letsMainWindow(void) {
+	GtkWindow *found = NULL;
+	GList *tops = gtk_window_list_toplevels();
+	for (GList *l = tops; l != NULL && found == NULL; l = l->next) {
+		if (GTK_IS_WINDOW(l->data) && letsFindWebView(GTK_WIDGET(l->data)) != NULL) found = GTK_WINDOW(l->data);
+	}
+	g_list_free(tops);
+	return found;
+}
+
+typedef struct { int x, y, w, h; } letsPlaceArgs;
+
+// letsPlace sizes and moves the window once Wails has shown it. It runs
+// at low priority and waits (every 5 ms) for the window to be visible:
+// Wails centres the window on its monitor from an idle callback queued
+// right after it shows it, and that must run first, or it would undo this.
+static gboolean letsPlace(gpointer data) {
+	letsPlaceArgs *a = data;
+	GtkWindow *w = letsMainWindow();
+	if (w == NULL || !gtk_widget_get_visible(GTK_WIDGET(w))) return G_SOURCE_CONTINUE;
+	gtk_window_resize(w, a->w, a->h);
+	gtk_window_move(w, a->x, a->y);
+	g_free(a);
+	return G_SOURCE_REMOVE;
+}
+
+static void letsSchedulePlace(int x, int y, int w, int h) {
+	letsPlaceArgs *a = g_new(letsPlaceArgs, 1);
+	a->x = x; a->y = y; a->w = w; a->h = h;
+	g_timeout_add_full(G_PRIORITY_LOW, 5, letsPlace, a, NULL);
+}
+
+// letsPresent brings the window to the front, un-minimised and focused. On
+// X11 it passes the X server's current time: window managers refuse focus
+// to a window whose request is older than the person's last click
+// elsewhere (focus-stealing prevention), and a request without a time
+// (0) is often only flagged as "wants attention".
+static gboolean letsPresent(gpointer unused) {
+	GtkWindow *w = letsMainWindow();
+	if (w == NULL) return G_SOURCE_REMOVE;
+	guint32 t = GDK_CURRENT_TIME;
+	GdkWindow *gw = gtk_widget_get_window(GTK_WIDGET(w));
+	if (gw != NULL && GDK_IS_X11_WINDOW(gw)) t = gdk_x11_get_server_time(gw);
+	gtk_window_deiconify(w);
+	gtk_window_present_with_time(w, t);
+	return G_SOURCE_REMOVE;
+}
+
+static void letsSchedulePresent(void) { g_idle_add(letsPresent, NULL); }
 */
 import "C"
 
@@ -53,7 +129,9 @@ import (
 	"os/signal"
 	goruntime "runtime"
 	"syscall"
+	"unsafe"
 
+	"github.com/lets-app/lets/app/window/geometry"
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/logger"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -94,7 +172,23 @@ func run(ctx context.Context, c *controller) error {
 		return err
 	}
 
-	width, height := c.launch.size()
+	// SIGUSR1 is how Lets asks the window to come to the front (Home…
+	// or a second `lets` for the home window; the tray for a unique's).
+	raise := make(chan os.Signal, 1)
+	signal.Notify(raise, syscall.SIGUSR1)
+	defer signal.Stop(raise)
+	go func() {
+		for {
+			select {
+			case <-raise:
+				c.present()
+			case <-stop:
+				return
+			}
+		}
+	}()
+
+	width, height := c.fit(workArea())
 	err := wails.Run(&options.App{
 		Title:  c.launch.title(),
 		Width:  width,
@@ -119,7 +213,7 @@ func run(ctx context.Context, c *controller) error {
 		},
 		OnDomReady:    func(context.Context) { c.loaded() },
 		OnBeforeClose: func(context.Context) bool { return c.beforeClose() },
-		Linux:         &linux.Options{ProgramName: "lets", WebviewGpuPolicy: linux.WebviewGpuPolicyNever},
+		Linux:         &linux.Options{ProgramName: WMName, Icon: AppIcon, WebviewGpuPolicy: linux.WebviewGpuPolicyNever},
 	})
 	if err != nil {
 		return fmt.Errorf("open the window (is the GTK/WebKitGTK 4.1 runtime installed? `lets doctor` checks): %w", err)
@@ -141,10 +235,23 @@ func initGTK() error {
 			_ = os.Setenv("GDK_BACKEND", "x11")
 		}
 	}
-	if C.letsInitGTK() != 1 {
+	name, class := C.CString(WMName), C.CString(WMClass)
+	defer C.free(unsafe.Pointer(name))
+	defer C.free(unsafe.Pointer(class))
+	if C.letsInitGTK(name, class) != 1 {
 		return fmt.Errorf("%w (DISPLAY=%q, WAYLAND_DISPLAY=%q)", ErrNoGTK, os.Getenv("DISPLAY"), os.Getenv("WAYLAND_DISPLAY"))
 	}
 	return nil
+}
+
+// workArea is the primary monitor's work area (zero when GTK knows none);
+// GTK must have started.
+func workArea() geometry.Rect {
+	var x, y, w, h C.int
+	if C.letsWorkArea(&x, &y, &w, &h) != 1 {
+		return geometry.Rect{}
+	}
+	return geometry.Rect{X: int(x), Y: int(y), Width: int(w), Height: int(h)}
 }
 
 // startPage is the one page Wails serves itself: it replaces itself with
@@ -164,12 +271,14 @@ func startPage(target string) http.Handler {
 // context Wails gave OnStartup (the only one its calls accept).
 type wailsRuntime struct{ ctx context.Context }
 
-func (r wailsRuntime) SetTitle(title string)     { wailsruntime.WindowSetTitle(r.ctx, title) }
-func (r wailsRuntime) SetSize(width, height int) { wailsruntime.WindowSetSize(r.ctx, width, height) }
-func (r wailsRuntime) SetPosition(x, y int)      { wailsruntime.WindowSetPosition(r.ctx, x, y) }
-func (r wailsRuntime) Size() (int, int)          { return wailsruntime.WindowGetSize(r.ctx) }
-func (r wailsRuntime) Position() (int, int)      { return wailsruntime.WindowGetPosition(r.ctx) }
-func (r wailsRuntime) Quit()                     { wailsruntime.Quit(r.ctx) }
+func (r wailsRuntime) SetTitle(title string) { wailsruntime.WindowSetTitle(r.ctx, title) }
+func (r wailsRuntime) Place(g geometry.Rect) {
+	C.letsSchedulePlace(C.int(g.X), C.int(g.Y), C.int(g.Width), C.int(g.Height))
+}
+func (r wailsRuntime) Present()             { C.letsSchedulePresent() }
+func (r wailsRuntime) Size() (int, int)     { return wailsruntime.WindowGetSize(r.ctx) }
+func (r wailsRuntime) Position() (int, int) { return wailsruntime.WindowGetPosition(r.ctx) }
+func (r wailsRuntime) Quit()                { wailsruntime.Quit(r.ctx) }
 
 // wailsLogger sends Wails' own log lines to slog.
 type wailsLogger struct{ log *slog.Logger }

@@ -29,6 +29,13 @@ func (f *fakeRuntime) record(s string) {
 	f.calls = append(f.calls, s)
 }
 func (f *fakeRuntime) SetTitle(title string) { f.record("title " + title) }
+func (f *fakeRuntime) Place(r geometry.Rect) {
+	f.mu.Lock()
+	f.x, f.y, f.width, f.height = r.X, r.Y, r.Width, r.Height
+	f.mu.Unlock()
+	f.record("place")
+}
+func (f *fakeRuntime) Present() { f.record("present") }
 func (f *fakeRuntime) SetSize(w, h int) {
 	f.mu.Lock()
 	f.width, f.height = w, h
@@ -77,9 +84,12 @@ func TestControllerAppliesTitleAndRememberedPlace(t *testing.T) {
 	l := goodLaunch()
 	l.Geometry = &geometry.Rect{X: 40, Y: 50, Width: 900, Height: 650}
 	c := newController(l, &reporter{}, nil)
+	if w, h := c.fit(geometry.Rect{}); w != 900 || h != 650 {
+		t.Fatalf("opens at %dx%d", w, h)
+	}
 	rt := &fakeRuntime{}
 	c.started(rt)
-	if got := strings.Join(rt.calls, ","); got != "title Hello — say hi,size,position" {
+	if got := strings.Join(rt.calls, ","); got != "title Hello — say hi,place" {
 		t.Fatalf("calls %q", got)
 	}
 	if rt.width != 900 || rt.height != 650 || rt.x != 40 || rt.y != 50 {
@@ -93,6 +103,9 @@ func TestControllerDefaultsWithoutPlace(t *testing.T) {
 	l := goodLaunch()
 	l.Title = "  "
 	c := newController(l, &reporter{}, nil)
+	if w, h := c.fit(geometry.Rect{}); w != DefaultWidth || h != DefaultHeight {
+		t.Fatalf("opens at %dx%d", w, h)
+	}
 	rt := &fakeRuntime{}
 	c.started(rt)
 	if got := strings.Join(rt.calls, ","); got != "title hello — Lets" {
@@ -271,5 +284,48 @@ func TestReadReportsSkipsJunk(t *testing.T) {
 	}
 	if strings.Join(got, ",") != "loaded,geometry" {
 		t.Fatalf("got %v", got)
+	}
+}
+
+// TestControllerFitsTheWorkArea (#21 windows fit): on a 1024×600 screen
+// with a 40 px panel on top, a new window (1024×768 by default) opens
+// smaller than the work area and below the panel, and a remembered place
+// under the panel moves into the work area.
+func TestControllerFitsTheWorkArea(t *testing.T) {
+	area := geometry.Rect{X: 0, Y: 40, Width: 1024, Height: 560}
+	c := newController(goodLaunch(), &reporter{}, nil)
+	w, h := c.fit(area)
+	rt := &fakeRuntime{}
+	c.started(rt)
+	if got := strings.Join(rt.calls, ","); got != "title Hello — say hi,place" {
+		t.Fatalf("calls %q", got)
+	}
+	if w != rt.width || h != rt.height || w+geometry.FrameWidth > area.Width || h+geometry.FrameHeight > area.Height || rt.y < area.Y || rt.x < area.X {
+		t.Fatalf("opens at %dx%d, placed at %+v, work area %+v", w, h, rt, area)
+	}
+
+	l := goodLaunch()
+	l.Geometry = &geometry.Rect{X: 200, Y: 0, Width: 700, Height: 450}
+	c = newController(l, &reporter{}, nil)
+	c.fit(area)
+	rt = &fakeRuntime{}
+	c.started(rt)
+	if rt.x != 200 || rt.y != 40 || rt.width != 700 || rt.height != 450 {
+		t.Fatalf("remembered place under the panel went to %+v", rt)
+	}
+}
+
+// TestControllerPresent (#21 raise): Lets asking the window to come to the
+// front presents it once it exists, and not while it is closing.
+func TestControllerPresent(t *testing.T) {
+	c := newController(goodLaunch(), &reporter{}, nil)
+	c.present() // before the window exists: nothing to raise
+	rt := &fakeRuntime{}
+	c.started(rt)
+	c.present()
+	c.terminate()
+	c.present()
+	if got := strings.Join(rt.calls, ","); got != "title Hello — say hi,present,quit" {
+		t.Fatalf("calls %q", got)
 	}
 }

@@ -132,3 +132,37 @@ func (s *Store) load() file {
 	}
 	return f
 }
+
+// Frame is room kept for what the window manager draws around a window
+// (title bar, borders): a window sized to the whole work area would put
+// its frame outside it, the title bar under a panel or off the screen.
+const (
+	FrameWidth  = 16
+	FrameHeight = 48
+)
+
+// Fit is where a window of size (and, when placed is true, position) r
+// opens on a screen whose work area (the screen minus panels and docks) is
+// area: no larger than the area less the frame, and wholly inside it. An
+// unplaced window is centred in the area; a placed one keeps its place as
+// far as it fits. X and Y are where the frame's top-left corner goes. With
+// an empty area (not known) r comes back as it is.
+func Fit(r Rect, placed bool, area Rect) Rect {
+	if area.Width <= 0 || area.Height <= 0 {
+		return r
+	}
+	w := min(r.Width, max(area.Width-FrameWidth, 1))
+	h := min(r.Height, max(area.Height-FrameHeight, 1))
+	x := area.X + (area.Width-(w+FrameWidth))/2
+	y := area.Y + (area.Height-(h+FrameHeight))/2
+	if placed {
+		x = clamp(r.X, area.X, area.X+area.Width-w-FrameWidth)
+		y = clamp(r.Y, area.Y, area.Y+area.Height-h-FrameHeight)
+	}
+	return Rect{X: max(x, area.X), Y: max(y, area.Y), Width: w, Height: h}
+}
+
+// clamp is v within [lo, hi]; lo wins when hi < lo.
+func clamp(v, lo, hi int) int {
+	return max(lo, min(v, hi))
+}

@@ -91,6 +91,10 @@ func (c *execChild) Reports() io.Reader { return c.reports }
 func (c *execChild) Terminate() error   { return c.cmd.Process.Signal(syscall.SIGTERM) }
 func (c *execChild) Kill() error        { return c.cmd.Process.Kill() }
 
+// Present asks the window to come to the front: `lets window` takes
+// SIGUSR1 for that.
+func (c *execChild) Present() error { return c.cmd.Process.Signal(syscall.SIGUSR1) }
+
 // reportDrain is how long the report pipe and the output stay readable
 // after the window process ended, for what it wrote last.
 const reportDrain = 300 * time.Millisecond

@@ -74,6 +74,16 @@ type Child interface {
 	Kill() error
 }
 
+// Presenter is a Child that can be asked to come to the front: the
+// window process brings its window up and focuses it (SIGUSR1).
+type Presenter interface {
+	Present() error
+}
+
+// ErrNotRunning means no process runs for the window Present was asked
+// to raise (it was never opened, or it closed).
+var ErrNotRunning = errors.New("that window is not open")
+
 // Starter starts the window process for a launch.
 type Starter func(l window.Launch) (Child, error)
 
@@ -345,6 +355,28 @@ func (s *Spawner) stop(t *tracked) {
 	if err := t.child.Kill(); err != nil {
 		s.o.Log.Debug("window process could not be killed", "window", t.launch.Window, "err", err)
 	}
+}
+
+// Present asks the process of windowID to bring its window to the front
+// and focus it. ErrNotRunning means there is none (or it is closing), so
+// the caller may open the window instead.
+func (s *Spawner) Present(windowID string) error {
+	s.mu.Lock()
+	t, ok := s.children[windowID]
+	closing := ok && t.ended
+	s.mu.Unlock()
+	if !ok || closing {
+		return fmt.Errorf("raise window %s: %w", windowID, ErrNotRunning)
+	}
+	p, ok := t.child.(Presenter)
+	if !ok {
+		return fmt.Errorf("raise window %s: its process cannot be asked to come to the front", windowID)
+	}
+	if err := p.Present(); err != nil {
+		return fmt.Errorf("raise window %s: %w", windowID, err)
+	}
+	s.o.Log.Debug("window asked to come to the front", "window", windowID, "pid", t.child.PID())
+	return nil
 }
 
 // Retries is how many windows were to be started a second time because
