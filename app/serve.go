@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/lets-app/lets/app/notify"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/daemon"
 	"github.com/lets-app/lets/backend/experience"
@@ -70,8 +71,15 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 }
 
 // serve runs the host and the pad daemon; desk (plain `lets`) adds the
-// tray and the single-instance hand-off, nil is `lets serve`.
-func serve(ctx context.Context, env *Env, args []string, desk *desktop) error {
+// tray and the single-instance hand-off, nil is `lets serve`. Under plain
+// `lets` every start failure is also logged and shown on the desktop
+// (startfail.go).
+func serve(ctx context.Context, env *Env, args []string, desk *desktop) (err error) {
+	var report *startReport // nil for `lets serve`: stderr and the log only
+	if desk != nil {
+		report = newStartReport(env)
+		defer func() { report.finish(err) }()
+	}
 	fs := newFlags("serve")
 	port := fs.Int("port", -1, "loopback port for the host (0 picks a free one; default from config.json)")
 	noPad := fs.Bool("no-pad", false, "do not run the pad daemon (Wire Protocol 1); same as \"wire\": {\"enabled\": false} in config.json")
@@ -90,6 +98,7 @@ func serve(ctx context.Context, env *Env, args []string, desk *desktop) error {
 		return err
 	}
 	defer st.close()
+	report.opened(st)
 	log := st.log
 
 	holder := "serve"
@@ -112,6 +121,11 @@ func serve(ctx context.Context, env *Env, args []string, desk *desktop) error {
 	settings, err := loadServeConfig(st)
 	if err != nil {
 		return err
+	}
+	// What the desktop tells the person once Lets runs.
+	var notes []notify.Message
+	if perr := settings.Err(); perr != nil {
+		notes = append(notes, configProblemMessage(perr))
 	}
 	cfg := settings.Config()
 	loaded := cfg // as in the file, before the flags
@@ -138,6 +152,16 @@ func serve(ctx context.Context, env *Env, args []string, desk *desktop) error {
 		ps, err := serveSettings(ctx, env, st, cfg)
 		if err != nil {
 			return err
+		}
+		if ps.web.on {
+			port, note, err := resolvePadPort(st.paths, ps.web.port, bindLoopback, log)
+			if err != nil {
+				return err
+			}
+			ps.web.port = port
+			if note != nil {
+				notes = append(notes, *note)
+			}
 		}
 		ps.traySelect = desk != nil && !desk.headless
 		if pads, err = buildPads(ctx, env, st, ps); err != nil {
@@ -236,6 +260,13 @@ func serve(ctx context.Context, env *Env, args []string, desk *desktop) error {
 		padNote = pads.daemon.SocketPath()
 		if pads.web != nil {
 			browserNote = pads.web.AdminURL()
+			if desk != nil && !desk.headless {
+				// A desktop start's output ends up in the session's log
+				// (journal, ~/.xsession-errors), readable far longer than
+				// this run: no admin token there. The tray opens the pad
+				// page with a one-time link.
+				browserNote = padPageURL(pads.web.Port()) + " (open it from the tray: Virtual pad…)"
+			}
 			if lan := pads.web.LANURL(); lan != "" {
 				browserNote += "\n  Phones:       " + lan + " (pair with `lets pad pair`)"
 			}
@@ -248,8 +279,16 @@ func serve(ctx context.Context, env *Env, args []string, desk *desktop) error {
 	})
 	defer stopNotes()
 
+	report.running()
+	for _, n := range notes {
+		report.tell(n)
+	}
 	fmt.Fprintf(env.Stdout, "Lets %s is running.\n  Listening on: %s (loopback only)\n  Pad daemon:   %s\n  Browser pad:  %s\n  Data folder:  %s\n  Log file:     %s\nPress Ctrl+C to stop.\n",
 		Version, srv.URL(), padNote, browserNote, st.paths.Home, st.paths.LogFile())
+	// A removed program (the package was uninstalled) ends Lets cleanly.
+	if w := newExeWatch(log); w != nil {
+		services = append(services, w)
+	}
 	sup := &service.Supervisor{Services: services, Log: log}
 	err = sup.Run(ctx)
 	if errors.Is(err, service.ErrStopTimeout) {
@@ -359,3 +398,6 @@ func serviceNames(services []service.Service) []string {
 	}
 	return names
 }
+
+// padPageURL is the browser pad's loopback page without any token.
+func padPageURL(port int) string { return "http://127.0.0.1:" + strconv.Itoa(port) + "/" }
