@@ -3,6 +3,7 @@ package web
 import (
 	"crypto/subtle"
 	"errors"
+	"fmt"
 	"html"
 	"net"
 	"net/http"
@@ -35,7 +36,21 @@ const (
 type adminOpenCode struct {
 	code    string
 	expires float64
+	view    AdminView
 }
+
+// AdminView is the view of the pad page a one-time admin link opens.
+type AdminView string
+
+const (
+	// AdminViewPad is the virtual pad with its admin panel (the tray's
+	// "Virtual pad").
+	AdminViewPad AdminView = ""
+	// AdminViewPair is "Pair a phone" (the tray's "Pair a phone…"): only
+	// what pairing needs — the consent to let phones connect, then the QR
+	// code and PIN, and the way to switch phones off again.
+	AdminViewPair AdminView = "pair"
+)
 
 // AdminOpenURL makes a one-time link to the admin page,
 // http://127.0.0.1:PORT/admin/open/<43 random characters>, for handing to
@@ -43,6 +58,15 @@ type adminOpenCode struct {
 // AdminOpenTTL seconds opens the admin page; any later visit gets a page
 // that explains the link was used. Open the server first.
 func (s *Server) AdminOpenURL() (string, error) {
+	return s.AdminOpenURLFor(AdminViewPad)
+}
+
+// AdminOpenURLFor is AdminOpenURL for a view of the page: the link lands
+// on /#admin=<token>&view=pair for AdminViewPair.
+func (s *Server) AdminOpenURLFor(view AdminView) (string, error) {
+	if view != AdminViewPad && view != AdminViewPair {
+		return "", fmt.Errorf("browser surface: no admin view %q", view)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.opened || s.closed {
@@ -62,14 +86,15 @@ func (s *Server) AdminOpenURL() (string, error) {
 	if len(live) >= maxAdminOpenCodes {
 		live = live[len(live)-maxAdminOpenCodes+1:]
 	}
-	s.adminOpen = append(live, adminOpenCode{code: code, expires: now + AdminOpenTTL})
+	s.adminOpen = append(live, adminOpenCode{code: code, expires: now + AdminOpenTTL, view: view})
 	return "http://127.0.0.1:" + strconv.Itoa(s.port) + adminOpenPrefix + code, nil
 }
 
 // takeAdminOpenCode reports whether code is a live one-time link and, if
-// so, uses it up. Every live code is compared in constant time, so the
-// answer's timing says nothing about how close a guess was.
-func (s *Server) takeAdminOpenCode(code string) bool {
+// so, uses it up and returns its view. Every live code is compared in
+// constant time, so the answer's timing says nothing about how close a
+// guess was.
+func (s *Server) takeAdminOpenCode(code string) (AdminView, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.clock()
@@ -80,10 +105,11 @@ func (s *Server) takeAdminOpenCode(code string) bool {
 		}
 	}
 	if hit < 0 {
-		return false
+		return "", false
 	}
+	view := s.adminOpen[hit].view
 	s.adminOpen = append(s.adminOpen[:hit], s.adminOpen[hit+1:]...)
-	return true
+	return view, true
 }
 
 // serveAdminOpen answers GET /admin/open/<code> (after the Host check): a
@@ -102,14 +128,19 @@ func (s *Server) serveAdminOpen(w http.ResponseWriter, r *http.Request, code str
 				"If that was you, open the “Local admin” link Lets printed in its terminal in your own browser.")
 		return
 	}
-	if !s.takeAdminOpenCode(code) {
+	view, ok := s.takeAdminOpenCode(code)
+	if !ok {
 		writeHTML(w, http.StatusGone, "This admin link was already used",
 			"To keep the pad safe, the link that opens its admin page works once and only for a minute. "+
 				"If this browser had the admin page open before, the pad's own address opens it again. "+
 				"Otherwise use the “Local admin” link Lets printed in its terminal, or restart the pad for a fresh link.")
 		return
 	}
-	w.Header().Set("Location", "/#admin="+s.auth.adminToken)
+	target := "/#admin=" + s.auth.adminToken
+	if view == AdminViewPair {
+		target += "&view=pair"
+	}
+	w.Header().Set("Location", target)
 	writeResponse(w, http.StatusSeeOther, "text/plain; charset=utf-8", nil)
 }
 
@@ -118,23 +149,38 @@ func (s *Server) serveAdminOpen(w http.ResponseWriter, r *http.Request, code str
 // the opener runs, the socket's owner is not forgeable. Where the system
 // cannot tell (peerUID nil: not Linux), the code alone decides.
 func (s *Server) sameUser(r *http.Request, peer netip.AddrPort) bool {
+	return s.ownedByUs(peer, localAddrOf(r))
+}
+
+// ownedByUs reports whether the loopback connection peer → local belongs
+// to the user running this process (true where the system cannot tell).
+func (s *Server) ownedByUs(peer, local netip.AddrPort) bool {
 	if s.peerUID == nil {
 		return true
 	}
-	la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if !ok {
-		return false
-	}
-	local, err := netip.ParseAddrPort(la.String())
-	if err != nil {
+	if !local.IsValid() {
 		return false
 	}
 	uid, err := s.peerUID(peer, local)
 	if err != nil {
-		s.log.Warn("could not tell who opened a one-time admin link; refused it", "err", err)
+		s.log.Warn("could not tell which account on this computer a connection belongs to; refused it", "err", err)
 		return false
 	}
 	return uid == os.Getuid()
+}
+
+// localAddrOf is the server's end of r's connection (invalid when
+// unknown).
+func localAddrOf(r *http.Request) netip.AddrPort {
+	la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok {
+		return netip.AddrPort{}
+	}
+	local, err := netip.ParseAddrPort(la.String())
+	if err != nil {
+		return netip.AddrPort{}
+	}
+	return local
 }
 
 // writeHTML sends a small self-contained page (no scripts or styles, which

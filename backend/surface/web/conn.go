@@ -32,6 +32,11 @@ type client struct {
 	admin        bool
 	device       *device
 	wantsDevices bool
+	wantsLAN     bool
+
+	// peerAddr and localAddr are the TCP ends, for the socket-owner check
+	// of set_lan.
+	peerAddr, localAddr netip.AddrPort
 
 	// Reader goroutine only.
 	rate rateWindow
@@ -202,7 +207,7 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	}
 	ws.SetReadLimit(MaxMessageBytes)
 	c := &client{
-		s: s, ws: ws, peer: addr.String(), loopback: loopback,
+		s: s, ws: ws, peer: addr.String(), loopback: loopback, peerAddr: peer, localAddr: localAddrOf(r),
 		wake: make(chan struct{}, 1), readerDone: make(chan struct{}), writerDone: make(chan struct{}),
 	}
 	s.mu.Lock()
@@ -398,6 +403,11 @@ func (c *client) handle(data []byte) {
 	case TypeSelectSession:
 		s.post(surface.SessionSelected{Slot: m.Slot})
 		return
+	case TypeSetLAN:
+		// Binding a listener (and resolving its name) must not hold the
+		// server's lock.
+		c.setLAN(m.Enabled)
+		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -428,6 +438,9 @@ func (c *client) handle(data []byte) {
 	case TypeListDevices:
 		c.wantsDevices = true
 		s.sendLocked(c, encodeDevices(s.devicesLocked()))
+	case TypeGetLAN:
+		c.wantsLAN = true
+		s.sendLocked(c, encodeLAN(s.lanStateLocked()))
 	case TypeRevokeDevice:
 		if !s.revokeDeviceLocked(m.Device) {
 			s.sendLocked(c, encodeError(errUnknownDevice))

@@ -178,7 +178,10 @@ func loadSchemas(t testing.TB) (*jsonschema.Schema, *jsonschema.Schema) {
 func bufioReader(s string) *bufio.Reader { return bufio.NewReader(strings.NewReader(s)) }
 
 // extensionTypes are Lets additions the reference schema does not know.
-var extensionTypes = map[string]bool{TypeDevices: true, TypeDeviceRevoked: true, TypeListDevices: true, TypeRevokeDevice: true}
+var extensionTypes = map[string]bool{
+	TypeDevices: true, TypeDeviceRevoked: true, TypeListDevices: true, TypeRevokeDevice: true,
+	TypeLAN: true, TypeGetLAN: true, TypeSetLAN: true,
+}
 
 // checkMessage validates one server (or client) message against both
 // schemas.

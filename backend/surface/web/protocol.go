@@ -33,6 +33,8 @@ const (
 	TypeStopExperience  = "stop_experience"
 	TypeListDevices     = "list_devices"  // Lets extension, admin
 	TypeRevokeDevice    = "revoke_device" // Lets extension, admin
+	TypeGetLAN          = "get_lan"       // Lets extension, admin
+	TypeSetLAN          = "set_lan"       // Lets extension, admin of this computer's user
 )
 
 // Server message types (§8) and the Lets extensions.
@@ -46,6 +48,7 @@ const (
 	TypeError            = "error"
 	TypeDevices          = "devices"        // Lets extension, admins that sent list_devices
 	TypeDeviceRevoked    = "device_revoked" // Lets extension, reply to revoke_device
+	TypeLAN              = "lan"            // Lets extension, admins that sent get_lan or set_lan
 )
 
 // Error codes (§8.7).
@@ -96,6 +99,7 @@ var (
 	errBadKind          = perr(CodeInvalidMessage, "experience kind must be demo or show")
 	errAlreadyAuth      = perr(CodeInvalidMessage, "client is already authenticated")
 	errUnknownDevice    = perr(CodeInvalidMessage, "unknown device")
+	errBadEnabled       = perr(CodeInvalidMessage, "enabled must be true or false")
 	errFrameTooLargeOut = errFrameTooLarge
 )
 
@@ -113,6 +117,8 @@ type ClientMessage struct {
 	Kind string
 	// Device is revoke_device's device id.
 	Device string
+	// Enabled is set_lan's enabled.
+	Enabled bool
 }
 
 // messageFields are the field names (besides protocol and type) each client
@@ -127,6 +133,8 @@ var messageFields = map[string]struct{ required, optional []string }{
 	TypeStopExperience:  {},
 	TypeListDevices:     {},
 	TypeRevokeDevice:    {required: []string{"device"}},
+	TypeGetLAN:          {},
+	TypeSetLAN:          {required: []string{"enabled"}},
 }
 
 // DecodeClientMessage decodes one client message in the normative order of
@@ -225,6 +233,14 @@ func DecodeClientMessage(data []byte) (ClientMessage, *ProtocolError) {
 			return m, errUnknownDevice
 		}
 		m.Device = s
+	case TypeSetLAN:
+		switch string(bytes.TrimSpace(obj["enabled"])) {
+		case "true":
+			m.Enabled = true
+		case "false":
+		default:
+			return m, errBadEnabled
+		}
 	}
 	return m, nil
 }
@@ -301,6 +317,29 @@ func encodePairing(p Pairing) []byte {
 	b = wire.AppendString(b, p.QRDataURI)
 	b = append(b, `,"expires_in":`...)
 	b = strconv.AppendInt(b, int64(p.ExpiresIn), 10)
+	return append(b, '}')
+}
+
+// encodeLAN is the Lets extension lan message: phone access as the
+// administrator's page shows it.
+func encodeLAN(st LANState) []byte {
+	b := appendHead(make([]byte, 0, 160+len(st.URL)+len(st.Problem)), TypeLAN)
+	b = append(b, `,"enabled":`...)
+	b = strconv.AppendBool(b, st.Enabled)
+	b = append(b, `,"switchable":`...)
+	b = strconv.AppendBool(b, st.Switchable)
+	b = append(b, `,"lan_url":`...)
+	if st.URL == "" {
+		b = append(b, "null"...)
+	} else {
+		b = wire.AppendString(b, st.URL)
+	}
+	b = append(b, `,"problem":`...)
+	if st.Problem == "" {
+		b = append(b, "null"...)
+	} else {
+		b = wire.AppendString(b, st.Problem)
+	}
 	return append(b, '}')
 }
 

@@ -109,6 +109,10 @@ type Options struct {
 	Clock clock.Clock
 	// Log receives operational logs (never credentials); nil discards.
 	Log *slog.Logger
+	// LANSwitch lets the administrator's page switch LAN access on and off
+	// while the server runs (lan_switch.go); nil leaves LAN access as LAN
+	// says. Server.SetLANSwitch sets it later.
+	LANSwitch *LANSwitch
 	// AllowLoopbackLAN is for test rigs and single-machine demos that
 	// stand a loopback address in for a LAN interface: LAN.Bind may then
 	// be a loopback address other than 127.0.0.1 (127.0.0.2 and up), and
@@ -183,6 +187,11 @@ type Server struct {
 	remote   int                  // of which remote
 	// adminOpen are the live one-time admin links (admin_open.go).
 	adminOpen []adminOpenCode
+	// lanSwitch switches LAN access from the admin page, lanConns are the
+	// LAN listener's connections (lan_switch.go); lanMu orders switches.
+	lanSwitch *LANSwitch
+	lanConns  *connTracker
+	lanMu     sync.Mutex
 	// Latest broadcasts for late joiners (§6.7).
 	lastSurface, lastExperience, lastPerformance []byte
 
@@ -226,9 +235,8 @@ func New(opts Options) (*Server, error) {
 	if opts.LAN != nil {
 		lan := *opts.LAN
 		opts.LAN = &lan
-		testBind := opts.AllowLoopbackLAN && lan.Bind.Is4() && lan.Bind.IsLoopback() && lan.Bind != loopbackAdmin
-		if !lan.Bind.IsValid() || (!testBind && !IsPrivateLAN(lan.Bind)) {
-			return nil, fmt.Errorf("%w: the LAN listener must bind one private LAN IPv4 address, not %v", ErrLANOption, lan.Bind)
+		if err := checkLANBind(&lan, opts.AllowLoopbackLAN); err != nil {
+			return nil, err
 		}
 	}
 	s := &Server{
@@ -287,6 +295,9 @@ func New(opts Options) (*Server, error) {
 		CheckOrigin: func(*http.Request) bool { return true },
 	}
 	s.lastExperience = initialExperience()
+	if sw := opts.LANSwitch; sw != nil && sw.Resolve != nil {
+		s.lanSwitch = sw
+	}
 	return s, nil
 }
 
@@ -325,10 +336,10 @@ func (s *Server) Open(ctx context.Context) error {
 	// Each listener has its own cap: filling one (say the loopback one)
 	// leaves the other working.
 	loop = netguard.Limit(loop, s.opts.MaxListenerConnections, "browser pad (this computer)", s.log)
+	s.port, s.lnLoop = port, loop
 	if lan != nil {
-		lan = netguard.Limit(lan, s.opts.MaxListenerConnections, "browser pad (LAN)", s.log)
+		lan = s.trackLANLocked(lan)
 	}
-	s.port, s.lnLoop, s.lnLAN = port, loop, lan
 	if s.opts.LAN != nil {
 		host := s.opts.LAN.AdvertiseHost
 		if host == "" {
@@ -374,7 +385,7 @@ func (s *Server) closeListenersLocked() {
 			ln.Close()
 		}
 	}
-	s.lnLoop, s.lnLAN, s.port, s.lan = nil, nil, 0, nil
+	s.lnLoop, s.lnLAN, s.lanConns, s.port, s.lan = nil, nil, nil, 0, nil
 }
 
 // ConfigureLAN registers the LAN base URL (configure_lan, §2.5): an http

@@ -6,16 +6,19 @@ import {
   actionMessage,
   authenticate,
   createPairing,
+  getLAN,
   listDevices,
   parseServerMessage,
   revokeDevice,
   revokeRemote,
   selectSession,
+  setLAN,
   startExperience,
   stopExperience,
   type Action,
   type Device,
   type ExperienceState,
+  type LANMessage,
   type PairingMessage,
   type ServerMessage,
   type View,
@@ -54,8 +57,10 @@ import {
   normalizePin,
   parseFragment,
   pinDigits,
+  viewFragment,
   type CredentialKind,
   type Fragment,
+  type PageView,
 } from "./pairing";
 import { PadSound } from "./audio";
 
@@ -143,7 +148,18 @@ export class PadApp {
   private experience: ExperienceState | null = null;
   private pairing: { msg: PairingMessage; until: number } | null = null;
   private devices: Device[] | null = null;
-  private devicesRequested = false;
+  /**
+   * Lets extension requests waiting for their first answer, in the order
+   * sent: a server without an extension answers "unknown message type"
+   * in that same order.
+   */
+  private pendingExtensions: ("devices" | "lan")[] = [];
+  /** Whether this page may switch phone access; null until the server says. */
+  private lanSwitchable: boolean | null = null;
+  private lanBusy = false;
+  /** Move focus to the code when it arrives (after switching on). */
+  private focusPairing = false;
+  private pageView: PageView = "pad";
 
   private grid: Light[][] = [];
   private top: Light[] = [];
@@ -154,10 +170,12 @@ export class PadApp {
 
   constructor() {
     this.fragment = parseFragment(location.hash);
+    this.pageView = this.fragment.view;
     if (this.fragment.admin) storage.set(ADMIN_KEY, this.fragment.admin);
     if (location.hash) {
-      // The credential must not stay in the address bar or the history.
-      history.replaceState(null, "", location.pathname + location.search);
+      // The credential must not stay in the address bar or the history;
+      // the view may (a reload keeps it).
+      history.replaceState(null, "", location.pathname + location.search + viewFragment(this.pageView));
     }
     this.buildDevice();
     this.wire();
@@ -326,13 +344,20 @@ export class PadApp {
       case "pairing":
         this.pairing = { msg, until: Date.now() + msg.expires_in * 1000 };
         this.renderPairing();
+        if (this.focusPairing) {
+          this.focusPairing = false;
+          byId("pairing").focus();
+        }
         return;
       case "remote_revoked":
         this.pairing = null;
         this.renderPairing();
         this.adminNote("Every phone was disconnected. They need a new PIN to pair again.");
         return;
+      case "lan":
+        return this.onLAN(msg);
       case "devices": {
+        this.answered("devices");
         const before = this.devices;
         this.devices = msg.devices;
         const added = before ? msg.devices.filter((d) => !before.some((b) => b.id === d.id)) : [];
@@ -365,18 +390,20 @@ export class PadApp {
       this.say("Paired. This phone now controls the pad.");
     }
     this.pendingPin = null;
-    this.fragment = { admin: null, pair: null };
+    this.fragment = { admin: null, pair: null, view: this.pageView };
     this.setConn("ok", "Connected");
     this.show("pad");
     byId("admin").hidden = !admin;
     if (admin) {
-      byId("lan-off").hidden = lan;
-      byId("new-pairing").hidden = !lan;
       byId("experiences").hidden = !EXPERIENCE_CONTROLS;
-      this.renderPairing();
-      this.devicesRequested = true;
+      this.lanSwitchable = null;
+      this.lanBusy = false;
+      this.pendingExtensions = ["devices", "lan"];
       this.send(listDevices());
+      this.send(getLAN());
     }
+    this.setView(admin ? this.pageView : "pad");
+    this.renderLAN();
     this.renderView();
   }
 
@@ -417,11 +444,17 @@ export class PadApp {
       this.scheduleRetry();
       return;
     }
-    if (code === "invalid_message" && this.devicesRequested && text === "unknown message type") {
-      // A server without the device list (Lets extension): hide it.
-      this.devicesRequested = false;
-      this.devices = null;
-      this.renderDevices();
+    if (code === "invalid_message" && this.pendingExtensions.length > 0 && text === "unknown message type") {
+      // A server without this Lets extension.
+      const missing = this.pendingExtensions.shift();
+      if (missing === "devices") {
+        this.devices = null;
+        this.renderDevices();
+      } else {
+        // No switch: the page explains how to start the pad with phones.
+        this.lanSwitchable = false;
+        this.renderLAN();
+      }
       return;
     }
     if (code === "rate_limited") {
@@ -726,6 +759,83 @@ export class PadApp {
     byId("admin-note").textContent = text;
   }
 
+  /** Marks the first answer to a Lets extension request. */
+  private answered(kind: "devices" | "lan"): void {
+    const i = this.pendingExtensions.indexOf(kind);
+    if (i >= 0) this.pendingExtensions.splice(i, 1);
+  }
+
+  // ---------------------------------------------------------------- views
+
+  /** The virtual pad, or "Pair a phone" (only what pairing needs). */
+  private setView(view: PageView): void {
+    this.pageView = view;
+    document.body.dataset.view = view;
+    byId("admin-title").textContent = view === "pair" ? "Pair a phone" : "Connect a phone";
+    byId("show-pad").hidden = view !== "pair";
+    document.title = view === "pair" ? "Pair a phone · Lets" : "Lets Pad";
+    history.replaceState(null, "", location.pathname + location.search + viewFragment(view));
+  }
+
+  // ---------------------------------------------------------- phone access
+
+  private onLAN(msg: LANMessage): void {
+    this.answered("lan");
+    const wasOn = this.lanEnabled;
+    const wasBusy = this.lanBusy;
+    this.lanEnabled = msg.enabled;
+    this.lanSwitchable = msg.switchable;
+    this.lanBusy = false;
+    if (!msg.enabled) this.pairing = null;
+    this.renderLAN();
+    if (msg.problem) {
+      this.adminNote(msg.problem);
+      this.say(msg.problem);
+    } else if (wasOn !== msg.enabled) {
+      const note = msg.enabled
+        ? "Phones on this network can connect now. Scan the QR code with the phone, or type the PIN on it."
+        : "Phones can no longer connect. Every paired phone was disconnected.";
+      this.adminNote(note);
+      this.say(note);
+    }
+    if (wasBusy && wasOn !== msg.enabled) {
+      // The button that was pressed is gone: keep keyboard focus on what
+      // comes next, the code or the button to allow phones again.
+      // The code arrives right after this message.
+      if (msg.enabled) this.focusPairing = true;
+      else byId("lan-allow").focus();
+    }
+  }
+
+  /** Consent, the CLI hint, or the code and the way to switch off. */
+  private renderLAN(): void {
+    const on = this.lanEnabled;
+    const sw = this.lanSwitchable;
+    byId("lan-consent").hidden = !this.admin || on || sw !== true;
+    byId("lan-off").hidden = !this.admin || on || sw !== false;
+    byId("new-pairing").hidden = !on;
+    byId("lan-stop").hidden = !on || sw !== true;
+    byId("lan-stop-hint").hidden = !on || sw !== true;
+    for (const id of ["lan-allow", "lan-stop"]) {
+      const b = byId<HTMLButtonElement>(id);
+      b.setAttribute("aria-disabled", String(this.lanBusy));
+      b.setAttribute("aria-busy", String(this.lanBusy));
+    }
+    byId("lan-allow").textContent = this.lanBusy && !on ? "Switching on…" : "Let phones connect";
+    byId("lan-stop").textContent = this.lanBusy && on ? "Switching off…" : "Stop letting phones connect";
+    this.renderPairing();
+  }
+
+  /** The person's consent (on) or its withdrawal (off). */
+  private switchLAN(on: boolean): void {
+    if (this.lanBusy || this.lanSwitchable !== true) return;
+    if (this.send(setLAN(on))) {
+      this.lanBusy = true;
+      this.adminNote("");
+      this.renderLAN();
+    }
+  }
+
   private renderPairing(): void {
     window.clearInterval(this.pairingTimer);
     const p = this.pairing;
@@ -867,6 +977,12 @@ export class PadApp {
       if (digits.length === 6 && !byId<HTMLButtonElement>("pin-submit").disabled) this.submitPin();
     });
 
+    byId("lan-allow").addEventListener("click", () => this.switchLAN(true));
+    byId("lan-stop").addEventListener("click", () => this.switchLAN(false));
+    byId("show-pad").addEventListener("click", () => {
+      this.setView("pad");
+      byId("device").querySelector<HTMLElement>('[tabindex="0"]')?.focus();
+    });
     byId("new-pairing").addEventListener("click", () => {
       if (this.send(createPairing())) this.adminNote("");
     });

@@ -32,6 +32,7 @@ import {
   isLoopbackHost,
   normalizePin,
   parseFragment,
+  viewFragment,
   pinDigits,
 } from "./pairing";
 
@@ -224,12 +225,22 @@ test("arrow keys move around the pad's buttons", () => {
   assert.deepEqual(moveFocus({ x: 0, y: -1 }, "End"), { x: 8, y: 7 });
 });
 
+test("views: the tray's Pair a phone opens view=pair; anything else is the pad", () => {
+  assert.deepEqual(parseFragment("#admin=abc&view=pair"), { admin: "abc", pair: null, view: "pair" });
+  assert.deepEqual(parseFragment("#view=pair"), { admin: null, pair: null, view: "pair" });
+  assert.equal(parseFragment("#view=other").view, "pad");
+  // A phone's #pair=<secret> is a credential, not the pairing view.
+  assert.equal(parseFragment("#pair=s3cr3t").view, "pad");
+  assert.equal(viewFragment("pair"), "#view=pair");
+  assert.equal(viewFragment("pad"), "");
+});
+
 test("credentials: fragment, then stored admin, then stored session; a typed PIN first", () => {
   const none = { admin: null, pair: null };
-  assert.deepEqual(parseFragment("#admin=abc"), { admin: "abc", pair: null });
-  assert.deepEqual(parseFragment("#pair=s3cr3t"), { admin: null, pair: "s3cr3t" });
-  assert.deepEqual(parseFragment(""), none);
-  assert.deepEqual(parseFragment("#pair=" + "x".repeat(300)), none);
+  assert.deepEqual(parseFragment("#admin=abc"), { admin: "abc", pair: null, view: "pad" });
+  assert.deepEqual(parseFragment("#pair=s3cr3t"), { admin: null, pair: "s3cr3t", view: "pad" });
+  assert.deepEqual(parseFragment(""), { ...none, view: "pad" });
+  assert.deepEqual(parseFragment("#pair=" + "x".repeat(300)), { ...none, view: "pad" });
   const stored = { admin: "A", session: "S" };
   assert.deepEqual(chooseCredential({ admin: "fa", pair: "fp" }, stored, null), { credential: "fa", kind: "admin" });
   assert.deepEqual(chooseCredential({ admin: null, pair: "fp" }, stored, null), { credential: "fp", kind: "secret" });

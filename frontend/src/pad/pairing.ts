@@ -16,16 +16,32 @@ export const PAIRING_TTL_S = 300;
 /** Which kind of credential a connection attempt used. */
 export type CredentialKind = "admin" | "secret" | "pin" | "session" | "none";
 
+/**
+ * Which view of the page an administrator sees: the virtual pad, or
+ * "Pair a phone" (the tray's "Pair a phone…" opens #admin=…&view=pair).
+ */
+export type PageView = "pad" | "pair";
+
 export interface Fragment {
   admin: string | null;
   pair: string | null;
+  view: PageView;
 }
 
-/** Reads #admin=… or #pair=… from location.hash. */
+/** Reads #admin=…, #pair=… and view=pair from location.hash. */
 export function parseFragment(hash: string): Fragment {
   const params = new URLSearchParams(hash.replace(/^#/, ""));
   const clean = (v: string | null) => (v && v.length <= 256 && !/\s/.test(v) ? v : null);
-  return { admin: clean(params.get("admin")), pair: clean(params.get("pair")) };
+  return {
+    admin: clean(params.get("admin")),
+    pair: clean(params.get("pair")),
+    view: params.get("view") === "pair" ? "pair" : "pad",
+  };
+}
+
+/** The address-bar fragment that keeps a view across reloads (no credential). */
+export function viewFragment(view: PageView): string {
+  return view === "pair" ? "#view=pair" : "";
 }
 
 export interface Stored {
@@ -39,7 +55,7 @@ export interface Stored {
  * session token. A typed PIN (given) beats them all.
  */
 export function chooseCredential(
-  frag: Fragment,
+  frag: Pick<Fragment, "admin" | "pair">,
   stored: Stored,
   pin: string | null,
 ): { credential: string | null; kind: CredentialKind } {

@@ -107,8 +107,23 @@ export interface Device {
   connected: boolean;
 }
 
+/**
+ * Phone access, from the Lets extension `lan` (admin only): whether phones
+ * on the network can reach the pad, whether this page may switch that,
+ * the address phones open, and what went wrong with this page's last
+ * switch.
+ */
+export interface LANMessage {
+  type: "lan";
+  enabled: boolean;
+  switchable: boolean;
+  lan_url: string | null;
+  problem: string | null;
+}
+
 export type ServerMessage =
   | AuthenticatedMessage
+  | LANMessage
   | PairingMessage
   | SurfaceMessage
   | ExperienceState
@@ -262,6 +277,10 @@ export function parseServerMessage(raw: string): ServerMessage | null {
     }
     case "device_revoked":
       return isStr(m.device) ? { type: "device_revoked", device: m.device } : null;
+    case "lan":
+      if (typeof m.enabled !== "boolean" || typeof m.switchable !== "boolean") return null;
+      if (!strOrNull(m.lan_url) || !strOrNull(m.problem)) return null;
+      return { type: "lan", enabled: m.enabled, switchable: m.switchable, lan_url: m.lan_url, problem: m.problem };
     case "error":
       return isStr(m.code) && isStr(m.error) ? { type: "error", code: m.code, error: m.error } : null;
     default:
@@ -269,7 +288,7 @@ export function parseServerMessage(raw: string): ServerMessage | null {
   }
 }
 
-// Client messages: the seven of §7 plus the two Lets admin extensions.
+// Client messages: the seven of §7 plus the four Lets admin extensions.
 
 export function authenticate(credential: string | null): string {
   return credential
@@ -299,4 +318,12 @@ export function listDevices(): string {
 }
 export function revokeDevice(device: string): string {
   return JSON.stringify({ protocol: PROTOCOL, type: "revoke_device", device });
+}
+/** Asks for phone access now and after every change (Lets extension). */
+export function getLAN(): string {
+  return JSON.stringify({ protocol: PROTOCOL, type: "get_lan" });
+}
+/** The person's consent to let phones connect, or its withdrawal (Lets extension). */
+export function setLAN(enabled: boolean): string {
+  return JSON.stringify({ protocol: PROTOCOL, type: "set_lan", enabled });
 }
