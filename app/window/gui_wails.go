@@ -172,22 +172,6 @@ func run(ctx context.Context, c *controller) error {
 		return err
 	}
 
-	// SIGUSR1 is how Lets asks the window to come to the front (Home…
-	// or a second `lets` for the home window; the tray for a unique's).
-	raise := make(chan os.Signal, 1)
-	signal.Notify(raise, syscall.SIGUSR1)
-	defer signal.Stop(raise)
-	go func() {
-		for {
-			select {
-			case <-raise:
-				c.present()
-			case <-stop:
-				return
-			}
-		}
-	}()
-
 	width, height := c.fit(workArea())
 	err := wails.Run(&options.App{
 		Title:  c.launch.title(),

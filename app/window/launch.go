@@ -94,7 +94,13 @@ func (l Launch) Encode() ([]byte, error) {
 
 // ReadLaunch reads and checks the Launch the app wrote on stdin.
 func ReadLaunch(r io.Reader) (Launch, error) {
-	line, err := bufio.NewReaderSize(io.LimitReader(r, maxLaunchBytes), 4096).ReadBytes('\n')
+	return readLaunch(bufio.NewReaderSize(r, 4096))
+}
+
+// readLaunch reads the Launch line from br, leaving what follows it (Lets'
+// control lines) in br.
+func readLaunch(br *bufio.Reader) (Launch, error) {
+	line, err := readLine(br, maxLaunchBytes)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return Launch{}, fmt.Errorf("%w: reading stdin: %v", ErrBadLaunch, err)
 	}
@@ -163,4 +169,23 @@ func (l Launch) title() string {
 		return l.Unique + " — Lets"
 	}
 	return "Lets"
+}
+
+// errLineTooLong means a line on stdin was longer than allowed.
+var errLineTooLong = errors.New("the line is too long")
+
+// readLine reads one line (with its newline, if any) of at most limit
+// bytes from br.
+func readLine(br *bufio.Reader, limit int) ([]byte, error) {
+	var line []byte
+	for {
+		part, err := br.ReadSlice('\n')
+		line = append(line, part...)
+		if len(line) > limit {
+			return nil, errLineTooLong
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, err
+		}
+	}
 }

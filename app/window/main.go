@@ -1,6 +1,7 @@
 package window
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
+	"strings"
 )
 
 // ErrNoGUI means this binary was built without the native window code.
@@ -65,7 +67,11 @@ func Main(ctx context.Context, env Env) error {
 	if !HasDisplay(env.Getenv) {
 		return ErrNoDisplay
 	}
-	l, err := ReadLaunch(env.Stdin)
+	if env.Stdin == nil {
+		env.Stdin = strings.NewReader("")
+	}
+	stdin := bufio.NewReaderSize(env.Stdin, 4096)
+	l, err := readLaunch(stdin)
 	if err != nil {
 		return err
 	}
@@ -77,7 +83,37 @@ func Main(ctx context.Context, env Env) error {
 		}
 	}
 	c := newController(l, &reporter{out: out}, env.Log)
+	go followControls(stdin, c, env.Log)
 	return run(ctx, c)
+}
+
+// ControlPresent is the line Lets writes on a window's stdin, after the
+// launch, to bring the window to the front and focus it. Lets keeps the
+// window's stdin open for these control lines (a signal would do too, but
+// WebKit takes SIGUSR1 for its garbage collector).
+const ControlPresent = "present"
+
+// maxControlBytes bounds one control line.
+const maxControlBytes = 256
+
+// followControls does what Lets asks on stdin after the launch, one line
+// at a time, until stdin ends (Lets closed it, or is gone).
+func followControls(stdin *bufio.Reader, c *controller, log *slog.Logger) {
+	for {
+		line, err := readLine(stdin, maxControlBytes)
+		switch cmd := strings.TrimSpace(string(line)); {
+		case cmd == ControlPresent:
+			c.present()
+		case cmd != "":
+			log.Debug("unknown control line from Lets; ignored", "line", cmd)
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				log.Debug("Lets' control lines stopped", "err", err)
+			}
+			return
+		}
+	}
 }
 
 // reportFile opens the report pipe the app handed over, if any.

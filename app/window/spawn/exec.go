@@ -1,13 +1,13 @@
 package spawn
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"runtime"
+	"sync"
 	"syscall"
 	"time"
 
@@ -50,8 +50,16 @@ func ExecStarter(o ExecOptions) Starter {
 		if err != nil {
 			return nil, fmt.Errorf("make the window's report pipe: %w", err)
 		}
+		// stdin stays open after the launch: Lets writes control lines
+		// there (window.ControlPresent).
+		in, control, err := os.Pipe()
+		if err != nil {
+			r.Close()
+			w.Close()
+			return nil, fmt.Errorf("make the window's stdin: %w", err)
+		}
 		cmd := exec.Command(o.Path, "window")
-		cmd.Stdin = bytes.NewReader(line)
+		cmd.Stdin = in
 		cmd.Stdout = o.Stderr // GTK and WebKit chatter; never our reports
 		cmd.Stderr = o.Stderr
 		cmd.ExtraFiles = []*os.File{w} // fd 3
@@ -69,12 +77,31 @@ func ExecStarter(o ExecOptions) Starter {
 		if err := <-started; err != nil {
 			r.Close()
 			w.Close()
+			in.Close()
+			control.Close()
 			return nil, fmt.Errorf("run %s window: %w", o.Path, err)
 		}
-		w.Close() // the child holds the only write end now
-		return &execChild{cmd: cmd, reports: r}, nil
+		w.Close()  // the child holds the only write end now
+		in.Close() // and the only read end of its stdin
+		c := &execChild{cmd: cmd, reports: r, control: control}
+		// The launch goes in a goroutine: a pipe holds 64 KiB, and a
+		// launch of that size must not block the start until the child
+		// reads it.
+		c.controlMu.Lock()
+		go func() {
+			defer c.controlMu.Unlock()
+			_ = control.SetWriteDeadline(time.Now().Add(controlWait))
+			if _, err := control.Write(line); err != nil {
+				c.controlErr = fmt.Errorf("hand the window its launch: %w", err)
+			}
+		}()
+		return c, nil
 	}
 }
+
+// controlWait bounds one write to a window's stdin: a window that reads
+// nothing for that long is hung, and Lets does not wait on it.
+const controlWait = 2 * time.Second
 
 type startRequest struct {
 	cmd  *exec.Cmd
@@ -84,6 +111,12 @@ type startRequest struct {
 type execChild struct {
 	cmd     *exec.Cmd
 	reports *os.File
+
+	// controlMu orders the writes on the child's stdin (the launch first).
+	controlMu  sync.Mutex
+	control    *os.File // the child's stdin; closed once it ended
+	controlErr error    // the launch could not be written
+	closed     bool
 }
 
 func (c *execChild) PID() int           { return c.cmd.Process.Pid }
@@ -91,9 +124,21 @@ func (c *execChild) Reports() io.Reader { return c.reports }
 func (c *execChild) Terminate() error   { return c.cmd.Process.Signal(syscall.SIGTERM) }
 func (c *execChild) Kill() error        { return c.cmd.Process.Kill() }
 
-// Present asks the window to come to the front: `lets window` takes
-// SIGUSR1 for that.
-func (c *execChild) Present() error { return c.cmd.Process.Signal(syscall.SIGUSR1) }
+// Present asks the window to come to the front: a control line on its
+// stdin.
+func (c *execChild) Present() error {
+	c.controlMu.Lock()
+	defer c.controlMu.Unlock()
+	if c.closed {
+		return os.ErrClosed
+	}
+	if c.controlErr != nil {
+		return c.controlErr
+	}
+	_ = c.control.SetWriteDeadline(time.Now().Add(controlWait))
+	_, err := io.WriteString(c.control, window.ControlPresent+"\n")
+	return err
+}
 
 // reportDrain is how long the report pipe and the output stay readable
 // after the window process ended, for what it wrote last.
@@ -101,6 +146,10 @@ const reportDrain = 300 * time.Millisecond
 
 func (c *execChild) Wait() Exit {
 	err := c.cmd.Wait()
+	c.controlMu.Lock()
+	c.closed = true
+	_ = c.control.Close()
+	c.controlMu.Unlock()
 	// What the child wrote is in the pipe; a helper process that kept the
 	// write end must not keep the reader waiting.
 	_ = c.reports.SetReadDeadline(time.Now().Add(reportDrain))

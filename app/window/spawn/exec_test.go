@@ -133,6 +133,17 @@ func fakeWindowMain() int {
 	reports := os.NewFile(3, "reports")
 	fmt.Fprintf(reports, `{"type":"loaded"}`+"\n")
 	switch l.Title {
+	case "present":
+		// Lets' control lines come after the launch, on the same stdin.
+		sc := bufio.NewScanner(os.Stdin)
+		n := 0
+		for sc.Scan() {
+			if sc.Text() == window.ControlPresent {
+				n++
+				_ = os.WriteFile(fmt.Sprintf("%s/%s.presented-%d", os.Getenv("LETS_SPAWN_TEST_READY"), l.Window, n), nil, 0o600)
+			}
+		}
+		return 0 // stdin closed: Lets is gone
 	case "exit0":
 		fmt.Fprintf(reports, `{"type":"geometry","geometry":{"x":1,"y":2,"width":640,"height":480}}`+"\n")
 		return 0
