@@ -4,21 +4,26 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/lets-app/lets/app/notify"
 	"github.com/lets-app/lets/app/tray"
 	"github.com/lets-app/lets/backend/chatdriver"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/conversations"
 	"github.com/lets-app/lets/backend/host"
+	"github.com/lets-app/lets/backend/service"
 	"github.com/lets-app/lets/backend/surface/web"
 	"github.com/lets-app/lets/backend/wireclient"
 )
@@ -27,16 +32,43 @@ import (
 // plus the tray. Without a display or a session bus it says so in one line
 // and runs exactly like `lets serve`. When Lets already runs, it asks that
 // one to show its home window and exits 0.
+//
+// On a desktop without a tray host (GNOME without the AppIndicator
+// extension) the home window is the app's main window: Lets shows it, and
+// a notification says where Lets is. Closing that window quits Lets, as
+// closing an app's main window does, unless a tray host started meanwhile
+// and took the icon: then Lets stays in the tray. (Home in the browser,
+// when native windows are missing, cannot be watched: Lets then keeps
+// running, and starting it again shows Home again.)
+//
+// The first launch (no data folder before) opens Home with a welcome.
 func runDesktop(ctx context.Context, env *Env, args []string) error {
-	d := &desktop{env: env}
+	d := &desktop{env: env, firstRun: firstRun(env.Getenv)}
 	if why := desktopMissing(env.Getenv); why != "" {
 		fmt.Fprintf(env.Stdout, "%s, so Lets runs headless, like `lets serve` (no tray).\n", why)
 		d.headless = true
-	} else if !trayHostRunning(sessionBusAddress(env.Getenv)) {
+	} else if bus := sessionBusAddress(env.Getenv); !trayHostRunning(bus) {
 		// The tray registers by itself when a tray host starts later.
-		fmt.Fprintln(env.Stdout, "No tray host runs on this desktop yet (on GNOME, turn on the AppIndicator extension); the Lets icon appears when one starts. Until then, run `lets` again to open Home.")
+		fmt.Fprintln(env.Stdout, "No tray host runs on this desktop yet (on GNOME, turn on the AppIndicator extension), so Lets shows its home window as its main window; closing it quits Lets. The Lets icon appears when a tray host starts.")
+		d.noTrayHost = true
+		n := notify.New(bus, "Lets", "lets")
+		d.notify = func(ctx context.Context, m notify.Message) error {
+			_, err := n.Send(ctx, m)
+			return err
+		}
 	}
 	return serve(ctx, env, args, d)
+}
+
+// firstRun says whether Lets has never run for this person: its data
+// folder does not exist yet.
+func firstRun(getenv func(string) string) bool {
+	home, err := config.ResolveHome(getenv)
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(home)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // desktopMissing says what the tray needs and this session lacks, or "".
@@ -110,15 +142,31 @@ func trayHostRunning(addr string) bool {
 type desktop struct {
 	env      *Env
 	headless bool
+	// firstRun: Lets made its data folder in this start; Home opens with
+	// a welcome.
+	firstRun bool
+	// noTrayHost: no tray host ran when Lets started, so the home window
+	// is the app's main window.
+	noTrayHost bool
+	// trayHost is set once a tray host runs after all (it shows the icon).
+	trayHost atomic.Bool
+	// notify shows a desktop notification (nil: none is shown).
+	notify func(ctx context.Context, m notify.Message) error
+	// quit is closed when Lets should quit (the main window closed).
+	quit     chan struct{}
+	quitOnce sync.Once
 
 	mu      sync.Mutex
 	hostURL string
 	// homeLink makes a one-time link to the home page (host.HomeLink).
 	homeLink func() (string, error)
-	// nativeHome opens the home page in a native window; nil when
-	// windows open in the browser (no GUI support or no display).
-	nativeHome func(link string) error
-	log        *slog.Logger
+	// nativeHome opens the home page in a native window, or brings the
+	// open one to the front, and says which (homeOpened, homeRaised); nil
+	// when windows open in the browser (no GUI support or no display).
+	nativeHome func(link string) (string, error)
+	// wins are the native windows; nil without.
+	wins *nativeWindows
+	log  *slog.Logger
 	// chat runs "Chat with Claude" (the tray's chat items); nil without.
 	chat *chatdriver.Manager
 }
@@ -141,7 +189,63 @@ func (d *desktop) useWindows(wins *nativeWindows) {
 	}
 	d.mu.Lock()
 	d.nativeHome = wins.openHome
+	d.wins = wins
 	d.mu.Unlock()
+	wins.onHomeClosed(d.homeWindowClosed)
+}
+
+// errNoWindowToRaise means windows open in the browser here, so none can
+// be brought to the front.
+var errNoWindowToRaise = errors.New("this Lets shows windows in the browser, so it cannot bring one to the front")
+
+// focusWindow brings a host window's native window to the front.
+func (d *desktop) focusWindow(id string) error {
+	d.mu.Lock()
+	wins := d.wins
+	d.mu.Unlock()
+	if wins == nil {
+		return errNoWindowToRaise
+	}
+	return wins.focus(id)
+}
+
+// homeWindowClosed: the person closed the home window. Without a tray it
+// was the app's main window, so Lets quits; with one, Lets stays there.
+func (d *desktop) homeWindowClosed() {
+	d.mu.Lock()
+	log := d.log
+	d.mu.Unlock()
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if !d.noTrayHost || d.trayHost.Load() {
+		log.Info("the home window was closed; Lets stays in the tray")
+		return
+	}
+	log.Info("the home window was closed and no tray shows Lets, so Lets quits")
+	d.requestQuit()
+}
+
+// requestQuit makes the desktop service end, which stops Lets.
+func (d *desktop) requestQuit() {
+	d.quitOnce.Do(func() {
+		d.mu.Lock()
+		if d.quit == nil {
+			d.quit = make(chan struct{})
+		}
+		close(d.quit)
+		d.mu.Unlock()
+	})
+}
+
+// quitRequested is closed once Lets should quit.
+func (d *desktop) quitRequested() <-chan struct{} {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.quit == nil {
+		d.quit = make(chan struct{})
+	}
+	return d.quit
 }
 
 // command is how the lock names this process.
@@ -187,38 +291,173 @@ func (d *desktop) openHeadlessHome(ctx context.Context, c *hostClient) error {
 	return nil
 }
 
+// Ways showHome showed Home (besides homeOpened and homeRaised).
+const (
+	homeInBrowser = "browser"
+	homeNotShown  = ""
+)
+
+// welcomeParam is added to the home link's fragment on the first run: the
+// page then greets the person (frontend/src/home.ts).
+const welcomeParam = "&welcome=1"
+
 // showHome shows the home window: the host's home page, through a
 // one-time home link (the page trades it for its own token), in the
-// desktop browser. The tray's "Home…" item and a second `lets` both come
-// here. With native windows it opens in a `lets window` process instead.
-func (d *desktop) showHome() {
+// desktop browser. The tray's "Home…" item, "Set up Claude…" and a second
+// `lets` all come here. With native windows it opens in a `lets window`
+// process instead, or, when that is open, brings it to the front.
+func (d *desktop) showHome() { d.showHomeWith(false) }
+
+// showHomeWith is showHome, with the first-run welcome when welcome is
+// set. It says how Home showed (homeOpened, homeRaised, homeInBrowser or
+// homeNotShown).
+func (d *desktop) showHomeWith(welcome bool) string {
 	d.mu.Lock()
 	u, homeLink, nativeHome, log := d.hostURL, d.homeLink, d.nativeHome, d.log
 	d.mu.Unlock()
 	if u == "" {
-		return
+		return homeNotShown
 	}
 	link, err := homeLink()
 	if err != nil {
 		log.Warn("could not make a link to the home page; run `lets` again to get a fresh one", "err", err)
-		return
+		return homeNotShown
+	}
+	if welcome {
+		link += welcomeParam
 	}
 	if nativeHome != nil {
-		err := nativeHome(link)
+		how, err := nativeHome(link)
 		switch {
+		case err == nil && how == homeRaised:
+			log.Info("the home window is open; brought it to the front")
+			return how
+		case err == nil && how == homeAlreadyOpen:
+			return how
 		case err == nil:
-			log.Info("showing the home window", "url", u+"/", "window", "native")
-			return
-		case errors.Is(err, errHomeOpen):
-			log.Info("the home window is already open")
-			return
+			log.Info("showing the home window", "url", u+"/", "window", "native", "welcome", welcome)
+			return how
 		}
 		// No process took the link, so the browser can still use it.
 		log.Warn("the home window could not open; showing home in the browser instead", "err", err)
 	}
-	log.Info("showing the home window", "url", u+"/")
+	log.Info("showing the home window", "url", u+"/", "welcome", welcome)
 	if err := d.env.openURL(link); err != nil {
 		log.Warn("could not open the home page in the browser; run `lets` again, or open Home from the tray", "err", err)
+		return homeNotShown
+	}
+	return homeInBrowser
+}
+
+// noTrayNote is the notification that says where Lets is on a desktop
+// without a tray, for how Home showed.
+func noTrayNote(how string) notify.Message {
+	m := notify.Message{Summary: "Lets is running", Urgency: notify.Normal}
+	switch how {
+	case homeOpened, homeRaised, homeAlreadyOpen:
+		m.Summary = "Lets is open in its window"
+		m.Body = "This desktop shows no tray icons, so Lets lives in its window. Closing the window quits Lets; start Lets from your apps menu to come back."
+	case homeInBrowser:
+		m.Body = "This desktop shows no tray icons, so Lets opened its home page in your browser. Lets keeps running; start it again from your apps menu to get back to Home."
+	default:
+		m.Body = "This desktop shows no tray icons. Start Lets again from your apps menu to open its home window."
+	}
+	return m
+}
+
+// desktopService is the tray plus the rest of what plain `lets` does once
+// everything runs: Home on the first run, and on a desktop without a tray
+// the home window as the main window. It ends (and so stops Lets) when the
+// tray's Quit is clicked or the main window closes.
+type desktopService struct {
+	d    *desktop
+	tray service.Service
+	bus  string
+}
+
+// Name is the service name.
+func (s *desktopService) Name() string { return "tray" }
+
+// Run runs the tray until ctx ends or Lets should quit.
+func (s *desktopService) Run(ctx context.Context) error {
+	d := s.d
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	trayDone := make(chan error, 1)
+	go func() { trayDone <- s.tray.Run(ctx) }()
+	quit := d.quitRequested()
+	switch {
+	case d.noTrayHost:
+		go watchTrayHost(ctx, s.bus, func() {
+			if !d.trayHost.Swap(true) {
+				d.log.Info("a tray host started; the Lets icon is in the tray now, and closing the home window no longer quits Lets")
+			}
+		}, d.log)
+		how := d.showHomeWith(d.firstRun)
+		if d.notify != nil {
+			go func() {
+				nctx, ncancel := context.WithTimeout(ctx, 5*time.Second)
+				defer ncancel()
+				if err := d.notify(nctx, noTrayNote(how)); err != nil {
+					d.log.Info("no notification about where Lets is", "err", err)
+				}
+			}()
+		}
+	case d.firstRun:
+		d.showHomeWith(true)
+	}
+	select {
+	case err := <-trayDone:
+		return err
+	case <-quit:
+		cancel()
+		<-trayDone
+		return nil
+	}
+}
+
+// watchTrayHost calls started once a tray host (StatusNotifierWatcher)
+// runs on the bus at addr, now or later, until ctx ends.
+func watchTrayHost(ctx context.Context, addr string, started func(), log *slog.Logger) {
+	conn, err := dbus.Connect(addr)
+	if err != nil {
+		log.Debug("cannot watch for a tray host starting", "err", err)
+		return
+	}
+	defer conn.Close()
+	const watcher = "org.kde.StatusNotifierWatcher"
+	if err := conn.AddMatchSignalContext(ctx,
+		dbus.WithMatchObjectPath("/org/freedesktop/DBus"),
+		dbus.WithMatchInterface("org.freedesktop.DBus"),
+		dbus.WithMatchSender("org.freedesktop.DBus"),
+		dbus.WithMatchMember("NameOwnerChanged"),
+		dbus.WithMatchArg(0, watcher)); err != nil {
+		log.Debug("cannot watch for a tray host starting", "err", err)
+		return
+	}
+	signals := make(chan *dbus.Signal, 8)
+	conn.Signal(signals)
+	defer conn.RemoveSignal(signals)
+	var running bool
+	if err := conn.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.NameHasOwner", 0, watcher).Store(&running); err == nil && running {
+		started()
+		return
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case sig, ok := <-signals:
+			if !ok || sig == nil {
+				return
+			}
+			if len(sig.Body) >= 3 {
+				if owner, _ := sig.Body[2].(string); owner != "" {
+					started()
+					return
+				}
+			}
+		}
 	}
 }
 
@@ -260,7 +499,32 @@ type traySource struct {
 	slots      map[string]int // backend+"\x00"+session → slot, for selection
 	// claudeNote says how the last "Set up Claude…" went.
 	claudeNote tray.Note
-	mu         sync.Mutex
+	// windows are the host's windows at the last poll.
+	windows []tray.Window
+	mu      sync.Mutex
+}
+
+// focus brings a window to the front, if it is a native one.
+func (s *traySource) focus(id string) error {
+	if s.parts.desk == nil {
+		return errNoWindowToRaise
+	}
+	return s.parts.desk.focusWindow(id)
+}
+
+// focusUnique brings a native window of unique to the front, if one is
+// open (as of the last poll); false means none came.
+func (s *traySource) focusUnique(unique string) bool {
+	s.mu.Lock()
+	wins := slices.Clone(s.windows)
+	s.mu.Unlock()
+	for _, w := range wins {
+		if w.Unique == unique && s.focus(w.ID) == nil {
+			s.parts.log.Debug("the unique has a window open; brought it to the front", "unique", unique, "window", w.ID)
+			return true
+		}
+	}
+	return false
 }
 
 const slowEvery = 10 * time.Second
@@ -351,6 +615,9 @@ func (s *traySource) snapshot(ctx context.Context) (tray.Snapshot, error) {
 		s.chats = trayChats(p.chat.List())
 	}
 	snap.Uniques, snap.Saved, snap.Chats = s.uniques, s.saved, s.chats
+	s.mu.Lock()
+	s.windows = snap.Windows
+	s.mu.Unlock()
 	return snap, errors.Join(errs...)
 }
 
@@ -373,33 +640,33 @@ func (s *traySource) handle(ctx context.Context, a tray.Action) {
 			err = errors.New("the pads cannot take a selection right now")
 		}
 	case tray.ActionFocusWindow:
-		// Lets cannot raise another process's window yet, so the click
-		// opens the window again: a new window that resumes the window's
-		// own last save (or the unique's latest one when it has none).
+		// A native window comes to the front. A window Lets cannot raise
+		// (in the browser) opens again: a new window that resumes the
+		// window's own last save (or the unique's latest one).
+		if ferr := s.focus(a.Window); ferr == nil {
+			break
+		} else {
+			log.Debug("the window cannot be brought to the front; opening it again", "err", ferr)
+		}
 		resume := a.Session
 		if resume == "" {
 			resume = "last"
 		}
 		err = s.open(ctx, a.Unique, resume)
 	case tray.ActionOpenUnique:
+		// A unique that has a native window open comes to the front
+		// instead of a second, identical window on top (Home's "Open" or
+		// Claude still open more).
+		if s.focusUnique(a.Unique) {
+			break
+		}
 		err = s.open(ctx, a.Unique, "")
 	case tray.ActionResume:
 		err = s.open(ctx, a.Unique, a.Session)
 	case tray.ActionPairPhone:
-		if p.web == nil {
-			err = errors.New("the browser pad is off")
-			break
-		}
-		if _, perr := p.web.CreatePairing(); perr != nil {
-			log.Info("no pairing code yet; the pad page explains how to allow phones", "err", perr)
-		}
-		err = s.openAdmin()
+		err = s.pairPhone()
 	case tray.ActionVirtualPad:
-		if p.web == nil {
-			err = errors.New("the browser pad is off")
-			break
-		}
-		err = s.openAdmin()
+		err = s.openVirtualPad()
 	case tray.ActionShowHome:
 		p.desk.showHome()
 	case tray.ActionSetupClaude:
@@ -497,8 +764,9 @@ func (s *traySource) setupClaude(ctx context.Context) error {
 	return nil
 }
 
-// start builds the tray once the host runs and host.json is written.
-func (d *desktop) start(env *Env, st *setup, srv *host.Server, pads *padParts) (*tray.Tray, error) {
+// start builds the tray (and the desktop's other duties, desktopService)
+// once the host runs and host.json is written.
+func (d *desktop) start(env *Env, st *setup, srv *host.Server, pads *padParts) (service.Service, error) {
 	d.mu.Lock()
 	d.hostURL, d.homeLink, d.log = srv.URL(), srv.HomeLink, st.log
 	chat := d.chat
@@ -524,5 +792,9 @@ func (d *desktop) start(env *Env, st *setup, srv *host.Server, pads *padParts) (
 		p.web = pads.web
 		p.selectSlot = pads.selectSlot
 	}
-	return d.newTray(p)
+	t, err := d.newTray(p)
+	if err != nil {
+		return nil, err
+	}
+	return &desktopService{d: d, tray: t, bus: sessionBusAddress(env.Getenv)}, nil
 }

@@ -55,6 +55,9 @@ type nativeWindows struct {
 
 	mu  sync.Mutex
 	srv *host.Server
+	// homeClosed, when set, hears that the person closed the home
+	// window (not Lets, not a crash).
+	homeClosed func()
 }
 
 // newNativeWindows returns the window spawner for the host, or nil when
@@ -145,42 +148,75 @@ func (n *nativeWindows) open(l host.WindowLaunch) error {
 	return n.spawner.Open(window.Launch{Window: l.Window, Unique: l.Unique, Title: l.Title, URL: l.URL})
 }
 
-// errHomeOpen means the home window already runs; Lets leaves it be.
-var errHomeOpen = errors.New("the home window is already open")
+// Ways openHome showed the home window.
+const (
+	homeOpened      = "opened"
+	homeRaised      = "raised"
+	homeAlreadyOpen = "already open"
+)
 
 // openHome shows the home page in a `lets window` process (title "Lets",
 // its own remembered place) for a one-time home link of this host; the
-// link goes to the process on stdin. An error other than errHomeOpen
-// means no window opened, so the caller shows the link in the browser.
-func (n *nativeWindows) openHome(link string) error {
+// link goes to the process on stdin. When the home window is already open
+// it is brought to the front and focused instead (the link is not used).
+// It says which it did; an error means no window showed, so the caller
+// shows the link in the browser.
+func (n *nativeWindows) openHome(link string) (string, error) {
 	n.mu.Lock()
 	srv := n.srv
 	n.mu.Unlock()
 	if srv == nil {
-		return errors.New("open the home window: the host is not running yet")
+		return "", errors.New("open the home window: the host is not running yet")
 	}
 	l, err := window.HomeLaunch(link, srv.URL())
 	if err != nil {
-		return fmt.Errorf("open the home window: %w", err)
+		return "", fmt.Errorf("open the home window: %w", err)
 	}
 	if slices.Contains(n.spawner.Windows(), window.HomeWindow) {
-		return errHomeOpen
+		err := n.spawner.Present(window.HomeWindow)
+		if err == nil {
+			return homeRaised, nil
+		}
+		if !errors.Is(err, spawn.ErrNotRunning) {
+			// It is open; a second one (or the browser) would only add
+			// to the confusion.
+			n.log.Warn("the home window is open but could not be brought to the front", "err", err)
+			return homeAlreadyOpen, nil
+		}
+		// It closed in between: open a new one.
 	}
 	if err := n.spawner.Open(l); err != nil {
-		return fmt.Errorf("open the home window: %w", err)
+		return "", fmt.Errorf("open the home window: %w", err)
 	}
-	return nil
+	return homeOpened, nil
+}
+
+// focus brings a host window's native window to the front. An error
+// wrapping spawn.ErrNotRunning means it has no process here.
+func (n *nativeWindows) focus(windowID string) error {
+	return n.spawner.Present(windowID)
+}
+
+// onHomeClosed sets what hears that the person closed the home window.
+func (n *nativeWindows) onHomeClosed(f func()) {
+	n.mu.Lock()
+	n.homeClosed = f
+	n.mu.Unlock()
 }
 
 // gone tells the host a window's process ended by itself.
 func (n *nativeWindows) gone(id, reason string) {
+	n.mu.Lock()
+	srv, homeClosed := n.srv, n.homeClosed
+	n.mu.Unlock()
 	if id == window.HomeWindow {
-		// The home window is no host window: nothing to report.
+		// The home window is no host window: nothing to report. A crash
+		// is no choice of the person's, so only a close is passed on.
+		if reason == spawn.ReasonHuman && homeClosed != nil {
+			homeClosed()
+		}
 		return
 	}
-	n.mu.Lock()
-	srv := n.srv
-	n.mu.Unlock()
 	if srv != nil {
 		srv.WindowGone(id, reason)
 	}
