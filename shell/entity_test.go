@@ -16,3 +16,11 @@ import (
 func TestEntityLogic(t *testing.T) {
 	browsertest.RunNodeTests(t, filepath.Join("src", "entity", "logic.test.ts"))
 }
+
+// TestCompanionClearSpot runs src/entity/clear.test.ts (issue #21): the
+// companion's resting place covers no control when one is clear, the
+// least of them (and never the pointer or the focused control) when the
+// controls fill the view.
+func TestCompanionClearSpot(t *testing.T) {
+	browsertest.RunNodeTests(t, filepath.Join("src", "entity", "clear.test.ts"))
+}

@@ -341,9 +341,11 @@ func TestBrowserEntityCommands(t *testing.T) {
 			t.Errorf("move %d teleported: %d frames in between, largest step %.0f px of %.0f", i+1, between, maxStep, dist)
 		}
 	}
-	// Off-screen targets are clamped to the viewport.
+	// Off-screen targets are clamped to the viewport; the top-right corner
+	// holds the Chat button, so the companion rests just clear of it
+	// (issue #21: it never covers a control).
 	r.send(t, map[string]any{"type": "entity.move", "data": map[string]any{"x": 99999, "y": -500}})
-	r.poll(t, `(() => { const b = document.querySelector(".lets-companion-body").getBoundingClientRect(); return !document.querySelector(".lets-companion").dataset.moving && b.right <= innerWidth && b.top >= 0 && b.right > innerWidth - 20 && b.top < 20; })()`)
+	r.poll(t, `(() => { const b = document.querySelector(".lets-companion-body").getBoundingClientRect(); const c = document.getElementById("lets-chat-toggle").getBoundingClientRect(); const clear = b.right <= c.left || b.left >= c.right || b.bottom <= c.top || b.top >= c.bottom; return !document.querySelector(".lets-companion").dataset.moving && b.right <= innerWidth && b.top >= 0 && b.right > innerWidth - 20 && b.top < c.bottom + 20 && clear; })()`)
 	r.send(t, map[string]any{"type": "entity.move", "data": map[string]any{"to": "center"}})
 	r.poll(t, `(() => { const b = document.querySelector(".lets-companion-body").getBoundingClientRect(); return Math.abs(b.left + 32 - innerWidth / 2) <= 2 && Math.abs(b.top + 32 - innerHeight / 2) <= 2; })()`)
 	r.send(t, map[string]any{"type": "entity.move", "data": map[string]any{"to": "#lets-status"}})

@@ -133,6 +133,8 @@ interface PortMessage {
     port.onmessage = onPort;
     for (const m of outbox.splice(0)) port.postMessage(m);
     if (readySent) port.postMessage({ op: "ready" });
+    lastControls = "";
+    controlsSoon();
   });
 
   function checkType(type: string): void {
@@ -278,6 +280,56 @@ interface PortMessage {
       console.error("lip: the context function failed", err);
     }
     lip.summon(lastPointer.x, lastPointer.y, context);
+  });
+
+  // Where this page's controls are, for the companion to keep clear of
+  // them (issue #21): the shell cannot read this document, so the SDK
+  // tells it the boxes (never what the controls are or hold) when the
+  // page changes, scrolls or resizes, at most once a frame, and the box of
+  // a control that gets the focus.
+  const CONTROLS =
+    'a[href], button, input:not([type="hidden"]), select, textarea, summary, label, [contenteditable]:not([contenteditable="false"]), [tabindex]:not([tabindex="-1"]), [role="button"], [role="link"], [role="checkbox"], [role="radio"], [role="switch"], [role="slider"], [role="tab"], [role="menuitem"], [role="option"], [role="textbox"], [role="combobox"]';
+  const FIELDS = "input, select, textarea, button, [contenteditable]";
+  const boxOf = (el: Element): number[] | null => {
+    const r = el.getBoundingClientRect();
+    if (r.width <= 0 || r.height <= 0 || r.bottom <= 0 || r.right <= 0 || r.top >= innerHeight || r.left >= innerWidth) return null;
+    // A big focusable region (a canvas, a scroll box) is a place, not a
+    // control to keep clear of; a big text field is one all the same.
+    if (r.width * r.height > 0.4 * innerWidth * innerHeight && !el.matches(FIELDS)) return null;
+    if (getComputedStyle(el).visibility === "hidden") return null;
+    return [Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height)];
+  };
+  let lastControls = "";
+  let controlsQueued = false;
+  const reportControls = () => {
+    controlsQueued = false;
+    if (!port) return;
+    const rects: number[][] = [];
+    for (const el of Array.from(document.querySelectorAll(CONTROLS))) {
+      const b = boxOf(el);
+      if (b) rects.push(b);
+      if (rects.length >= 300) break;
+    }
+    const text = JSON.stringify(rects);
+    if (text === lastControls) return;
+    lastControls = text;
+    port.postMessage({ op: "controls", rects });
+  };
+  const controlsSoon = () => {
+    if (controlsQueued) return;
+    controlsQueued = true;
+    requestAnimationFrame(reportControls);
+  };
+  new MutationObserver(controlsSoon).observe(document, { childList: true, subtree: true, attributes: true, attributeFilter: ["hidden", "class", "style", "disabled", "open"] });
+  window.addEventListener("resize", controlsSoon);
+  window.addEventListener("scroll", controlsSoon, { capture: true, passive: true });
+  window.addEventListener("transitionend", controlsSoon);
+  window.addEventListener("animationend", controlsSoon);
+  window.addEventListener("load", controlsSoon);
+  document.addEventListener("focusin", (ev) => {
+    const el = ev.target instanceof Element ? ev.target : null;
+    const b = el && el.matches(CONTROLS) ? boxOf(el) : null;
+    if (b) toShell({ op: "focus", rect: b });
   });
 
   // Images pasted or dropped on the unique go up as media.image, unless the

@@ -7,7 +7,8 @@
 import "./shell.css";
 import "./chrome.css";
 import { checkEnvelope, makeEnvelope, RESERVED_DOMAINS, type Envelope } from "./envelope";
-import { mountCompanion } from "./entity/companion";
+import { mountCompanion, SHELL_CONTROLS } from "./entity/companion";
+import { rectsOf, type Rect } from "./entity/clear";
 import { backoff, Delivery, framesOf, uniqueMayEmit } from "./protocol";
 import { Chat, type ChromeDeps, type UploadResult } from "./chat";
 import { Components } from "./components";
@@ -68,6 +69,8 @@ function setState(state: "connecting" | "online" | "offline" | "closed", text: s
 // ---------------------------------------------------------------- unique
 
 let uniquePort: MessagePort | null = null;
+/** The unique's controls in the frame's coordinates, as its SDK last reported them. */
+let uniqueControls: Rect[] = [];
 let uniqueReady = false;
 let domains: string[] = [];
 let sessionTypes: SessionTypes | null = null;
@@ -86,6 +89,7 @@ window.addEventListener("message", (ev: MessageEvent) => {
   const channel = new MessageChannel();
   uniquePort = channel.port1;
   uniqueReady = false;
+  uniqueControls = [];
   uniquePort.onmessage = (m) => void fromUnique(m.data as Record<string, unknown>);
   frame.contentWindow?.postMessage({ lets: "port" }, cfg.frameOrigin, [channel.port2]);
   themeToUnique(theme.state());
@@ -127,10 +131,25 @@ async function fromUnique(m: Record<string, unknown>): Promise<void> {
       chatFromUnique(m);
       break;
     case "pointer":
+      wake();
       // Pointer positions and counts over the unique: the companion follows
       // and aggregates them; they never go up raw.
       companion.uniquePointer(String(m.kind ?? ""), Number(m.x), Number(m.y));
       break;
+    case "controls":
+      // Where the unique's controls are (its SDK looks; the shell cannot
+      // read the frame): the companion keeps clear of them.
+      uniqueControls = rectsOf(m.rects);
+      companion.settleSoon();
+      break;
+    case "focus": {
+      const [r] = rectsOf([m.rect]);
+      if (r) {
+        const f = frame.getBoundingClientRect();
+        companion.focusOn({ x: f.left + r.x, y: f.top + r.y, w: r.w, h: r.h });
+      }
+      break;
+    }
     case "upload":
       try {
         reply(true, await upload(m.blob as Blob, String(m.source ?? "file"), m.componentId as string | undefined, "unique"));
@@ -303,6 +322,7 @@ function onFrame(text: string): void {
 // ----------------------------------------------------------------- chrome
 
 function apply(env: Envelope): void {
+  wake();
   const d = env.data ?? {};
   if (env.type.startsWith("entity.")) companion.handle(env.type, d);
   switch (env.type) {
@@ -416,7 +436,55 @@ window.addEventListener("blur", focusChanged);
 const companion = mountCompanion(root, {
   emit: (type, data) => send(makeEnvelope(type, data), "shell"),
   frameRect: () => frame.getBoundingClientRect(),
+  controls,
 });
+
+/**
+ * The window's controls the companion keeps clear of: the shell's own
+ * (chat, components, toasts, the bar) and the unique's where they show
+ * (not under the shell's chrome), in the shell's coordinates.
+ */
+function controls(): Rect[] {
+  const out: Rect[] = [];
+  const pip = root.querySelector(".lets-companion");
+  for (const el of Array.from(root.querySelectorAll(SHELL_CONTROLS))) {
+    if (pip?.contains(el) || el.closest("[hidden]")) continue;
+    const r = el.getBoundingClientRect();
+    if (r.width > 0 && r.height > 0) out.push({ x: r.left, y: r.top, w: r.width, h: r.height });
+  }
+  const f = frame.getBoundingClientRect();
+  if (frame.hidden || f.width <= 0 || f.height <= 0) return out;
+  for (const r of uniqueControls) {
+    const x = Math.max(f.left, f.left + r.x);
+    const y = Math.max(f.top, f.top + r.y);
+    const w = Math.min(f.right, f.left + r.x + r.w) - x;
+    const h = Math.min(f.bottom, f.top + r.y + r.h) - y;
+    if (w <= 0 || h <= 0) continue;
+    // Under the shell's chrome (the chat, a side sheet) it cannot be reached anyway.
+    const at = document.elementFromPoint(x + w / 2, y + h / 2);
+    if (at !== frame && !pip?.contains(at)) continue;
+    out.push({ x, y, w, h });
+  }
+  return out;
+}
+// Idle windows cost nothing (issue #21): after a while with no input and
+// no command, or while the window is hidden, every animation of the shell
+// (the companion breathing, a blinking cursor) holds still; the next input
+// or command lets them run again. Reduced motion stops them in the CSS.
+const STILL_AFTER_MS = 8000;
+let stillTimer = 0;
+function wake(): void {
+  clearTimeout(stillTimer);
+  if (document.visibilityState === "hidden") {
+    root.dataset.still = "hidden";
+    return;
+  }
+  if (root.dataset.still) delete root.dataset.still;
+  stillTimer = window.setTimeout(() => (root.dataset.still = "idle"), STILL_AFTER_MS);
+}
+for (const type of ["pointermove", "pointerdown", "keydown", "wheel", "focusin"]) window.addEventListener(type, wake, { capture: true, passive: true });
+document.addEventListener("visibilitychange", wake);
+wake();
 frame.src = cfg.frameUrl;
 setState("connecting", "Connecting…");
 connect();

@@ -4,6 +4,7 @@
 // profile, secrets). Decisions live in logic.ts; this file wires the DOM.
 
 import "./entity.css";
+import { CLEAR_GAP, boxAt, clearSpot, coveredArea, near, overlapArea, type Rect } from "./clear";
 import { makeFigure } from "./figure";
 import {
   besidePoint, clampToViewport, DEFAULT_PERSONA, followPoint, GestureDetector, Glide, isMood, isReaction, menuFocus, menuItems,
@@ -17,9 +18,22 @@ export interface CompanionHost {
   emit(type: string, data: Record<string, unknown>): void;
   /** Where the unique's frame is, to place summons from inside it. */
   frameRect(): DOMRect;
+  /**
+   * Where the window's controls are now (shell coordinates): the shell's
+   * own and the unique's, as its SDK reported them. The companion keeps
+   * clear of them (issue #21).
+   */
+  controls(): Rect[];
 }
 
+/** The pointer this close to the companion, over a control, makes it step aside. */
+const NEAR_PX = 24;
+
 const SIZE = { w: 64, h: 64 };
+
+/** What counts as a control of the shell, for the companion to keep clear of. */
+export const SHELL_CONTROLS =
+  'button, input:not([type="hidden"]):not([type="file"]), select, textarea, a[href], summary, [contenteditable="true"], [role="button"], [role="switch"], [role="slider"], [role="menuitem"], [role="option"], [role="checkbox"], [role="radio"], [role="tab"]';
 /** After Claude places the companion, following waits this long. */
 const HOLD_AFTER_MOVE_MS = 5000;
 
@@ -79,6 +93,7 @@ export class Companion {
     this.place();
     this.wire();
     this.timer = window.setInterval(() => this.tick(), 1000);
+    this.settleSoon();
   }
 
   // ------------------------------------------------------------ commands
@@ -179,6 +194,7 @@ export class Companion {
     this.element.dataset.hidden = String(hidden);
     this.element.setAttribute("aria-hidden", String(hidden));
     this.button.tabIndex = hidden ? -1 : 0;
+    if (!hidden) this.settle();
   }
 
   // ------------------------------------------------------------ motion
@@ -192,29 +208,78 @@ export class Companion {
   }
 
   private place(): void {
-    const shown = this.clearOfChatInput(this.pos);
-    this.element.style.transform = `translate(${Math.round(shown.x)}px, ${Math.round(shown.y)}px)`;
+    this.element.style.transform = `translate(${Math.round(this.pos.x)}px, ${Math.round(this.pos.y)}px)`;
     this.element.dataset.x = String(Math.round(this.pos.x));
     this.element.dataset.y = String(Math.round(this.pos.y));
+    // Wherever it is drawn (gliding across the page, or on a view whose
+    // controls leave no clear place), a click meant for a control under it
+    // goes to that control.
+    const over = !this.drag && coveredArea(this.pos, SIZE, this.known) > 0;
+    if (over) this.element.dataset.overControl = "true";
+    else delete this.element.dataset.overControl;
+  }
+
+  /** The controls as last looked up (refreshed when the companion settles). */
+  private known: Rect[] = [];
+
+  private lookUpControls(): Rect[] {
+    this.known = this.host.controls();
+    // How many it keeps clear of (for a look in the inspector, and tests).
+    this.element.dataset.controls = String(this.known.length);
+    return this.known;
+  }
+
+  /** The place nearest to want that covers no control (see clear.ts). */
+  private spotFor(want: Point, avoid: Rect[] = []): Point {
+    return clearSpot(want, SIZE, this.view(), this.lookUpControls(), avoid);
   }
 
   /**
-   * Where the companion is drawn: where it means to be, unless that covers
-   * the open chat's input row (Send sits in the corner the companion calls
-   * home, and zoomed in the row spans the window); then just above the row.
+   * Goes where it means to be (home), or the nearest place to it clear of
+   * the controls as they are now: after a command, a change of the page,
+   * the chat opening, a resize. Not while the human holds it or its menu.
    */
-  private clearOfChatInput(p: Point): Point {
-    const row = document.querySelector(".chat-panel:not([hidden]) .chat-form");
-    if (!row) return p;
-    const r = row.getBoundingClientRect();
-    const overlaps = p.x < r.right && p.x + SIZE.w > r.left && p.y < r.bottom && p.y + SIZE.h > r.top;
-    return overlaps ? { x: p.x, y: Math.max(4, r.top - SIZE.h - 4) } : p;
+  settle(): void {
+    if (this.drag || !this.menu.hidden || this.element.dataset.hidden === "true") {
+      this.lookUpControls();
+      this.place();
+      return;
+    }
+    const spot = this.spotFor(this.home);
+    const at = this.glide ? this.glide.to : this.pos;
+    if (Math.hypot(spot.x - at.x, spot.y - at.y) < 1) {
+      this.place();
+      return;
+    }
+    this.glideTo(spot);
+  }
+
+  /**
+   * Steps out of the way of a control the human is about to use (the
+   * pointer near it, or the focus on it) when the companion covers one.
+   */
+  private stepAside(avoid: Rect): void {
+    if (this.drag || !this.menu.hidden || this.element.dataset.hidden === "true") return;
+    const spot = this.spotFor(this.pos, [avoid]);
+    this.home = { ...spot };
+    this.holdUntil = this.now() + HOLD_AFTER_MOVE_MS;
+    this.glideTo(spot);
+  }
+
+  /** A control got the focus (in the shell, or in the unique: rect in shell coordinates). */
+  focusOn(rect: Rect): void {
+    const grown = { x: rect.x - 8, y: rect.y - 8, w: rect.w + 16, h: rect.h + 16 };
+    if (overlapArea(boxAt(this.glide ? this.glide.to : this.pos, SIZE, CLEAR_GAP), grown) > 0) this.stepAside(grown);
   }
 
   /** Eases the companion's top-left to p (clamped); never jumps. */
-  private goTo(p: Point): void {
-    const to = clampToViewport(p, SIZE, this.view());
-    this.home = { ...to };
+  private goTo(p: Point, avoid: Rect[] = []): void {
+    this.home = clampToViewport(p, SIZE, this.view());
+    this.glideTo(this.spotFor(this.home, avoid));
+  }
+
+  /** Eases the companion's top-left to `to` (already clear and clamped). */
+  private glideTo(to: Point): void {
     if (this.reduced.matches) {
       // Reduced motion: a fade out and in at the new place, no travel.
       this.element.dataset.fading = "true";
@@ -241,6 +306,8 @@ export class Companion {
     if (this.glide.done(t)) {
       this.glide = null;
       delete this.element.dataset.moving;
+      this.lookUpControls();
+      this.place();
       this.layoutPopups();
       return;
     }
@@ -276,16 +343,33 @@ export class Companion {
     if (!found || this.element.contains(found)) return null;
     const r = found.getBoundingClientRect();
     const v = this.view();
-    // To its right when there is room, else to its left.
-    const x = r.right + 8 + SIZE.w <= v.w ? r.right + 8 : r.left - 8 - SIZE.w;
-    return { x, y: r.top + r.height / 2 - SIZE.h / 2 };
+    const midY = r.top + r.height / 2 - SIZE.h / 2;
+    const midX = r.left + r.width / 2 - SIZE.w / 2;
+    // To its right when there is room and no control, else to its left,
+    // below or above it; else the right (or left) and the nearest clear place.
+    const sides = [
+      { x: r.right + 8, y: midY },
+      { x: r.left - 8 - SIZE.w, y: midY },
+      { x: midX, y: r.bottom + 8 },
+      { x: midX, y: r.top - 8 - SIZE.h },
+    ];
+    const controls = this.lookUpControls();
+    for (const [i, p] of sides.entries()) {
+      // Beside it may slide along the element's side to stay in the view,
+      // but not onto the element.
+      const c = clampToViewport(p, SIZE, v);
+      const fits = i < 2 ? Math.abs(c.x - p.x) < 0.5 : Math.abs(c.y - p.y) < 0.5;
+      if (fits && coveredArea(c, SIZE, controls, CLEAR_GAP) === 0) return c;
+    }
+    return r.right + 8 + SIZE.w <= v.w ? sides[0] : sides[1];
   }
 
   private follow(): void {
     if (!this.pointer || this.drag || this.glide || !this.menu.hidden || this.element.dataset.hidden === "true") return;
     if (this.now() < this.holdUntil) return;
     const p = followPoint(this.pointer, this.center(), this.persona.distance, SIZE, this.view());
-    if (p) this.goTo(p);
+    // Never onto the pointer, wherever the controls push it.
+    if (p) this.goTo(p, [{ x: this.pointer.x - 12, y: this.pointer.y - 12, w: 24, h: 24 }]);
   }
 
   // -------------------------------------------------------------- menu
@@ -341,6 +425,7 @@ export class Companion {
     delete this.element.dataset.menu;
     this.button.setAttribute("aria-expanded", "false");
     if (refocus) this.button.focus();
+    this.settle();
   }
 
   private pick(s: Suggestion): void {
@@ -407,6 +492,8 @@ export class Companion {
         this.home = { ...this.pos };
         this.holdUntil = this.now() + HOLD_AFTER_MOVE_MS;
         this.layoutPopups();
+        // Put down on a control, it slides off it.
+        this.settle();
         // A drag is not a click.
         b.dataset.suppressClick = "true";
         window.setTimeout(() => delete b.dataset.suppressClick, 0);
@@ -476,11 +563,26 @@ export class Companion {
       this.pos = clampToViewport(this.home, SIZE, v);
       this.place();
       this.layoutPopups();
+      this.settle();
     });
     window.addEventListener("pagehide", () => this.flushProfile());
-    // The chat opening or closing moves the input row the companion keeps
-    // clear of.
-    new MutationObserver(() => this.place()).observe(document.body, { attributes: true, attributeFilter: ["hidden"], subtree: true });
+    // Controls appearing, going or moving in the shell (the chat opening,
+    // a component, a toast) or a layout that ends its animation: the
+    // companion keeps clear of them. At most once a frame.
+    new MutationObserver((list) => {
+      if (list.some((m) => !this.element.contains(m.target) && m.target !== this.live && !this.live.contains(m.target))) this.settleSoon();
+    }).observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["hidden", "class", "open", "disabled", "data-docked"] });
+    const ended = (ev: Event) => {
+      if (!this.element.contains(ev.target as Node)) this.settleSoon();
+    };
+    document.addEventListener("animationend", ended);
+    document.addEventListener("transitionend", ended);
+    window.addEventListener("focusin", (ev) => {
+      const t = ev.target;
+      if (!(t instanceof Element) || this.element.contains(t) || !t.matches(SHELL_CONTROLS)) return;
+      const r = t.getBoundingClientRect();
+      this.focusOn({ x: r.left, y: r.top, w: r.width, h: r.height });
+    });
   }
 
   /**
@@ -499,10 +601,26 @@ export class Companion {
     }
   }
 
+  private settleQueued = 0;
+
+  /** settle() at the next frame, once however many changes came. */
+  settleSoon(): void {
+    if (this.settleQueued) return;
+    this.settleQueued = requestAnimationFrame(() => {
+      this.settleQueued = 0;
+      this.settle();
+    });
+  }
+
   /** A pointer position in shell coordinates (from the shell or the unique's SDK). */
   pointerSample(x: number, y: number, overCompanion: boolean): void {
     const t = this.now();
     this.pointer = { x, y };
+    // Over a control the companion covers (no clear place was left): it
+    // makes way before the human gets there.
+    if (this.element.dataset.overControl === "true" && !this.glide && near(boxAt(this.pos, SIZE), { x, y }, NEAR_PX)) {
+      this.stepAside({ x: x - 48, y: y - 48, w: 96, h: 96 });
+    }
     this.profile.move(x, y, t, this.view());
     const c = this.center();
     this.outcomes(this.gestures.pointer({ x, y, t }, { x: c.x, y: c.y, r: SIZE.w / 2 }, overCompanion));
