@@ -94,6 +94,8 @@ func (b *Builder) Cleanup() {
 type Display struct {
 	// Command finds a tool or skips the test loudly (testutil.Command).
 	Command func(tb testing.TB, names ...string) string
+	// Screen is the screen's size and depth; "" is 1280x800x24.
+	Screen string
 
 	once sync.Once
 	name string
@@ -108,21 +110,25 @@ const DisplayStartTimeout = 30 * time.Second
 func (d *Display) Name(tb testing.TB) string {
 	tb.Helper()
 	xvfb := d.Command(tb, "Xvfb")
-	d.once.Do(func() { d.name, d.cmd, d.err = startXvfb(xvfb) })
+	screen := d.Screen
+	if screen == "" {
+		screen = "1280x800x24"
+	}
+	d.once.Do(func() { d.name, d.cmd, d.err = startXvfb(xvfb, screen) })
 	if d.err != nil {
 		tb.Fatal(d.err)
 	}
 	return d.name
 }
 
-func startXvfb(xvfb string) (string, *exec.Cmd, error) {
+func startXvfb(xvfb, screen string) (string, *exec.Cmd, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return "", nil, err
 	}
 	defer r.Close()
 	var stderr strings.Builder
-	x := exec.Command(xvfb, "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-noreset")
+	x := exec.Command(xvfb, "-displayfd", "3", "-screen", "0", screen, "-nolisten", "tcp", "-noreset")
 	x.ExtraFiles = []*os.File{w}
 	x.Stderr = &lockedBuilder{b: &stderr}
 	if err := x.Start(); err != nil {
