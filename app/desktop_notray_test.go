@@ -113,7 +113,7 @@ func TestFirstRunOpensHomeWithWelcome(t *testing.T) {
 	_, watcher := startWatcher(t, ds.busAddr)
 	_, sock, xdg := letsDesktopEnv(t, ds)
 	home := filepath.Join(t.TempDir(), "fresh", ".lets") // does not exist yet
-	l := startDesktopLets(t, ds, home, sock, xdg) // the default settings: the first start writes them
+	l := startDesktopLets(t, ds, home, sock, xdg)        // the default settings: the first start writes them
 	testutil.Eventually(t, "the first lets starts its tray", func() bool { return len(watcher.registered()) > 0 })
 	testutil.Eventually(t, "the first lets opens Home with the welcome", func() bool {
 		u := l.browserURLs()
