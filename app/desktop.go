@@ -712,14 +712,6 @@ func (s *traySource) openChat(ctx context.Context, id string) error {
 	return nil
 }
 
-func (s *traySource) openAdmin() error {
-	link, err := s.parts.web.AdminOpenURL()
-	if err != nil {
-		return fmt.Errorf("make a link to the pad page: %w", err)
-	}
-	return s.parts.env.openURL(link)
-}
-
 // open asks the host for a window; the host starts the native window, or
 // hands back a one-time URL for the browser.
 func (s *traySource) open(ctx context.Context, unique, resume string) error {
