@@ -265,7 +265,7 @@ func serve(ctx context.Context, env *Env, args []string, desk *desktop) (err err
 				// (journal, ~/.xsession-errors), readable far longer than
 				// this run: no admin token there. The tray opens the pad
 				// page with a one-time link.
-				browserNote = padPageURL(pads.web.Port()) + " (open it from the tray: Virtual pad…)"
+				browserNote = padPageURL(pads.web.Port()) + " (open it from the tray: Virtual pad)"
 			}
 			if lan := pads.web.LANURL(); lan != "" {
 				browserNote += "\n  Phones:       " + lan + " (pair with `lets pad pair`)"

@@ -11,6 +11,7 @@ import (
 	"net"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -41,6 +42,8 @@ type startReport struct {
 	// home is the resolved data folder, "" when even that failed.
 	home    string
 	started bool
+	// telling counts the notifications still on their way.
+	telling sync.WaitGroup
 }
 
 // newStartReport makes the report of one desktop start.
@@ -73,7 +76,9 @@ func (r *startReport) tell(m notify.Message) {
 	if r == nil {
 		return
 	}
+	r.telling.Add(1)
 	go func() {
+		defer r.telling.Done()
 		ctx, cancel := context.WithTimeout(context.Background(), startNotifyTimeout)
 		defer cancel()
 		if _, err := r.notes.Send(ctx, m); err != nil && r.st != nil {
@@ -85,9 +90,16 @@ func (r *startReport) tell(m notify.Message) {
 // finish handles the end of serve: err, when Lets never got to run, is
 // logged to lets.log and shown as a notification (stderr gets it from the
 // CLI's report). A usage error or help was asked for in a terminal and is
-// left to the CLI alone.
+// left to the CLI alone. It closes the bus connection.
 func (r *startReport) finish(err error) {
-	if r == nil || err == nil || r.started {
+	if r == nil {
+		return
+	}
+	defer func() {
+		r.telling.Wait() // each is bounded by startNotifyTimeout
+		_ = r.notes.Close()
+	}()
+	if err == nil || r.started {
 		return
 	}
 	var ue *UsageError
@@ -108,7 +120,6 @@ func (r *startReport) finish(err error) {
 	if _, nerr := r.notes.Send(ctx, startFailureMessage(err, paths)); nerr != nil && !errors.Is(nerr, notify.ErrNoDaemon) {
 		fmt.Fprintf(r.env.Stderr, "lets: could not show this on the desktop either: %v\n", nerr)
 	}
-	_ = r.notes.Close()
 }
 
 // logFailure writes the failure to lets.log only (stderr gets it from the
