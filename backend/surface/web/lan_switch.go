@@ -39,7 +39,8 @@ type LANSwitch struct {
 
 // LANState is what the administrator's page shows about phone access.
 type LANState struct {
-	// Enabled: the LAN listener is bound (phones can reach the pad).
+	// Enabled: phones can reach the pad and pair (the LAN listener is
+	// bound and its base URL registered); authenticated's lan_enabled.
 	Enabled bool
 	// Switchable: the page may switch LAN access (a LANSwitch is set).
 	Switchable bool
@@ -116,8 +117,11 @@ func (s *Server) LANState() LANState {
 }
 
 func (s *Server) lanStateLocked() LANState {
-	st := LANState{Enabled: s.lnLAN != nil, Switchable: s.lanSwitch != nil}
-	if st.Enabled && s.lan != nil {
+	// Enabled is what authenticated's lan_enabled says: a LAN base URL is
+	// registered (with Options.LAN, EnableLAN, or ConfigureLAN alone in a
+	// test harness whose "LAN" is relayed).
+	st := LANState{Enabled: s.lan != nil, Switchable: s.lanSwitch != nil}
+	if st.Enabled {
 		st.URL = s.lan.base
 	}
 	return st
