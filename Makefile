@@ -20,7 +20,7 @@ RUN_APT_PACKAGES := gcc g++ pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev libaso
 # TypeScript tests, the runner's javascript, tsc) is installed by command,
 # not by package name, so a NodeSource nodejs that ships npm is left alone.
 # app/doctor_test.go checks that every package here has a user.
-TEST_APT_PACKAGES := chromium python3 desktop-file-utils xvfb x11-utils imagemagick dbus-daemon dunst openbox wmctrl
+TEST_APT_PACKAGES := chromium python3 desktop-file-utils xvfb x11-utils imagemagick dbus-daemon dunst openbox wmctrl xfce4-panel
 GUI_TAGS := desktop,production,webkit2_41
 BIN := build/bin/lets
 CORE_BIN := build/bin/lets-core

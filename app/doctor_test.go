@@ -185,6 +185,7 @@ func packageUsers() map[string]string {
 		"x11-utils":             `testutil.Command(tb, "xwininfo")`,
 		"imagemagick":           `testutil.Command(tb, "import")`,
 		"dbus-daemon":           `testutil.Command(tb, "dbus-run-session")`,
+		"xfce4-panel":           `Command(tb, "xfce4-panel")`, // traytest.Desktop, the real tray host (it brings xfconf)
 	}
 }
 

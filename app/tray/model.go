@@ -164,6 +164,10 @@ type Action struct {
 }
 
 // Item is one menu entry. A separator has Separator set and nothing else.
+// A hidden entry is a place kept in the menu for a list that may grow (an
+// agent, a window, a conversation): the menu keeps its shape, so a change
+// is drawn over the entries already shown and no entry is removed or
+// renumbered.
 type Item struct {
 	Label     string
 	Tooltip   string
@@ -172,6 +176,7 @@ type Item struct {
 	Checkable bool
 	Checked   bool
 	Separator bool
+	Hidden    bool
 	Children  []Item
 }
 
@@ -183,78 +188,43 @@ const ResumePerUnique = 3
 // newest first.
 const ChatRecent = 5
 
+// AgentPlaces and WindowPlaces are how many agent and window lines the
+// menu keeps, shown or hidden. More agents or windows than that are
+// counted in a line that opens Home, where all are listed.
+const (
+	AgentPlaces  = 10
+	WindowPlaces = 10
+)
+
+// ChatUnique is the built-in chat unique. When Chat with Claude runs, the
+// menu's "Chat with Claude" is how a person opens it, so Open does not list
+// it a second time.
+const ChatUnique = "chat"
+
 // maxLabel keeps menu entries readable in every tray host.
 const maxLabel = 60
 
-// Menu builds the menu tree for s.
+// Menu builds the menu tree for s. Its top level has the same entries for
+// every snapshot of one Lets (only ChatOn changes it, and that is fixed
+// while Lets runs); lists live in hidden places and in submenus.
 func Menu(s Snapshot) []Item {
 	items := []Item{
 		{Label: "Home…", Tooltip: "Your uniques, saved sessions, paired phones and Claude set-up", Action: Action{Kind: ActionShowHome}},
 		{Separator: true},
 	}
-
-	// Agent sessions: most urgent first, so the one that needs a person
-	// is at the top of the menu.
-	switch {
-	case !s.PadOn:
-		items = append(items, Item{Label: "Agents: the pad daemon is off", Disabled: true,
-			Tooltip: "Turn it on with \"wire\": {\"enabled\": true} in config.json and restart Lets"})
-	case len(s.Sessions) == 0:
-		items = append(items, Item{Label: "No agents are working right now", Disabled: true})
-	default:
-		items = append(items, Item{Label: "Agents", Disabled: true})
-		sessions := append([]Session(nil), s.Sessions...)
-		sort.SliceStable(sessions, func(i, j int) bool { return Urgency(sessions[i].State) > Urgency(sessions[j].State) })
-		for _, ss := range sessions {
-			items = append(items, Item{
-				Label:     sessionLabel(ss),
-				Tooltip:   "Select this agent on the pads",
-				Action:    Action{Kind: ActionSelectSession, Backend: ss.Backend, Session: ss.ID},
-				Checkable: true,
-				Checked:   ss.Selected,
-			})
-		}
-	}
+	items = append(items, agentItems(s)...)
+	items = append(items, Item{Separator: true})
 
 	// Chat with Claude, right after the agents (who may need a person
 	// first).
 	if s.ChatOn {
-		items = append(append(items, Item{Separator: true}), chatItems(s.Chats)...)
+		items = append(items, chatItems(s.Chats)...)
+		items = append(items, Item{Separator: true})
 	}
 
-	if len(s.Windows) > 0 {
-		items = append(items, Item{Separator: true}, Item{Label: "Windows", Disabled: true})
-		for _, w := range s.Windows {
-			title := w.Title
-			if title == "" {
-				title = w.Unique
-			}
-			// Lets cannot raise another process's window, so the item
-			// says what it does: it opens the window again, resuming
-			// the window's last save.
-			items = append(items, Item{
-				Label:   clip(title) + " — open again",
-				Tooltip: "Lets cannot bring a window to the front yet; this opens it again from its last save",
-				Action:  Action{Kind: ActionFocusWindow, Window: w.ID, Unique: w.Unique, Session: w.Session},
-			})
-		}
-	}
+	items = append(items, windowItems(s.Windows)...)
+	items = append(items, openMenu(s), resumeMenu(s), Item{Separator: true})
 
-	items = append(items, Item{Separator: true})
-	open := Item{Label: "Open"}
-	for _, u := range s.Uniques {
-		open.Children = append(open.Children, Item{
-			Label:   clip(uniqueTitle(u)),
-			Tooltip: "Open " + u.Name + " in a new window",
-			Action:  Action{Kind: ActionOpenUnique, Unique: u.Name},
-		})
-	}
-	if len(open.Children) == 0 {
-		open.Children = []Item{{Label: "No uniques installed yet", Disabled: true}}
-	}
-	items = append(items, open, resumeMenu(s))
-
-	items = append(items, Item{Separator: true})
 	browserOff := "The browser pad is off; turn it on with \"web\": {\"enabled\": true} in config.json"
 	pair := Item{Label: "Pair a phone…", Tooltip: "Show the pairing page with its QR code", Action: Action{Kind: ActionPairPhone}}
 	pad := Item{Label: "Virtual pad", Tooltip: "Show the agents on a pad in your browser", Action: Action{Kind: ActionVirtualPad}}
@@ -262,12 +232,10 @@ func Menu(s Snapshot) []Item {
 		pair.Disabled, pair.Tooltip = true, browserOff
 		pad.Disabled, pad.Tooltip = true, browserOff
 	}
+	note := Item{Label: clip(s.ClaudeNote.Text), Tooltip: s.ClaudeNote.Tooltip, Disabled: true, Hidden: s.ClaudeNote.Text == ""}
 	items = append(items, pair, pad, Item{Label: "Set up Claude…", Action: Action{Kind: ActionSetupClaude},
-		Tooltip: "Connect Claude Code to Lets: its MCP server, hooks and skill (the same as `lets setup claude`)"})
-	if s.ClaudeNote.Text != "" {
-		items = append(items, Item{Label: clip(s.ClaudeNote.Text), Tooltip: s.ClaudeNote.Tooltip, Disabled: true})
-	}
-	items = append(items,
+		Tooltip: "Connect Claude Code to Lets: its MCP server, hooks and skill (the same as `lets setup claude`)"},
+		note,
 		Item{Label: "Start at login", Checkable: true, Checked: s.StartAtLogin,
 			Tooltip: "Start Lets when you log in", Action: Action{Kind: ActionToggleStartAtLogin}},
 		Item{Separator: true},
@@ -276,12 +244,92 @@ func Menu(s Snapshot) []Item {
 	return items
 }
 
-// chatItems are "Chat with Claude" and the newest conversations to
-// continue.
+// agentItems are a heading that says how the agents are, then
+// AgentPlaces places for the sessions, most urgent first, so the one that
+// needs a person is at the top of the menu.
+func agentItems(s Snapshot) []Item {
+	head := Item{Label: "Agents", Disabled: true}
+	switch {
+	case !s.PadOn:
+		head.Label = "Agents: the pad daemon is off"
+		head.Tooltip = "Turn it on with \"wire\": {\"enabled\": true} in config.json and restart Lets"
+	case len(s.Sessions) == 0:
+		head.Label = "No agents are working right now"
+	}
+	var lines []Item
+	if s.PadOn {
+		sessions := append([]Session(nil), s.Sessions...)
+		sort.SliceStable(sessions, func(i, j int) bool { return Urgency(sessions[i].State) > Urgency(sessions[j].State) })
+		for _, ss := range sessions {
+			lines = append(lines, Item{
+				Label:     sessionLabel(ss),
+				Tooltip:   "Select this agent on the pads",
+				Action:    Action{Kind: ActionSelectSession, Backend: ss.Backend, Session: ss.ID},
+				Checkable: true,
+				Checked:   ss.Selected,
+			})
+		}
+	}
+	more := func(n int) Item {
+		return Item{Label: fmt.Sprintf("%d more agents — see them in Home…", n),
+			Tooltip: "The menu has room for a few agents; Home lists them all", Action: Action{Kind: ActionShowHome}}
+	}
+	return append([]Item{head}, places(lines, AgentPlaces, Item{Checkable: true}, more)...)
+}
+
+// windowItems are a "Windows" heading and WindowPlaces places for the open
+// windows, all hidden when no window is open.
+func windowItems(windows []Window) []Item {
+	var lines []Item
+	for _, w := range windows {
+		title := w.Title
+		if title == "" {
+			title = w.Unique
+		}
+		// Lets cannot raise another process's window, so the item
+		// says what it does: it opens the window again, resuming
+		// the window's last save.
+		lines = append(lines, Item{
+			Label:   clip(title) + " — open again",
+			Tooltip: "Lets cannot bring a window to the front yet; this opens it again from its last save",
+			Action:  Action{Kind: ActionFocusWindow, Window: w.ID, Unique: w.Unique, Session: w.Session},
+		})
+	}
+	more := func(n int) Item {
+		return Item{Label: fmt.Sprintf("%d more windows — see them in Home…", n),
+			Tooltip: "The menu has room for a few windows; Home lists them all", Action: Action{Kind: ActionShowHome}}
+	}
+	head := Item{Label: "Windows", Disabled: true, Hidden: len(windows) == 0}
+	return append([]Item{head}, places(lines, WindowPlaces, Item{}, more)...)
+}
+
+// places fits lines into n places, hidden copies of empty where no line
+// is, and one more place after them (not checkable, so a toggle list does
+// not draw a box beside it) that says how many lines did not fit.
+func places(lines []Item, n int, empty Item, more func(int) Item) []Item {
+	out := make([]Item, 0, n+1)
+	for i := range n {
+		if i < len(lines) {
+			out = append(out, lines[i])
+			continue
+		}
+		e := empty
+		e.Hidden = true
+		out = append(out, e)
+	}
+	if len(lines) > n {
+		return append(out, more(len(lines)-n))
+	}
+	return append(out, Item{Hidden: true})
+}
+
+// chatItems are "Chat with Claude" and ChatRecent places for the newest
+// conversations to continue.
 func chatItems(chats []Chat) []Item {
 	items := []Item{{Label: "Chat with Claude", Tooltip: "Start a new conversation with Claude in a window", Action: Action{Kind: ActionNewChat}}}
 	recent := append([]Chat(nil), chats...)
 	sort.SliceStable(recent, func(i, j int) bool { return recent[i].Updated.After(recent[j].Updated) })
+	var lines []Item
 	for i, c := range recent {
 		if i == ChatRecent {
 			break
@@ -290,33 +338,53 @@ func chatItems(chats []Chat) []Item {
 		if strings.TrimSpace(title) == "" {
 			title = "Untitled conversation"
 		}
-		items = append(items, Item{
+		lines = append(lines, Item{
 			Label:   clip("Continue: " + title),
 			Tooltip: "Last used " + c.Updated.Local().Format("2 Jan 15:04"),
 			Action:  Action{Kind: ActionContinueChat, Chat: c.ID},
 		})
 	}
-	return items
+	return append(items, places(lines, ChatRecent, Item{}, func(int) Item { return Item{Hidden: true} })...)
 }
 
-// SameShape reports whether b can be shown by updating the entries drawn
-// for a in place: the same entries in the same places (separators,
-// toggles, submenus, items with or without an action); only words,
-// checks, enabled states and the things actions are about may differ.
+// SameShape reports whether b can be drawn over the entries drawn for a,
+// in place: the top level has the same entries in the same places
+// (separators, toggles, submenus), and each submenu's entries match as far
+// as both go (a submenu may grow at its end, or hide entries at its end).
+// Words, checks, enabled and hidden states and actions may differ.
 func SameShape(a, b []Item) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
+	return len(a) == len(b) && sameKinds(a, b)
+}
+
+func sameKinds(a, b []Item) bool {
+	for i := range min(len(a), len(b)) {
 		x, y := a[i], b[i]
 		if x.Separator != y.Separator || x.Checkable != y.Checkable ||
-			(x.Action.Kind == ActionNone) != (y.Action.Kind == ActionNone) ||
 			(len(x.Children) == 0) != (len(y.Children) == 0) ||
-			!SameShape(x.Children, y.Children) {
+			!sameKinds(x.Children, y.Children) {
 			return false
 		}
 	}
 	return true
+}
+
+// openMenu lists the uniques to open, by their titles.
+func openMenu(s Snapshot) Item {
+	open := Item{Label: "Open"}
+	for _, u := range s.Uniques {
+		if s.ChatOn && u.Name == ChatUnique {
+			continue
+		}
+		open.Children = append(open.Children, Item{
+			Label:   clip(uniqueTitle(u)),
+			Tooltip: "Open " + uniqueTitle(u) + " in a new window",
+			Action:  Action{Kind: ActionOpenUnique, Unique: u.Name},
+		})
+	}
+	if len(open.Children) == 0 {
+		open.Children = []Item{{Label: "No uniques installed yet", Disabled: true}}
+	}
+	return open
 }
 
 // resumeMenu lists the newest ResumePerUnique saved sessions per unique,
@@ -334,10 +402,17 @@ func resumeMenu(s Snapshot) Item {
 			byUnique[sv.Unique] = append(byUnique[sv.Unique], sv)
 		}
 	}
+	titles := map[string]string{}
+	for _, u := range s.Uniques {
+		titles[u.Name] = uniqueTitle(u)
+	}
 	resume := Item{Label: "Resume"}
 	for _, name := range order {
 		for _, sv := range byUnique[name] {
 			label := name
+			if t, ok := titles[name]; ok {
+				label = t
+			}
 			if sv.Summary != "" {
 				label += " — " + sv.Summary
 			}
@@ -354,24 +429,44 @@ func resumeMenu(s Snapshot) Item {
 	return resume
 }
 
+// uniqueTitle is how the menu names a unique: its title, or its name when
+// it has none.
 func uniqueTitle(u Unique) string {
-	if u.Title != "" && u.Title != u.Name {
-		return u.Title + " (" + u.Name + ")"
+	if strings.TrimSpace(u.Title) != "" {
+		return u.Title
 	}
 	return u.Name
 }
 
-// sessionLabel is "<glyph> <label> · <backend> — <state words> (<accent>)".
+// sessionLabel is "<state>: <label> — <agent> (<accent>)", in words only:
+// a tray host draws menu text in the desktop's font, which may lack emoji
+// and symbols (xfce4-panel showed ⏳ and 💬 as boxes with hex codes).
 func sessionLabel(s Session) string {
-	label := s.Label
-	if label == "" {
-		label = s.ID
+	text := StateTitle(s.State)
+	if label := strings.TrimSpace(s.Label); label != "" {
+		text += ": " + clip(label)
 	}
-	text := fmt.Sprintf("%s %s · %s — %s", Glyph(s.State), clip(label), s.Backend, StateWords(s.State))
+	if name := BackendName(s.Backend); name != "" {
+		text += " — " + name
+	}
 	if s.Accent != "" {
 		text += " (" + s.Accent + ")"
 	}
 	return text
+}
+
+// BackendName is how a person knows the agent program behind a backend
+// id; "" for the default id, which names no program.
+func BackendName(backend string) string {
+	switch backend {
+	case "claude":
+		return "Claude Code"
+	case "codex":
+		return "Codex"
+	case "", wire.DefaultBackend:
+		return ""
+	}
+	return backend
 }
 
 func clip(s string) string {
@@ -383,25 +478,13 @@ func clip(s string) string {
 	return string(r[:maxLabel-1]) + "…"
 }
 
-// Glyph is the emoji that stands for a state in the menu.
-func Glyph(st wire.State) string {
-	switch st {
-	case wire.StateWaitingForApproval:
-		return "✋"
-	case wire.StateWaitingForReply:
-		return "💬"
-	case wire.StateUserTyping:
-		return "⌨️"
-	case wire.StateRunning:
-		return "⏳"
-	case wire.StateSuccess:
-		return "✅"
-	case wire.StateError:
-		return "❌"
-	case wire.StateCancelled:
-		return "⏹️"
+// StateTitle is StateWords at the start of a menu line.
+func StateTitle(st wire.State) string {
+	w := StateWords(st)
+	if w == "" {
+		return w
 	}
-	return "•"
+	return strings.ToUpper(w[:1]) + w[1:]
 }
 
 // StateWords says a state the way a person would.

@@ -2,12 +2,14 @@ package tray
 
 import (
 	"bytes"
+	"fmt"
 	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/lets-app/lets/backend/wire"
 )
@@ -17,6 +19,9 @@ import (
 func labels(items []Item, indent string) []string {
 	var out []string
 	for _, it := range items {
+		if it.Hidden {
+			continue
+		}
 		if it.Separator {
 			out = append(out, indent+"---")
 			continue
@@ -30,11 +35,11 @@ func labels(items []Item, indent string) []string {
 func find(t *testing.T, items []Item, prefix string) Item {
 	t.Helper()
 	for _, it := range items {
-		if strings.HasPrefix(it.Label, prefix) {
+		if !it.Hidden && strings.HasPrefix(it.Label, prefix) {
 			return it
 		}
 		for _, c := range it.Children {
-			if strings.HasPrefix(c.Label, prefix) {
+			if !c.Hidden && strings.HasPrefix(c.Label, prefix) {
 				return c
 			}
 		}
@@ -66,19 +71,18 @@ func TestMenuShowsSessionsWindowsUniquesAndActions(t *testing.T) {
 		"Home…",
 		"---",
 		"Agents",
-		"✋ fix tests · claude — needs your approval (cyan)",
-		"⏳ tidy docs · codex — working (magenta)",
+		"Needs your approval: fix tests — Claude Code (cyan)",
+		"Working: tidy docs — Codex (magenta)",
 		"---",
 		"Windows",
 		"Graph — open again",
-		"---",
 		"Open",
-		"  Chat (chat)",
-		"  Graph (graph)",
+		"  Chat",
+		"  Graph",
 		"Resume",
-		"  graph — new",
-		"  graph — old",
-		"  chat — mid",
+		"  Graph — new",
+		"  Graph — old",
+		"  Chat — mid",
 		"---",
 		"Pair a phone…",
 		"Virtual pad",
@@ -91,14 +95,14 @@ func TestMenuShowsSessionsWindowsUniquesAndActions(t *testing.T) {
 		t.Fatalf("menu:\n%s\nwant:\n%s", got, want)
 	}
 	items := Menu(s)
-	sel := find(t, items, "✋")
+	sel := find(t, items, "Needs your approval")
 	if sel.Action != (Action{Kind: ActionSelectSession, Backend: "claude", Session: "a1"}) || !sel.Checked {
 		t.Errorf("session item = %+v, want a checked select of claude/a1", sel)
 	}
 	if w := find(t, items, "Graph — open again"); w.Action != (Action{Kind: ActionFocusWindow, Window: "w1", Unique: "graph", Session: "g-new"}) {
 		t.Errorf("window item = %+v", w)
 	}
-	if r := find(t, items, "graph — new"); r.Action != (Action{Kind: ActionResume, Unique: "graph", Session: "g-new"}) {
+	if r := find(t, items, "Graph — new"); r.Action != (Action{Kind: ActionResume, Unique: "graph", Session: "g-new"}) {
 		t.Errorf("resume item = %+v", r)
 	}
 	if st := find(t, items, "Start at login"); !st.Checkable || !st.Checked {
@@ -261,57 +265,150 @@ func TestAutostartHonoursXDGConfigHome(t *testing.T) {
 	}
 }
 
-// Point: a state change keeps the menu's shape (it is updated in place,
-// ids stay); a new session, window or unique changes it (rebuilt).
-func TestSameShape(t *testing.T) {
-	base := Snapshot{PadOn: true, BrowserPad: true,
+// Point (#21): every change Lets sees keeps the menu's shape, so the tray
+// draws it over the entries already shown (same ids, no remove-all and
+// add-again that makes a tray host warn): states, selection, toggles, a
+// new session, window, conversation or unique, a note, more agents than
+// places. Only ChatOn (fixed while Lets runs) changes it.
+func TestEveryChangeKeepsTheMenusShape(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	base := Snapshot{PadOn: true, BrowserPad: true, ChatOn: true,
 		Sessions: []Session{{Backend: "claude", ID: "1", Label: "a", State: wire.StateRunning}},
 		Uniques:  []Unique{{Name: "graph"}}}
-	changed := base
-	changed.Sessions = []Session{{Backend: "claude", ID: "1", Label: "a", State: wire.StateWaitingForApproval, Selected: true}}
-	changed.StartAtLogin = true
-	if !SameShape(Menu(base), Menu(changed)) {
-		t.Error("a state, selection or toggle change changed the shape")
+	var many []Session
+	for i := range AgentPlaces + 3 {
+		many = append(many, Session{Backend: "codex", ID: fmt.Sprint(i), State: wire.StateRunning})
 	}
-	more := base
-	more.Sessions = append(append([]Session(nil), base.Sessions...), Session{Backend: "codex", ID: "2", State: wire.StateRunning})
-	if SameShape(Menu(base), Menu(more)) {
-		t.Error("a new session kept the shape")
+	var windows []Window
+	for i := range WindowPlaces + 2 {
+		windows = append(windows, Window{ID: fmt.Sprint("w", i), Unique: "graph"})
 	}
-	win := base
-	win.Windows = []Window{{ID: "w1", Unique: "graph"}}
-	if SameShape(Menu(base), Menu(win)) {
-		t.Error("a new window kept the shape")
+	changes := map[string]func(s *Snapshot){
+		"state and selection": func(s *Snapshot) {
+			s.Sessions = []Session{{Backend: "claude", ID: "1", Label: "a", State: wire.StateWaitingForApproval, Selected: true}}
+		},
+		"start at login": func(s *Snapshot) { s.StartAtLogin = true },
+		"no browser pad": func(s *Snapshot) { s.BrowserPad = false },
+		"no pad daemon":  func(s *Snapshot) { s.PadOn = false },
+		"no sessions":    func(s *Snapshot) { s.Sessions = nil },
+		"a new session": func(s *Snapshot) {
+			s.Sessions = append(s.Sessions, Session{Backend: "codex", ID: "2", State: wire.StateRunning})
+		},
+		"many sessions":   func(s *Snapshot) { s.Sessions = many },
+		"a window":        func(s *Snapshot) { s.Windows = []Window{{ID: "w1", Unique: "graph"}} },
+		"many windows":    func(s *Snapshot) { s.Windows = windows },
+		"conversations":   func(s *Snapshot) { s.Chats = []Chat{{ID: "c", Title: "x", Updated: t0}} },
+		"no uniques":      func(s *Snapshot) { s.Uniques = nil },
+		"more uniques":    func(s *Snapshot) { s.Uniques = append(s.Uniques, Unique{Name: "hello"}, Unique{Name: "chat"}) },
+		"a saved session": func(s *Snapshot) { s.Saved = []Saved{{Unique: "graph", ID: "g", SavedAt: t0}} },
+		"a claude note":   func(s *Snapshot) { s.ClaudeNote = Note{Text: "Claude is connected to Lets"} },
 	}
-	noPad := base
-	noPad.BrowserPad = false
-	if !SameShape(Menu(base), Menu(noPad)) {
-		t.Error("disabling the pad items changed the shape")
+	for name, change := range changes {
+		s := base
+		change(&s)
+		if !SameShape(Menu(base), Menu(s)) || !SameShape(Menu(s), Menu(base)) {
+			t.Errorf("%s changed the menu's shape:\n%s", name, strings.Join(labels(Menu(s), ""), "\n"))
+		}
 	}
-	none := base
-	none.Uniques = nil
-	if SameShape(Menu(base), Menu(none)) {
-		t.Error("the Open submenu's placeholder (no action) has the shape of a unique (an action)")
+	noChat := base
+	noChat.ChatOn = false
+	if SameShape(Menu(base), Menu(noChat)) {
+		t.Error("turning Chat with Claude off kept the shape")
 	}
+	// More agents and windows than places: the last line counts the rest
+	// and opens Home.
+	s := base
+	s.Sessions, s.Windows = many, windows
+	items := Menu(s)
+	if m := find(t, items, "3 more agents — see them in Home…"); m.Action.Kind != ActionShowHome || m.Checkable {
+		t.Errorf("the agents' overflow line = %+v", m)
+	}
+	if m := find(t, items, "2 more windows — see them in Home…"); m.Action.Kind != ActionShowHome {
+		t.Errorf("the windows' overflow line = %+v", m)
+	}
+}
+
+// Point (#21): the agent lines are words a person reads (no emoji or
+// symbols a desktop font may lack, no backend ids such as "local"); the
+// menu names uniques by title, without "(chat)", and with Chat with
+// Claude on lists the chat unique once, as "Chat with Claude".
+func TestMenuWordsAreForPeople(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	var sessions []Session
+	for i, st := range []wire.State{wire.StateWaitingForApproval, wire.StateWaitingForReply, wire.StateUserTyping, wire.StateRunning, wire.StateSuccess, wire.StateError, wire.StateCancelled} {
+		sessions = append(sessions, Session{Backend: []string{"claude", "codex", "local", ""}[i%4], ID: fmt.Sprint(i), Label: "job " + fmt.Sprint(i), State: st})
+	}
+	s := Snapshot{PadOn: true, BrowserPad: true, ChatOn: true, Sessions: sessions,
+		Uniques: []Unique{{Name: "chat", Title: "Chat — talk to Claude"}, {Name: "graph", Title: "Graph"}, {Name: "hello"}},
+		Saved:   []Saved{{Unique: "graph", ID: "g", Summary: "plans", SavedAt: t0}},
+		Chats:   []Chat{{ID: "c1", Title: "Trip", Updated: t0}}}
+	items := Menu(s)
+	all := labels(items, "")
+	got := strings.Join(all, "\n")
+	for _, line := range all {
+		for _, r := range strings.TrimSpace(line) {
+			if !drawable(r) {
+				t.Errorf("%q has %q (U+%04X), which a desktop font may not have", line, r, r)
+			}
+		}
+	}
+	for _, word := range []string{"local", "(chat)", "(graph)", "claude —", "codex"} {
+		if strings.Contains(got, word) {
+			t.Errorf("the menu says %q:\n%s", word, got)
+		}
+	}
+	for _, want := range []string{
+		"Needs your approval: job 0 — Claude Code",
+		"Waiting for you: job 1 — Codex",
+		"You are typing: job 2",
+		"Working: job 3",
+		"Done: job 4 — Claude Code",
+		"Ran into an error: job 5 — Codex",
+		"Stopped: job 6",
+		"  Graph — plans",
+	} {
+		if !strings.Contains(got, want+"\n") {
+			t.Errorf("the menu lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Count(got, "Chat") != 1 || !strings.Contains(got, "\nChat with Claude\n") {
+		t.Errorf("chat is listed more than once, or not as Chat with Claude:\n%s", got)
+	}
+	if off := strings.Join(labels(Menu(Snapshot{Uniques: s.Uniques}), ""), "\n"); !strings.Contains(off, "  Chat — talk to Claude\n") {
+		t.Errorf("without Chat with Claude, Open must list the chat unique:\n%s", off)
+	}
+}
+
+// drawable says whether every desktop font draws r: letters, digits,
+// ASCII punctuation and the few typographic marks of Latin-1 and General
+// Punctuation that DejaVu, Noto and Cantarell all have.
+func drawable(r rune) bool {
+	switch {
+	case r < 0x80:
+		return r >= 0x20
+	case unicode.IsLetter(r) || unicode.IsDigit(r):
+		return true
+	}
+	return strings.ContainsRune("…—–·‘’“”", r)
 }
 
 // Point: after "Set up Claude…" the menu says how it went, in a line under
 // the item, with the details in its tooltip; a new note is a new menu.
 func TestMenuShowsHowClaudeSetUpWent(t *testing.T) {
 	before := Menu(Snapshot{})
-	note := Note{Text: "✓ Claude is connected to Lets", Tooltip: "Start a new Claude Code session to use Lets"}
+	note := Note{Text: "Claude is connected to Lets", Tooltip: "Start a new Claude Code session to use Lets"}
 	s := Snapshot{ClaudeNote: note}
 	after := Menu(s)
 	got := strings.Join(labels(after, ""), "\n")
-	if !strings.Contains(got, "Set up Claude…\n✓ Claude is connected to Lets\nStart at login") {
+	if !strings.Contains(got, "Set up Claude…\nClaude is connected to Lets\nStart at login") {
 		t.Fatalf("the note should follow the item:\n%s", got)
 	}
-	it := find(t, after, "✓ Claude")
+	it := find(t, after, "Claude is connected")
 	if !it.Disabled || it.Tooltip != note.Tooltip || it.Action.Kind != ActionNone {
 		t.Fatalf("note item = %+v", it)
 	}
-	if SameShape(before, after) {
-		t.Fatal("a menu with the note has another shape")
+	if !SameShape(before, after) {
+		t.Fatal("the note changed the menu's shape (it has a hidden place)")
 	}
 	if (Snapshot{}).Equal(s) || !s.Equal(Snapshot{ClaudeNote: note}) {
 		t.Fatal("Equal must compare the note")

@@ -83,23 +83,6 @@ func (t *Tray) Name() string { return "tray" }
 // Run shows the tray until ctx ends or the person clicks Quit (then it
 // returns nil, which stops the rest of Lets).
 func (t *Tray) Run(ctx context.Context) error {
-	ready := make(chan struct{})
-	start, end := systray.RunWithExternalLoop(func() { close(ready) }, nil)
-	start()
-	defer end()
-	// start exported the item on the shared session bus connection.
-	if conn, err := dbus.SessionBus(); err == nil {
-		regCtx, stopReg := context.WithCancel(ctx)
-		defer stopReg()
-		go stayRegistered(regCtx, conn, t.opts.Log)
-	}
-	select {
-	case <-ready:
-	case <-ctx.Done():
-		return nil
-	}
-	systray.SetTitle("Lets")
-
 	clicks := make(chan Action, 16)
 	var shownLevel Level = -1
 	var menuDone chan struct{}
@@ -115,9 +98,11 @@ func (t *Tray) Run(ctx context.Context) error {
 		items := Menu(s)
 		if drawn != nil && SameShape(shown, items) {
 			// Same entries, new words: update them in place, so the ids
-			// stay and an open menu does not jump under the pointer.
+			// stay, an open menu does not jump under the pointer, and
+			// the tray host is not made to drop and rebuild its menu
+			// (libdbusmenu warns when it is).
 			for i := range items {
-				drawn[i].update(items[i])
+				drawn[i].update(items[i], clicks, menuDone)
 			}
 			shown = items
 			t.opts.Log.Debug("tray menu updated", "sessions", len(s.Sessions), "windows", len(s.Windows), "level", level.String())
@@ -140,7 +125,32 @@ func (t *Tray) Run(ctx context.Context) error {
 	if err != nil {
 		t.opts.Log.Warn("the tray could not read the state of Lets; it will keep trying", "err", err)
 	}
+	// The first menu is drawn before the item goes on the bus, so the
+	// tray host's first read gets the whole menu, not a menu being
+	// built (which libdbusmenu warns about).
 	show(first)
+
+	ready := make(chan struct{})
+	start, end := systray.RunWithExternalLoop(func() { close(ready) }, nil)
+	// The title set before start becomes the item's Id, which tray hosts
+	// remember an item by (xfce4-panel lists it among its known items,
+	// to hide or show it). Set later, the Id is "systray_<pid>": a new
+	// item on every run.
+	systray.SetTitle(ItemID)
+	start()
+	defer end()
+	// start exported the item on the shared session bus connection.
+	if conn, err := dbus.SessionBus(); err == nil {
+		regCtx, stopReg := context.WithCancel(ctx)
+		defer stopReg()
+		go stayRegistered(regCtx, conn, t.opts.Log)
+	}
+	select {
+	case <-ready:
+	case <-ctx.Done():
+		return nil
+	}
+
 	return t.follower(show).run(ctx, first, clicks)
 }
 
@@ -152,6 +162,9 @@ func (t *Tray) follower(show func(Snapshot)) *follower {
 	}
 }
 
+// ItemID is the tray item's Id, the same on every run.
+const ItemID = "Lets"
+
 // drawnItem is one entry as drawn: the systray item and the Item it shows
 // now (read by the click waiter, written by update).
 type drawnItem struct {
@@ -161,8 +174,9 @@ type drawnItem struct {
 }
 
 // update shows it on an entry of the same shape, changing only what
-// changed.
-func (d *drawnItem) update(it Item) {
+// changed. A submenu grows at its end (systray adds a submenu's entries
+// after the ones it has) and hides the entries it no longer needs.
+func (d *drawnItem) update(it Item, clicks chan<- Action, done <-chan struct{}) {
 	old := d.current.Load()
 	d.current.Store(&it)
 	if d.mi != nil {
@@ -186,14 +200,31 @@ func (d *drawnItem) update(it Item) {
 				d.mi.Uncheck()
 			}
 		}
+		if old.Hidden != it.Hidden {
+			if it.Hidden {
+				d.mi.Hide()
+			} else {
+				d.mi.Show()
+			}
+		}
 	}
-	for i := range it.Children {
-		d.children[i].update(it.Children[i])
+	for i, child := range it.Children {
+		if i < len(d.children) {
+			d.children[i].update(child, clicks, done)
+			continue
+		}
+		d.children = append(d.children, add(d.mi, child, clicks, done))
+	}
+	for _, extra := range d.children[min(len(it.Children), len(d.children)):] {
+		hidden := *extra.current.Load()
+		hidden.Hidden = true
+		extra.update(hidden, clicks, done)
 	}
 }
 
 // draw replaces the menu with items; clicks on them go to clicks until done
-// is closed (the next draw).
+// is closed (the next draw). It runs once per Lets: later menus are drawn
+// over it by update.
 func (t *Tray) draw(items []Item, clicks chan<- Action, done <-chan struct{}) []*drawnItem {
 	systray.ResetMenu()
 	out := make([]*drawnItem, len(items))
@@ -229,15 +260,16 @@ func add(parent *systray.MenuItem, it Item, clicks chan<- Action, done <-chan st
 	if it.Disabled {
 		mi.Disable()
 	}
+	if it.Hidden {
+		mi.Hide()
+	}
 	for _, child := range it.Children {
 		d.children = append(d.children, add(mi, child, clicks, done))
 	}
-	if it.Action.Kind == ActionNone {
-		return d
-	}
 	// systray drops a click when nobody waits on ClickedCh, so every
-	// item with an action has a waiter; ResetMenu closes the channel. The
-	// waiter reads the entry's current Item, which update may change.
+	// entry has a waiter (a hidden place may get an action later);
+	// ResetMenu closes the channel. The waiter reads the entry's current
+	// Item, which update may change.
 	go func(ch <-chan struct{}) {
 		for {
 			select {
@@ -246,7 +278,7 @@ func add(parent *systray.MenuItem, it Item, clicks chan<- Action, done <-chan st
 					return
 				}
 				cur := d.current.Load()
-				if cur.Disabled {
+				if cur.Disabled || cur.Hidden || cur.Action.Kind == ActionNone {
 					continue
 				}
 				select {
