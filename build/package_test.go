@@ -2,6 +2,7 @@ package build_test
 
 import (
 	"bytes"
+	"debug/elf"
 	"fmt"
 	"image/png"
 	"os"
@@ -69,7 +70,8 @@ func TestPackageInstallsWhereADesktopLooks(t *testing.T) {
 			depends[strings.TrimSpace(p)] = true
 		}
 	}
-	for _, p := range []string{"libgtk-3-0", "libwebkit2gtk-4.1-0", "libasound2", "git"} {
+	// xdg-utils: Lets opens pages in the browser with xdg-open (#21).
+	for _, p := range []string{"libgtk-3-0", "libwebkit2gtk-4.1-0", "libasound2", "git", "xdg-utils"} {
 		if !depends[p] {
 			t.Errorf("Depends %q lacks %s", fields["Depends"], p)
 		}
@@ -88,6 +90,32 @@ func TestPackageInstallsWhereADesktopLooks(t *testing.T) {
 	}
 	if fi, err := os.Stat(filepath.Join(root, "usr", "bin", "lets-core")); err != nil || fi.Mode().Perm() != 0o755 {
 		t.Errorf("the package has no 0755 /usr/bin/lets-core beside lets: %v", err)
+	}
+	// The installed programs are stripped (#21): no symbol table, and
+	// smaller than the programs built with one.
+	for _, prog := range []string{"lets", "lets-core"} {
+		built, err := os.Stat(filepath.Join(work, prog))
+		if err != nil {
+			t.Fatal(err)
+		}
+		installed := filepath.Join(root, "usr", "bin", prog)
+		f, err := elf.Open(installed)
+		if err != nil {
+			t.Fatalf("/usr/bin/%s is not an ELF program: %v", prog, err)
+		}
+		symtab, debug := f.Section(".symtab"), f.Section(".debug_info")
+		f.Close()
+		if symtab != nil || debug != nil {
+			t.Errorf("/usr/bin/%s is not stripped (it has .symtab or .debug_info)", prog)
+		}
+		fi, err := os.Stat(installed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Size() >= built.Size() {
+			t.Errorf("/usr/bin/%s is %d bytes, not smaller than the %d built", prog, fi.Size(), built.Size())
+		}
+		t.Logf("%s: %.1f MB built, %.1f MB stripped in the package", prog, float64(built.Size())/1e6, float64(fi.Size())/1e6)
 	}
 	if v := run(t, nil, lets, "version"); !strings.Contains(v, "9.8.7") {
 		t.Errorf("the installed lets says %q, want version 9.8.7", v)
@@ -110,7 +138,10 @@ func TestPackageInstallsWhereADesktopLooks(t *testing.T) {
 	if keys["Icon"] != "lets" {
 		t.Errorf("Icon=%q, want the theme name lets", keys["Icon"])
 	}
-	run(t, nil, validate, desktop)
+	// Not even a warning or a hint (#21).
+	if out := run(t, nil, validate, desktop); strings.TrimSpace(out) != "" {
+		t.Errorf("desktop-file-validate %s says:\n%s", desktop, out)
+	}
 
 	icons := filepath.Join(root, "usr", "share", "icons", "hicolor")
 	for _, n := range iconart.Sizes {

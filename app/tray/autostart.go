@@ -82,13 +82,18 @@ func (a Autostart) Set(on bool) error {
 	return nil
 }
 
-// entry is the desktop entry's text (Desktop Entry Specification 1.5).
+// entry is the desktop entry's text (Desktop Entry Specification 1.4,
+// the newest desktop-file-validate in Debian 12 knows; nothing here needs
+// 1.5).
 func (a Autostart) entry() string {
 	return "[Desktop Entry]\n" +
 		"Type=Application\n" +
-		"Version=1.5\n" +
+		"Version=1.4\n" +
 		"Name=Lets\n" +
 		"Comment=People and AI agents, working together\n" +
+		// TryExec: once the program is gone (the package removed), the
+		// desktop ignores the entry instead of failing to start it.
+		"TryExec=" + stringValue(a.Exec) + "\n" +
 		"Exec=" + execQuote(a.Exec) + "\n" +
 		"Icon=lets\n" +
 		"Terminal=false\n" +
@@ -103,4 +108,10 @@ func execQuote(p string) string {
 	}
 	r := strings.NewReplacer(`\`, `\\\\`, `"`, `\\"`, "`", "\\\\`", `$`, `\\$`)
 	return `"` + r.Replace(p) + `"`
+}
+
+// stringValue escapes a path for a string key such as TryExec (Desktop
+// Entry Specification, "Possible value types").
+func stringValue(p string) string {
+	return strings.NewReplacer(`\`, `\\`, "\n", `\n`, "\t", `\t`, "\r", `\r`).Replace(p)
 }

@@ -5,7 +5,11 @@
 # lets-core, the full program the small lets front hands commands to, and
 # lets-window, the native window program), the desktop entry and the
 # icons in the hicolor theme, and depends on the libraries the binary
-# links (GTK 3, WebKitGTK 4.1, ALSA) and on git, which `lets install` runs.
+# links (GTK 3, WebKitGTK 4.1, ALSA), on git, which `lets install` runs,
+# and on xdg-utils, whose xdg-open shows pages in the person's browser.
+# The programs are stripped of their symbol and debug tables (strip, from
+# binutils): a person running Lets has no use for them, and they are about
+# a third of each program's size.
 set -eu
 
 if [ $# -ne 3 ]; then
@@ -19,6 +23,7 @@ here=$(cd "$(dirname "$0")/.." && pwd) # build/
 
 [ -x "$bin" ] || { echo "package.sh: $bin is not an executable; run \`make build\` first" >&2; exit 1; }
 command -v dpkg-deb >/dev/null || { echo "package.sh: dpkg-deb is missing; install the apt package dpkg" >&2; exit 1; }
+command -v strip >/dev/null || { echo "package.sh: strip is missing; install the apt package binutils" >&2; exit 1; }
 case $compression in
 	xz | gzip | zstd | none) ;;
 	*) echo "package.sh: DEB_COMPRESSION must be xz, gzip, zstd or none, not \"$compression\"" >&2; exit 1 ;;
@@ -43,6 +48,9 @@ for prog in lets-core lets-window; do
 		install -m 0755 "$(dirname "$bin")/$prog" "$root/usr/bin/$prog"
 	fi
 done
+for prog in "$root"/usr/bin/*; do
+	strip --strip-all "$prog"
+done
 install -m 0644 "$here/linux/lets.desktop" "$root/usr/share/applications/lets.desktop"
 install -m 0644 "$here/icons/scalable/lets.svg" "$root/usr/share/icons/hicolor/scalable/apps/lets.svg"
 for dir in "$here"/icons/*x*; do
@@ -61,7 +69,7 @@ Version: $version
 Architecture: $arch
 Maintainer: The Lets authors <lets@localhost>
 Installed-Size: $size_kb
-Depends: libgtk-3-0t64 | libgtk-3-0, libwebkit2gtk-4.1-0, libasound2t64 | libasound2, git
+Depends: libgtk-3-0t64 | libgtk-3-0, libwebkit2gtk-4.1-0, libasound2t64 | libasound2, git, xdg-utils
 Section: utils
 Priority: optional
 Description: people and AI agents, working together
