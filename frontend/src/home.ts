@@ -5,6 +5,7 @@
 
 import { HomeAPI, HostError, type ChatInfo, type HomeUnique, type Overview } from "./home/api";
 import { chatMeta, claudeStatus, formatUptime, formatWhen, initial } from "./home/format";
+import { focusHeading, wantsWelcome, welcomeCard } from "./home/welcome";
 
 export { formatUptime } from "./home/format";
 
@@ -505,6 +506,8 @@ async function startHome(): Promise<void> {
       home.closeFolders();
     }
   });
+  // The key leaves the address when it is claimed; the welcome flag too.
+  const welcome = wantsWelcome(window.location.hash);
   let ready = false;
   try {
     ready = await api.start(window.location, window.history, session());
@@ -521,6 +524,17 @@ async function startHome(): Promise<void> {
     return;
   }
   await home.refresh();
+  if (welcome) {
+    const card = welcomeCard({
+      chat: (note, button) => {
+        if (byId("chat").dataset.available === "yes") void home.openChat("", "", note, button);
+        else focusHeading("chat-title");
+      },
+      pair: () => focusHeading("devices-title"),
+      setupClaude: () => focusHeading("claude-title"),
+    });
+    byId("home").prepend(card);
+  }
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState === "visible") void home.refresh();
   });
