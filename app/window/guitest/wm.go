@@ -268,3 +268,12 @@ func numbers(s string) ([]int, error) {
 	}
 	return out, nil
 }
+
+// Activate asks the window manager to bring window id to the front and
+// focus it, as clicking it in a taskbar does.
+func (x X) Activate(tb testing.TB, id string) {
+	tb.Helper()
+	if _, err := x.run(tb, "wmctrl", "-i", "-a", id); err != nil {
+		tb.Fatal(err)
+	}
+}
