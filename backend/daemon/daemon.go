@@ -190,6 +190,10 @@ type Daemon struct {
 	// restoreLive asks for an authoritative live render at the end of the
 	// loop iteration (an experience just ended).
 	restoreLive bool
+
+	// Lets' report order and settled questions (settle.go).
+	asks map[int64]ask
+	seqs seqs
 }
 
 // New validates the options and builds the control plane. It does not touch
@@ -630,6 +634,7 @@ func (d *Daemon) cleanup(c *conn, flush bool) {
 		return
 	}
 	c.cleaned = true
+	delete(d.asks, c.id)
 	r := d.plane.Disconnect(d.clock(), c.id)
 	d.apply(r, -1)
 	c.shutdown(flush)
@@ -650,7 +655,10 @@ func (d *Daemon) handleLines(c *conn, lines [][]byte) {
 		var r control.Result
 		switch cmd := cmd.(type) {
 		case wire.StateCommand:
-			r = d.plane.Update(now, c.id, cmd)
+			r = d.updateState(now, c, cmd)
+			if c.cleaned {
+				return
+			}
 		case wire.SessionEndCommand:
 			r = d.plane.End(now, cmd.Agent)
 		case wire.StatusCommand:
@@ -664,6 +672,7 @@ func (d *Daemon) handleLines(c *conn, lines [][]byte) {
 			r = d.plane.RegisterLease(now, c.id, cmd)
 		case wire.SubscribeActionsCommand:
 			r = d.plane.Subscribe(now, c.id, cmd)
+			d.noteSubscription(c.id, cmd)
 		case wire.PreviewCommand:
 			r = d.plane.SetPreview(now, c.id, cmd)
 		case wire.PreviewEndCommand:
@@ -704,6 +713,9 @@ func (d *Daemon) apply(r control.Result, sender int64) {
 		c, ok := d.conns[out.Conn]
 		if !ok || c.cleaned {
 			continue
+		}
+		if _, isAction := out.Msg.(wire.ActionEvent); isAction {
+			d.noteDelivered(out.Conn)
 		}
 		d.write(c, out.Msg, out.Conn != sender)
 	}
