@@ -68,6 +68,21 @@
 // close with 1008 "authorization revoked"; unknown id → error
 // invalid_message "unknown device").
 //
+// Phone access from the admin page (Lets extension, desktop app): with a
+// LANSwitch installed (Options.LANSwitch or SetLANSwitch) the admin page
+// sends get_lan (→ lan {enabled, switchable, lan_url, problem}, and a
+// fresh lan after every change) and, when the person gives their consent,
+// set_lan {enabled:true}: the server resolves the LAN address with the
+// switch (as --lan does), binds it on the same port without a restart,
+// answers lan and then pairing, and remembers the choice through
+// LANSwitch.Remember (config.json "web": {"lan"}). set_lan {enabled:false}
+// closes the LAN listener, forgets every paired device and the pairing and
+// closes remote browsers with 1008 "authorization revoked". Only an
+// administrator whose socket belongs to the user running Lets may switch
+// (admin_required otherwise); what went wrong reaches the page in lan's
+// problem, in plain words. AdminOpenURLFor(AdminViewPair) makes a one-time
+// link to the page's pairing view (/#admin=TOKEN&view=pair).
+//
 // Phone or tablet (LAN): the device opens the QR link
 // http://ADVERTISED:PORT/#pair=<32-char secret> or the plain LAN URL. The
 // app sends the secret, a stored session token, or nothing; "forbidden"
