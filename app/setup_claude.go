@@ -435,7 +435,8 @@ func setupClaudeInProcess(ctx context.Context, env *Env) (out string, manual boo
 	return strings.TrimSpace(buf.String()), s.manual, err
 }
 
-// claudeTrayNote is the line the tray menu shows after "Set up Claude…".
+// claudeTrayNote is the line the tray menu shows after "Set up Claude…",
+// in words only (a tray host may draw ✓ and ✗ as boxes).
 func claudeTrayNote(out string, manual bool, err error) tray.Note {
 	switch {
 	case err != nil:
@@ -446,10 +447,10 @@ func claudeTrayNote(out string, manual bool, err error) tray.Note {
 				break
 			}
 		}
-		return tray.Note{Text: "✗ Claude set-up did not fully work", Tooltip: why + " — run `lets setup claude` in a terminal to see every step"}
+		return tray.Note{Text: "Claude set-up did not fully work", Tooltip: why + " — run `lets setup claude` in a terminal to see every step"}
 	case manual:
 		return tray.Note{Text: "Almost there: install Claude Code, then set up again",
 			Tooltip: "Lets added its hooks and skill, but Claude Code's `claude` command is not on your PATH, so its MCP server is not registered yet"}
 	}
-	return tray.Note{Text: "✓ Claude is connected to Lets", Tooltip: "Start a new Claude Code session to use Lets"}
+	return tray.Note{Text: "Claude is connected to Lets", Tooltip: "Start a new Claude Code session to use Lets"}
 }

@@ -133,7 +133,7 @@ func TestSetupClaudeKeepsOtherToolsAndUninstallRestoresThem(t *testing.T) {
 		t.Fatalf("install: %v\n%s", err, out)
 	}
 	first, _ := os.ReadFile(settings)
-	for _, want := range []string{"notify-send 'Claude wartet — über'", "~/.claude/done.sh <&>", "grüß dich 🚀", `"'/opt/Lets Apps/lets' hook Stop"`} {
+	for _, want := range []string{"notify-send 'Claude wartet — über'", "~/.claude/done.sh <&>", "grüß dich 🚀", `"` + claudesetup.Command("/opt/Lets Apps/lets", claudesetup.Stop) + `"`} {
 		if !strings.Contains(string(first), want) {
 			t.Errorf("settings.json lost or lacks %q:\n%s", want, first)
 		}
@@ -385,12 +385,12 @@ func TestTraySetUpRunsInProcessAndSaysHowItWent(t *testing.T) {
 	if n := claudeTrayNote(out, manual, err); !strings.Contains(n.Text, "install Claude Code") || !strings.Contains(n.Tooltip, "not on your PATH") {
 		t.Errorf("note without claude = %+v", n)
 	}
-	if n := claudeTrayNote("…", false, nil); n.Text != "✓ Claude is connected to Lets" {
+	if n := claudeTrayNote("…", false, nil); n.Text != "Claude is connected to Lets" {
 		t.Errorf("note on success = %+v", n)
 	}
 	failed := "Connecting…\n  ✓ skill installed\n  ✗ could not add the hooks: settings.json:2:3: invalid character '/'\n"
 	n := claudeTrayNote(failed, false, exitError{code: 1})
-	if !strings.HasPrefix(n.Text, "✗") || !strings.HasPrefix(n.Tooltip, "could not add the hooks: settings.json:2:3") || !strings.Contains(n.Tooltip, "lets setup claude") {
+	if n.Text != "Claude set-up did not fully work" || !strings.HasPrefix(n.Tooltip, "could not add the hooks: settings.json:2:3") || !strings.Contains(n.Tooltip, "lets setup claude") {
 		t.Errorf("note on failure = %+v", n)
 	}
 }

@@ -275,7 +275,7 @@ func TestPluginLayout(t *testing.T) {
 		t.Errorf("hooks.json has %d events", len(hooks))
 	}
 	data, _ := os.ReadFile(filepath.Join(dir, "hooks/hooks.json"))
-	if !strings.Contains(string(data), `"command": "/usr/local/bin/lets hook PermissionRequest",`+"\n"+`            "timeout": 100`) {
+	if !strings.Contains(string(data), `"command": "[ -x /usr/local/bin/lets ] || exit 0; exec /usr/local/bin/lets hook PermissionRequest",`+"\n"+`            "timeout": 100`) {
 		t.Errorf("hooks.json PermissionRequest entry:\n%s", data)
 	}
 	if skill, _ := os.ReadFile(filepath.Join(dir, "skills/lets/SKILL.md")); string(skill) != Skill() {

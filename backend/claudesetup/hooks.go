@@ -100,10 +100,23 @@ func seconds(d time.Duration) int {
 	return int(s)
 }
 
-// Command is the hook command line for one event.
+// Command is the hook command line for one event. It first looks whether
+// the lets program is still there: once Lets is uninstalled, the hooks it
+// wrote into Claude Code's settings end at once with status 0 and say
+// nothing, instead of an error on every tool call ("lets: not found").
+// Otherwise it execs lets, which gets the hook's stdin and gives its exit
+// status to Claude Code. POSIX sh; the path is one quoted word, so spaces
+// and quotes in it are safe, and no secret is on the command line.
 func Command(letsPath string, e Event) string {
-	return ShellQuote(letsPath) + " hook " + string(e)
+	p := ShellQuote(letsPath)
+	return guardOpen + p + guardClose + p + " hook " + string(e)
 }
+
+// The guard around the lets program in a hook command.
+const (
+	guardOpen  = "[ -x "
+	guardClose = " ] || exit 0; exec "
+)
 
 // ShellQuote returns s as one sh word: unchanged when it holds only
 // characters sh takes literally, else in single quotes.
@@ -124,7 +137,9 @@ func shellSafe(r rune) bool {
 
 // ParseLetsHook recognises a hook command of Lets, whichever lets program
 // it names: one sh word whose last path element is "lets", then "hook" and
-// an event name (letters only). It returns the program as sh would see it.
+// an event name (letters only), bare (as older Lets wrote it) or behind
+// Command's guard naming the same program. It returns the program as sh
+// would see it.
 //
 // This is how Lets knows its own entries after it was moved or updated: a
 // command written by an older Lets, from another path, still ends in
@@ -141,7 +156,20 @@ func ParseLetsHook(command string) (program string, event Event, ok bool) {
 	if ev == "" || strings.IndexFunc(ev, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') }) >= 0 {
 		return "", "", false
 	}
-	prog, ok := shellWord(strings.TrimRight(cmd[:i], " \t"))
+	head := strings.TrimRight(cmd[:i], " \t")
+	if rest, guarded := strings.CutPrefix(head, guardOpen); guarded {
+		tested, run, found := strings.Cut(rest, guardClose)
+		if !found {
+			return "", "", false
+		}
+		a, okA := shellWord(tested)
+		b, okB := shellWord(run)
+		if !okA || !okB || a != b {
+			return "", "", false
+		}
+		head = run
+	}
+	prog, ok := shellWord(head)
 	if !ok || prog == "" || filepath.Base(prog) != "lets" {
 		return "", "", false
 	}

@@ -1,9 +1,17 @@
 package claudesetup
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 func TestHooksAreCommandHooksForEveryEvent(t *testing.T) {
@@ -18,7 +26,7 @@ func TestHooksAreCommandHooksForEveryEvent(t *testing.T) {
 		}
 		g := groups[0]
 		h := g.Hooks[0]
-		if h.Type != "command" || h.Command != "'/opt/My Apps/lets' hook "+string(e) {
+		if h.Type != "command" || h.Command != "[ -x '/opt/My Apps/lets' ] || exit 0; exec '/opt/My Apps/lets' hook "+string(e) {
 			t.Errorf("%s: hook %+v", e, h)
 		}
 		wantMatcher := ""
@@ -41,11 +49,11 @@ func TestHooksAreCommandHooksForEveryEvent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(b) != `[{"matcher":"*","hooks":[{"type":"command","command":"'/opt/My Apps/lets' hook PermissionRequest","timeout":130}]}]` {
+	if string(b) != `[{"matcher":"*","hooks":[{"type":"command","command":"[ -x '/opt/My Apps/lets' ] || exit 0; exec '/opt/My Apps/lets' hook PermissionRequest","timeout":130}]}]` {
 		t.Fatalf("PermissionRequest entry = %s", b)
 	}
 	b, _ = json.Marshal(set[Stop])
-	if string(b) != `[{"hooks":[{"type":"command","command":"'/opt/My Apps/lets' hook Stop","timeout":5}]}]` {
+	if string(b) != `[{"hooks":[{"type":"command","command":"[ -x '/opt/My Apps/lets' ] || exit 0; exec '/opt/My Apps/lets' hook Stop","timeout":5}]}]` {
 		t.Fatalf("Stop entry = %s", b)
 	}
 	if got := Hooks("/usr/bin/lets", 1500*time.Millisecond)[PermissionRequest][0].Hooks[0].Timeout; got != 12 {
@@ -106,6 +114,14 @@ func TestParseLetsHookKnowsEveryLetsAndOnlyLets(t *testing.T) {
 		"/home/ada/.claude/hooks/notify.sh":                 "",
 		"npx some-tool hook Stop":                           "",
 		"/usr/bin/lets hook Stop && /usr/bin/lets hook Foo": "",
+		// Command's guarded form, and guards that are not it.
+		"[ -x /usr/bin/lets ] || exit 0; exec /usr/bin/lets hook Stop":                     "/usr/bin/lets",
+		"[ -x '/opt/My Apps/lets' ] || exit 0; exec '/opt/My Apps/lets' hook PreToolUse":   "/opt/My Apps/lets",
+		"[ -x /usr/bin/lets ] || exit 0; exec /usr/local/bin/lets hook Stop":               "",
+		"[ -x /usr/bin/lets ] || rm -rf ~; exec /usr/bin/lets hook Stop":                   "",
+		"[ -x /usr/bin/lets ] || exit 0; exec /usr/bin/lets hook Stop; rm x":               "",
+		"[ -x /usr/bin/lets ] || exit 0; exec /usr/bin/lets; /usr/bin/lets hook Stop":      "",
+		"[ -x /usr/bin/lets; exec /usr/bin/lets ] || exit 0; exec /usr/bin/lets hook Stop": "",
 	}
 	for cmd, want := range ours {
 		prog, _, ok := ParseLetsHook(cmd)
@@ -115,5 +131,95 @@ func TestParseLetsHookKnowsEveryLetsAndOnlyLets(t *testing.T) {
 	}
 	if _, ev, _ := ParseLetsHook("/usr/bin/lets hook PermissionRequest"); ev != PermissionRequest {
 		t.Fatalf("event = %q", ev)
+	}
+}
+
+// Point (#21): once Lets is uninstalled, its hooks left in Claude Code's
+// settings end at once, with status 0 and no output, instead of failing on
+// every tool call; while it is there, the hook runs it with the hook's
+// input and hands back its exit status. Paths with spaces and quotes stay
+// one word. Run through sh -c, as Claude Code runs hook commands.
+func TestHookCommandIsHarmlessWhenLetsIsGone(t *testing.T) {
+	sh := testutil.Command(t, "sh")
+	dir := filepath.Join(t.TempDir(), "My \"odd\" Apps")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lets := filepath.Join(dir, "lets")
+	run := func(stdin string) (string, string, int) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), testutil.EventuallyTimeout)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, sh, "-c", Command(lets, PreToolUse))
+		cmd.Stdin = strings.NewReader(stdin)
+		var out, errOut strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return out.String(), errOut.String(), code
+	}
+	// Gone: nothing at the path.
+	if out, errOut, code := run(`{"hook_event_name":"PreToolUse"}`); code != 0 || out != "" || errOut != "" {
+		t.Errorf("with lets gone the hook exited %d and said %q %q; want 0 and nothing", code, out, errOut)
+	}
+	// There: a stand-in lets that echoes its arguments and input, exit 3.
+	script := "#!/bin/sh\nprintf '%s|' \"$@\"\ncat\nexit 3\n"
+	if err := os.WriteFile(lets, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, _, code := run("input"); code != 3 || out != "hook|PreToolUse|input" {
+		t.Errorf("with lets there the hook exited %d and said %q; want 3 and hook|PreToolUse|input", code, out)
+	}
+	// There but not runnable (a broken upgrade): harmless too.
+	if err := os.Chmod(lets, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, code := run("input"); code != 0 || out != "" || errOut != "" {
+		t.Errorf("with lets not executable the hook exited %d and said %q %q", code, out, errOut)
+	}
+}
+
+// Point (#21): running setup again upgrades the bare hooks an older Lets
+// wrote to the guarded ones, and a third run changes nothing.
+func TestMergeUpgradesBareHooksToGuardedOnes(t *testing.T) {
+	lets := "/home/ada/My Apps/lets"
+	var old strings.Builder
+	old.WriteString(`{"hooks":{`)
+	for i, e := range Events() {
+		if i > 0 {
+			old.WriteString(",")
+		}
+		fmt.Fprintf(&old, `%q:[{"hooks":[{"type":"command","command":%q,"timeout":5}]}]`, e, ShellQuote(lets)+" hook "+string(e))
+	}
+	old.WriteString(`}}`)
+	ours := Hooks(lets, 120*time.Second)
+	out, changed, err := Merge([]byte(old.String()), ours)
+	if err != nil || !changed {
+		t.Fatalf("Merge = %v, %v", changed, err)
+	}
+	for _, e := range Events() {
+		var cmds []string
+		var doc struct {
+			Hooks map[string][]Group `json:"hooks"`
+		}
+		if err := json.Unmarshal(out, &doc); err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range doc.Hooks[string(e)] {
+			for _, h := range g.Hooks {
+				cmds = append(cmds, h.Command)
+			}
+		}
+		if len(cmds) != 1 || cmds[0] != Command(lets, e) {
+			t.Errorf("%s after setup: %q, want only %q", e, cmds, Command(lets, e))
+		}
+	}
+	if again, changed, err := Merge(out, ours); err != nil || changed || string(again) != string(out) {
+		t.Errorf("a second setup changed the settings (%v, %v)", changed, err)
 	}
 }

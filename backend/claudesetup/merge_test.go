@@ -83,7 +83,7 @@ func TestMergeKeepsEveryoneElseAndTheirOrder(t *testing.T) {
 			t.Errorf("output lost %q:\n%s", want, text)
 		}
 	}
-	if got := commandsOf(t, out, "PreToolUse"); strings.Join(got, "|") != `~/.claude/hooks/guard.sh <&> "x"|'/home/ada/My Apps/lets' hook PreToolUse` {
+	if got := commandsOf(t, out, "PreToolUse"); strings.Join(got, "|") != `~/.claude/hooks/guard.sh <&> "x"|`+Command("/home/ada/My Apps/lets", PreToolUse) {
 		t.Fatalf("PreToolUse: others first, ours appended: %q", got)
 	}
 	if got := commandsOf(t, out, "PermissionRequest"); len(got) != 2 || !strings.HasPrefix(got[0], "notify-send") {
@@ -141,7 +141,7 @@ func TestMergeReplacesAnOlderLetsAndKeepsItsNeighbours(t *testing.T) {
 		{"type":"command","command":"/usr/local/bin/lets hook Stop | tee /tmp/x"}]}],
 	"PermissionRequest":[{"matcher":"*","hooks":[{"type":"command","command":"'/home/ada/My Apps/lets' hook PermissionRequest","timeout":70}]}]}}`
 	out := mustMerge(t, []byte(in), ours())
-	if got := commandsOf(t, out, "Stop"); strings.Join(got, "|") != "say done|/usr/local/bin/lets hook Stop | tee /tmp/x|'/home/ada/My Apps/lets' hook Stop" {
+	if got := commandsOf(t, out, "Stop"); strings.Join(got, "|") != "say done|/usr/local/bin/lets hook Stop | tee /tmp/x|"+Command("/home/ada/My Apps/lets", Stop) {
 		t.Fatalf("Stop: %q", got)
 	}
 	if !strings.Contains(string(out), `"timeout": 130`) || strings.Contains(string(out), `"timeout": 70`) {
