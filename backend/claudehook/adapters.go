@@ -38,6 +38,25 @@ func (w WireClient) ApplyState(ctx context.Context, cmd wire.StateCommand) error
 	return err
 }
 
+// ApplyStateAck implements Acker.
+func (w WireClient) ApplyStateAck(ctx context.Context, cmd wire.StateCommand) (wire.StateAck, error) {
+	return w.C.ReportStateReply(ctx, cmd)
+}
+
+// SessionState implements SessionReader through a status request.
+func (w WireClient) SessionState(ctx context.Context, id wire.Identity) (wire.State, bool, error) {
+	st, err := w.C.Status(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	for _, s := range st.Sessions {
+		if s.Backend == id.Backend && s.SessionID == id.SessionID {
+			return s.State, true, nil
+		}
+	}
+	return "", false, nil
+}
+
 // EndSession implements Wire.
 func (w WireClient) EndSession(ctx context.Context, id wire.Identity) error {
 	return w.C.EndSession(ctx, id)

@@ -114,6 +114,17 @@ func (g gatedWire) ApplyState(ctx context.Context, cmd wire.StateCommand) error 
 	return g.WireClient.ApplyState(ctx, cmd)
 }
 
+func (g gatedWire) ApplyStateAck(ctx context.Context, cmd wire.StateCommand) (wire.StateAck, error) {
+	if cmd.State == wire.StateWaitingForApproval {
+		select {
+		case <-g.release:
+		case <-ctx.Done():
+			return wire.StateAck{}, ctx.Err()
+		}
+	}
+	return g.WireClient.ApplyStateAck(ctx, cmd)
+}
+
 // Stop is for a running session (wire-protocol-1 §5.2), and a pending
 // approval forces waiting_for_approval (§9.5), so a stop press reaches the
 // hook only between its subscription and its state report, while Claude
@@ -301,7 +312,7 @@ func TestPermissionRequestOrderAndForeignActions(t *testing.T) {
 	want := []string{
 		"subscribe claude/" + sessionID + " approve,reject,stop " + requestID + " one_shot",
 		"state waiting_for_approval applied",
-		"state running",
+		"state running applied",
 	}
 	if got := fw.Calls(); !slices.Equal(got, want) {
 		t.Fatalf("wire calls %q, want %q", got, want)

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -112,6 +113,31 @@ type Options struct {
 	// Label, when set, names the session on the pads instead of the
 	// working folder (LabelEnv; "Chat" for the conversations Lets runs).
 	Label string
+	// Seq is this invocation's place in the session's event order, sent
+	// with every state report (SeqKey) so the daemon never lets an older
+	// report overtake a newer one and takes a newer one as the end of any
+	// question still pending. Default: Now() in nanoseconds at the start
+	// (Claude Code starts a session's hooks in event order).
+	Seq int64
+}
+
+// SeqKey is the agent metadata member carrying Options.Seq; the Wire
+// daemon of Lets takes it out (backend/daemon SeqKey, the same name).
+const SeqKey = "lets_seq"
+
+// Acker is a Wire that also returns the daemon's state_ack of an applied
+// report (WireClient is one): the PermissionRequest hook learns from it
+// that its question was settled before it was even asked.
+type Acker interface {
+	ApplyStateAck(ctx context.Context, cmd wire.StateCommand) (wire.StateAck, error)
+}
+
+// SessionReader is a Wire that can read a session's current state
+// (WireClient is one, through status): a PermissionRequest hook whose
+// subscription the daemon closed tells the daemon being alive (the
+// question was withdrawn) from the daemon gone.
+type SessionReader interface {
+	SessionState(ctx context.Context, id wire.Identity) (wire.State, bool, error)
 }
 
 // LabelEnv names the environment variable that sets Options.Label for
@@ -130,6 +156,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Seq == 0 {
+		o.Seq = o.Now().UnixNano()
 	}
 	return o
 }
@@ -179,6 +208,7 @@ func (h *hook) stateCommand(s wire.State) wire.StateCommand {
 	if l := h.label(); l != "" {
 		cmd.Metadata = wire.MetadataOf("label", l)
 	}
+	cmd.Metadata = append(cmd.Metadata, wire.MetaEntry{Key: SeqKey, Value: strconv.FormatInt(h.Seq, 10)})
 	return cmd
 }
 
@@ -223,11 +253,19 @@ func (h *hook) quick(parent context.Context, stdout io.Writer) {
 	var wg sync.WaitGroup
 	if h.Wire != nil {
 		wg.Go(func() {
-			var err error
+			// Applied (acknowledged) before the hook exits: Claude Code
+			// runs a session's hooks one event after another, so the
+			// reports take effect in that order. A report that is not
+			// waiting_for_approval also ends any question still pending
+			// (the person answered in the terminal); a session's end
+			// settles them first.
+			state := p.state
 			if p.end {
+				state = wire.StateWaitingForReply
+			}
+			err := h.Wire.ApplyState(ctx, h.stateCommand(state))
+			if err == nil && p.end {
 				err = h.Wire.EndSession(ctx, h.identity())
-			} else {
-				err = h.Wire.ReportState(ctx, h.stateCommand(p.state))
 			}
 			if err != nil {
 				h.fail("could not reach the pad daemon", err)
@@ -305,6 +343,15 @@ func (h *hook) quick(parent context.Context, stdout io.Writer) {
 // goes to another subscriber of the session. Subscribing first also makes
 // the daemon hold waiting_for_approval against running reports of
 // parallel tool hooks (§9.5) until the request is answered.
+//
+// Claude Code asks in its terminal at the same time and does not stop
+// this hook when the person answers there. Any later hook of the session
+// (PreToolUse, PostToolUse, Stop, UserPromptSubmit, SessionEnd, …) reports
+// with a newer Seq, and Lets' daemon then closes this hook's subscription
+// (backend/daemon settle.go): the hook sees it end while the daemon still
+// answers, takes the card off the windows and returns printing nothing.
+// A waiting_for_approval report the daemon acknowledges with another
+// state was settled before it was asked: no card, nothing printed.
 func (h *hook) approve(parent context.Context, stdout io.Writer) {
 	reqID := h.NewRequestID()
 	tool := h.ev.ToolName
@@ -330,28 +377,30 @@ func (h *hook) approve(parent context.Context, stdout io.Writer) {
 		}
 	}
 
-	// Tell the daemon and the host, at once.
+	// Tell the daemon, then the host: a question settled before it was
+	// asked (the person answered in the terminal and a later hook
+	// reported first) gets no card.
 	setup, cancelSetup := context.WithTimeout(waitCtx, setupBudget)
-	var wg sync.WaitGroup
 	if sub != nil {
-		wg.Go(func() {
-			if err := h.Wire.ApplyState(setup, h.stateCommand(wire.StateWaitingForApproval)); err != nil {
-				h.fail("could not report waiting_for_approval to the pad daemon", err)
-			}
-		})
+		ack, err := h.applyState(setup, h.stateCommand(wire.StateWaitingForApproval))
+		switch {
+		case err != nil:
+			h.fail("could not report waiting_for_approval to the pad daemon", err)
+		case ack != nil && ack.State != wire.StateWaitingForApproval:
+			cancelSetup()
+			h.Logger.Info("claude hook: the question was answered elsewhere before Lets asked it", "session", h.ev.SessionID, "state", string(ack.State))
+			return
+		}
 	}
 	if h.Host != nil {
 		r := h.report(string(wire.StateWaitingForApproval))
 		if sub != nil { // only an answerable request gets a card
 			r.RequestID, r.Tool, r.Summary = reqID, tool, summary
 		}
-		wg.Go(func() {
-			if err := h.hostReport(setup, r); err != nil {
-				h.fail("could not report the permission request to the Lets host", err)
-			}
-		})
+		if err := h.hostReport(setup, r); err != nil {
+			h.fail("could not report the permission request to the Lets host", err)
+		}
 	}
-	wg.Wait()
 	cancelSetup()
 
 	if sub == nil {
@@ -363,6 +412,8 @@ func (h *hook) approve(parent context.Context, stdout io.Writer) {
 		switch {
 		case errors.Is(err, context.DeadlineExceeded) && parent.Err() == nil:
 			h.Logger.Info("claude hook: no answer from Lets in time; Claude asks in its terminal", "session", h.ev.SessionID, "timeout", h.ApprovalTimeout.String())
+		case waitCtx.Err() == nil && h.withdrawn(parent):
+			return
 		default:
 			h.fail("stopped waiting for an approval", err)
 		}
@@ -374,6 +425,53 @@ func (h *hook) approve(parent context.Context, stdout io.Writer) {
 		h.fail("could not write the decision to Claude Code", err)
 	}
 	h.finish(parent, after, true)
+}
+
+// applyState reports cmd and waits until the daemon applied it; the ack
+// is nil when the Wire cannot return it.
+func (h *hook) applyState(ctx context.Context, cmd wire.StateCommand) (*wire.StateAck, error) {
+	if a, ok := h.Wire.(Acker); ok {
+		ack, err := a.ApplyStateAck(ctx, cmd)
+		if err != nil {
+			return nil, err
+		}
+		return &ack, nil
+	}
+	return nil, h.Wire.ApplyState(ctx, cmd)
+}
+
+// withdrawn reports whether the daemon ended this hook's subscription
+// because the question was settled elsewhere (a later hook of the session
+// reported; see backend/daemon settle.go): the daemon still answers. The
+// host then gets the session's state as the daemon has it, which takes
+// the card down. False when the daemon is gone (or cannot tell).
+func (h *hook) withdrawn(parent context.Context) bool {
+	r, ok := h.Wire.(SessionReader)
+	if !ok {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(parent), exitBudget)
+	defer cancel()
+	state, found, err := r.SessionState(ctx, h.identity())
+	if err != nil {
+		return false
+	}
+	h.Logger.Info("claude hook: the question was answered elsewhere; Lets stops asking", "session", h.ev.SessionID)
+	if h.Host != nil {
+		hs := string(state)
+		if !found {
+			hs = StateEnded
+		}
+		if hs == string(wire.StateWaitingForApproval) {
+			// Another question of the session is pending: its own
+			// hook keeps its card; this one only goes.
+			hs = string(wire.StateRunning)
+		}
+		if err := h.hostReport(ctx, h.report(hs)); err != nil {
+			h.fail("could not take the answered question off the Lets windows", err)
+		}
+	}
+	return true
 }
 
 // subscribeBounded opens a subscription that lives as long as life, but
@@ -427,7 +525,7 @@ func (h *hook) finish(parent context.Context, after wire.State, answered bool) {
 	var wg sync.WaitGroup
 	if answered && h.Wire != nil {
 		wg.Go(func() {
-			if err := h.Wire.ReportState(ctx, h.stateCommand(after)); err != nil {
+			if err := h.Wire.ApplyState(ctx, h.stateCommand(after)); err != nil {
 				h.fail("could not report the answered approval to the pad daemon", err)
 			}
 		})

@@ -258,6 +258,7 @@ func TestGoldenWireLines(t *testing.T) {
 			fw.events <- wire.ActionEvent{Action: wire.ActionApprove, Agent: wire.Identity{Backend: claudehook.Backend, SessionID: sessionID}, RequestID: requestID}
 			o := options(nil, newFakeHost(t), nil)
 			o.Wire = fw
+			o.Seq = 1796171036561967870 // the hook's start in ns, fixed here
 			if err := claudehook.Run(testCtx(t), o, event, bytes.NewReader(stdinOf(t, event)), &bytes.Buffer{}); err != nil {
 				t.Fatal(err)
 			}
