@@ -183,11 +183,14 @@ func chatClaudeEnv(env *Env) []string {
 	}
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if !set[k] && k != chatLabelEnv {
+		if !set[k] && k != chatLabelEnv && k != claudehook.ChatEnv {
 			out = append(out, kv)
 		}
 	}
-	return append(out, chatLabelEnv+"="+chatLabel)
+	// ChatEnv keeps the PermissionRequest hook of the person's own set-up
+	// (lets setup claude) out of the chat: the chat asks its questions
+	// itself, so one question is one card.
+	return append(out, chatLabelEnv+"="+chatLabel, claudehook.ChatEnv+"=1")
 }
 
 // chatService runs the manager under the supervisor.

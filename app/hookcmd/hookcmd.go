@@ -79,7 +79,7 @@ func LogLevel(getenv func(string) string) slog.Level {
 // Options finds the host and the Wire daemon for a hook. Nothing here
 // starts a host: a hook never waits for one.
 func Options(getenv func(string) string, log *slog.Logger) claudehook.Options {
-	opts := claudehook.Options{Logger: log, ClaudePID: ClaudePID(), Label: getenv(claudehook.LabelEnv)}
+	opts := claudehook.Options{Logger: log, ClaudePID: ClaudePID(), Label: getenv(claudehook.LabelEnv), Chat: getenv(claudehook.ChatEnv) == "1"}
 	home, err := config.ResolveHome(getenv)
 	if err != nil {
 		log.Warn("lets hook: no data folder; reporting to nobody", "err", err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lets-app/lets/app/hookcmd"
+	"github.com/lets-app/lets/backend/claudehook"
 	"github.com/lets-app/lets/backend/logging"
 )
 
@@ -42,6 +43,18 @@ func TestHookWithLetsDownIsSilent(t *testing.T) {
 		}
 		if took := time.Since(start); took > time.Second {
 			t.Errorf("%s took %v with Lets down, want < 1 s", event, took)
+		}
+	}
+}
+
+// The chat's Claude is recognised by the variable Lets sets for it.
+func TestOptionsRecogniseTheChatsClaude(t *testing.T) {
+	home := t.TempDir()
+	for v, want := range map[string]bool{"": false, "1": true} {
+		env := map[string]string{"HOME": home, "LETS_HOME": filepath.Join(home, "lets"), claudehook.ChatEnv: v}
+		o := hookcmd.Options(func(k string) string { return env[k] }, slog.New(slog.DiscardHandler))
+		if o.Chat != want {
+			t.Errorf("%s=%q: Chat %v, want %v", claudehook.ChatEnv, v, o.Chat, want)
 		}
 	}
 }

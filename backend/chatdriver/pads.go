@@ -2,8 +2,10 @@ package chatdriver
 
 import (
 	"context"
+	"strconv"
 	"time"
 
+	"github.com/lets-app/lets/backend/claudehook"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/wire"
 	"github.com/lets-app/lets/backend/wireclient"
@@ -62,28 +64,26 @@ func (d *driver) padApproval(ctx context.Context, requestID string, answers chan
 	return q
 }
 
+// state is a report of the question, in the session's event order
+// (claudehook.SeqKey): Lets' daemon never lets the waiting report, sent
+// without waiting for the daemon, overtake the closing one, and the
+// closing one withdraws the question's subscription before it applies.
 func (q *padQuestion) state(s wire.State) wire.StateCommand {
-	return wire.StateCommand{State: s, Agent: q.id, Metadata: wire.MetadataOf("label", Label)}
+	return wire.StateCommand{State: s, Agent: q.id, Metadata: wire.MetadataOf("label", Label,
+		claudehook.SeqKey, strconv.FormatInt(time.Now().UnixNano(), 10))}
 }
 
-// done tells the pads the question is over: Claude runs on. The
-// subscription goes first; while the daemon still counts it as a pending
-// approval it keeps the session waiting (wire-protocol-1 §9.5), and its
-// disconnect may be handled after a report on another connection, so the
-// report is repeated (bounded) until the daemon's answer says running.
+// done tells the pads the question is over: Claude runs on. The report
+// is newer than the question, so the daemon closes the question's
+// subscription (if its disconnect is not handled yet) before applying it,
+// and the session shows running at once (backend/daemon settle.go).
 func (q *padQuestion) done(bool) {
 	_ = q.sub.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), doneTimeout)
 	defer cancel()
-	for range 20 {
-		ack, err := q.c.ReportStateReply(ctx, q.state(wire.StateRunning))
-		if err != nil || ack.State == wire.StateRunning {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
+	_, _ = q.c.ReportStateReply(ctx, q.state(wire.StateRunning))
 }
+
+// doneTimeout bounds the closing report of a question (the daemon is
+// local; a hung one must not hold the answer back from Claude).
+const doneTimeout = 500 * time.Millisecond

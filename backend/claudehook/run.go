@@ -113,6 +113,9 @@ type Options struct {
 	// Label, when set, names the session on the pads instead of the
 	// working folder (LabelEnv; "Chat" for the conversations Lets runs).
 	Label string
+	// Chat says the hook runs under the Claude Code of a Lets chat
+	// (ChatEnv): a PermissionRequest then does nothing at all.
+	Chat bool
 	// Seq is this invocation's place in the session's event order, sent
 	// with every state report (SeqKey) so the daemon never lets an older
 	// report overtake a newer one and takes a newer one as the end of any
@@ -139,6 +142,15 @@ type Acker interface {
 type SessionReader interface {
 	SessionState(ctx context.Context, id wire.Identity) (wire.State, bool, error)
 }
+
+// ChatEnv names the environment variable Lets sets to "1" for the Claude
+// Code it runs behind "Chat with Claude" (Options.Chat). That Claude asks
+// its permission questions through Lets itself (on stdio, in the chat
+// window and on the pads at once); the PermissionRequest hook that
+// `lets setup claude` installs for the person's own Claude still applies
+// to it (user settings), and would put up a second card for the same
+// question and hold the session waiting after the answer.
+const ChatEnv = "LETS_CHAT_CLAUDE"
 
 // LabelEnv names the environment variable that sets Options.Label for
 // `lets hook`: Lets sets it for the Claude Code it runs behind the chat.
@@ -183,6 +195,10 @@ func Run(ctx context.Context, opts Options, event string, stdin io.Reader, stdou
 		o.Logger.Debug("claude hook: the input names another event; using the command's", "event", event, "input_event", ev.HookEventName)
 	}
 	h := hook{Options: o, event: event, ev: ev, start: o.Now()}
+	if event == EventPermissionRequest && o.Chat {
+		o.Logger.Debug("claude hook: the chat asks its own questions; staying out", "session", ev.SessionID)
+		return nil
+	}
 	if event == EventPermissionRequest {
 		h.approve(ctx, stdout)
 		return nil

@@ -140,3 +140,28 @@ func (r *running) returnsWithin(t *testing.T, limit time.Duration, what string) 
 		t.Fatalf("Run: %v", err)
 	}
 }
+
+// Under the chat's own Claude (ChatEnv), the PermissionRequest hook the
+// person's set-up installed stays out: nothing printed, nothing reported,
+// no subscription, so the chat's question is the only card. Other events
+// still report.
+func TestChatClaudePermissionRequestStaysOut(t *testing.T) {
+	fw := &fakeWire{events: make(chan wire.ActionEvent, 1)}
+	host := newFakeHost(t)
+	o := options(nil, host, nil)
+	o.Wire = fw
+	o.Chat = true
+	var out bytes.Buffer
+	if err := claudehook.Run(testCtx(t), o, claudehook.EventPermissionRequest, bytes.NewReader(stdinOf(t, claudehook.EventPermissionRequest)), &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Len() != 0 || len(fw.Calls()) != 0 || len(host.Reports()) != 0 {
+		t.Fatalf("printed %q, wire calls %q, host reports %+v; want nothing", out.String(), fw.Calls(), host.Reports())
+	}
+	if err := claudehook.Run(testCtx(t), o, claudehook.EventPostToolUse, bytes.NewReader(stdinOf(t, claudehook.EventPostToolUse)), &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(fw.Calls()) != 1 {
+		t.Fatalf("PostToolUse under the chat: wire calls %q, want one report", fw.Calls())
+	}
+}
