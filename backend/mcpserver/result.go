@@ -1,10 +1,12 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -27,12 +29,23 @@ func textResult(text string, structured []byte) *mcp.CallToolResult {
 // jsonObject marks bytes as raw JSON for the encoder.
 func jsonObject(b []byte) any { return json.RawMessage(b) }
 
-// result is a successful tool result: text for the model plus the host's
-// JSON, together under maxChars characters (text gets at most half; the
-// JSON's long strings are cut with a marker).
+// result is a successful tool result whose whole text is also its note
+// (see resultNote).
 func (s *server) result(text string, structured []byte) *mcp.CallToolResult {
+	return s.resultNote(text, text, structured)
+}
+
+// resultNote is a successful tool result: text for the model plus the
+// host's JSON, together under maxChars characters (text gets at most
+// half; the JSON's long strings are cut with a marker). note — what the
+// text tells the model to do, without what the JSON already holds — goes
+// into structuredContent too, as its first member "note": Claude Code
+// gives the model only the structuredContent of a result that has one,
+// so an instruction only in the text would never reach it.
+func (s *server) resultNote(text, note string, structured []byte) *mcp.CallToolResult {
 	text, _ = cutText(text, s.maxChars/2)
-	budget := s.maxChars - utf8.RuneCountInString(text) - noteRoom
+	note, _ = cutText(strings.TrimSpace(note), s.maxChars/4)
+	budget := s.maxChars - utf8.RuneCountInString(text) - utf8.RuneCountInString(note) - noteRoom
 	fitted, cut, ok := fitJSON(structured, budget)
 	switch {
 	case !ok:
@@ -41,10 +54,53 @@ func (s *server) result(text string, structured []byte) *mcp.CallToolResult {
 			"note":      fmt.Sprintf("the full answer (%d characters) is too long for one tool result; the text above sums it up", utf8.RuneCount(structured)),
 		})
 		text += "\n(The full JSON answer was too long to include.)"
+		return textResult(text, withNote(fitted, note))
 	case cut > 0:
-		text += fmt.Sprintf("\n(%d long text field(s) in the JSON answer were shortened, marked \"…[truncated N chars]\".)", cut)
+		more := fmt.Sprintf("(%d long text field(s) in the JSON answer were shortened, marked \"…[truncated N chars]\".)", cut)
+		text += "\n" + more
+		note = strings.TrimSpace(note + "\n" + more)
 	}
-	return textResult(text, fitted)
+	return textResult(text, withNote(fitted, note))
+}
+
+// withNote puts "note" first into the JSON object obj (a note of obj's
+// own is kept after it); obj unchanged when note is empty or obj is not
+// an object.
+func withNote(obj []byte, note string) []byte {
+	trimmed := bytes.TrimSpace(obj)
+	if note == "" || len(trimmed) < 2 || trimmed[0] != '{' {
+		return obj
+	}
+	if old, ok := noteOf(trimmed); ok {
+		// Rare (the answer has a note of its own): one merged member.
+		var m map[string]json.RawMessage
+		if json.Unmarshal(trimmed, &m) != nil {
+			return obj
+		}
+		m["note"], _ = json.Marshal(note + "\n" + old)
+		return encodeJSON(m)
+	}
+	n, err := json.Marshal(note)
+	if err != nil {
+		return obj
+	}
+	rest := bytes.TrimSpace(trimmed[1:])
+	out := append([]byte(`{"note":`), n...)
+	if len(rest) > 0 && rest[0] != '}' {
+		out = append(out, ',')
+	}
+	return append(out, rest...)
+}
+
+// noteOf returns obj's own string member "note", if any.
+func noteOf(obj []byte) (string, bool) {
+	var m struct {
+		Note *string `json:"note"`
+	}
+	if json.Unmarshal(obj, &m) != nil || m.Note == nil {
+		return "", false
+	}
+	return *m.Note, true
 }
 
 // errorResult is a tool error: what went wrong, with the LIP error code,

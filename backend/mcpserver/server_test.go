@@ -125,6 +125,14 @@ func TestEveryToolAgainstARealHost(t *testing.T) {
 	if op.Structured["window"] != "w1" || url == "" || !strings.Contains(op.Text, url) {
 		t.Fatalf("open structured: %v", op.Structured)
 	}
+	// Claude Code gives the model only structuredContent: the
+	// instruction to hand the person the link must be in it (#22).
+	if note, _ := op.Structured["note"].(string); !strings.Contains(note, "give the person this link") || !strings.Contains(note, url) || !strings.Contains(note, "Next: listen") || strings.Contains(note, "GUIDE") {
+		t.Fatalf("open's note in structuredContent %q: want the link instruction and the next step, without the guide", note)
+	}
+	if note, _ := un.Structured["note"].(string); !strings.Contains(note, "Open one with the open tool") {
+		t.Fatalf("uniques' note in structuredContent %q", note)
+	}
 	sh := loadWindow(t, h.srv.Port(), url, "w1")
 
 	// The window opened: listen hears session.open.

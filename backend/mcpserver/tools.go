@@ -121,13 +121,16 @@ func (s *server) open(ctx context.Context, in openInput) *mcp.CallToolResult {
 	fmt.Fprintf(&b, "Commands it takes (send): %s\n", summaryList(ans.Commands))
 	fmt.Fprintf(&b, "Events it sends (listen): %s\n", summaryList(ans.Events))
 	fmt.Fprintf(&b, "Next: listen to hear the person, send to act in %s, close when you are done.\n", ans.Window)
+	// The note is the text without the guide, which the JSON holds.
+	note := b.String()
 	if g := strings.TrimSpace(ans.Guide); g != "" {
 		// The guide is the unique's own text: it tells how to use the
 		// window, in the unique's words.
 		g, _ = cutText(g, s.maxChars/4)
 		fmt.Fprintf(&b, "\nThe unique's GUIDE (follow it while %s is open):\n%s\n", ans.Window, g)
+		note += fmt.Sprintf("Follow the unique's guide (the guide member) while %s is open.\n", ans.Window)
 	}
-	return s.result(b.String(), raw)
+	return s.resultNote(b.String(), note, raw)
 }
 
 // send sends one command or a batch.
