@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/lets-app/lets/app/window"
 	"github.com/lets-app/lets/app/window/geometry"
@@ -183,13 +184,27 @@ func (n *nativeWindows) openHome(link string) (string, error) {
 			n.log.Warn("the home window is open but could not be brought to the front", "err", err)
 			return homeAlreadyOpen, nil
 		}
-		// It closed in between: open a new one.
+		// It is closing (the person just closed it): once it is gone,
+		// open a new one.
+		if ended := n.spawner.Ended(window.HomeWindow); ended != nil {
+			timer := time.NewTimer(homeGoneWait)
+			select {
+			case <-ended:
+			case <-timer.C:
+			}
+			timer.Stop()
+		}
 	}
 	if err := n.spawner.Open(l); err != nil {
 		return "", fmt.Errorf("open the home window: %w", err)
 	}
 	return homeOpened, nil
 }
+
+// homeGoneWait bounds how long showing home waits for a home window that
+// is closing to be gone before it opens a new one (a window ends within
+// a second of its close).
+const homeGoneWait = 3 * time.Second
 
 // focus brings a host window's native window to the front. An error
 // wrapping spawn.ErrNotRunning means it has no process here.

@@ -2,6 +2,7 @@ package spawn
 
 import (
 	"errors"
+	"os"
 	"sync/atomic"
 	"testing"
 
@@ -63,5 +64,38 @@ func TestSpawnerPresentNeedsAPresenter(t *testing.T) {
 	}
 	if err := s.Present("w1"); err == nil || errors.Is(err, ErrNotRunning) {
 		t.Fatalf("Present of a process without Present = %v", err)
+	}
+}
+
+// closedChild is a window process that has ended but is not reaped yet:
+// its stdin is closed.
+type closedChild struct{ *fakeChild }
+
+func (c *closedChild) Present() error { return os.ErrClosed }
+
+// TestSpawnerPresentOfAnEndingWindow: a window whose process just ended
+// (the person closed it; not reaped yet) is ErrNotRunning, and Ended
+// says when it is gone, so the caller can open a new one.
+func TestSpawnerPresentOfAnEndingWindow(t *testing.T) {
+	var kid *closedChild
+	s := New(Options{Start: func(l window.Launch) (Child, error) {
+		kid = &closedChild{fakeChild: newFakeChild(3000, l)}
+		return kid, nil
+	}})
+	t.Cleanup(s.StopAll)
+	if s.Ended("w1") != nil {
+		t.Fatal("Ended of a window that never opened is not nil")
+	}
+	if err := s.Open(window.Launch{Window: "w1", Unique: "hello", URL: "http://127.0.0.1:1/w/w1/"}); err != nil {
+		t.Fatal(err)
+	}
+	ended := s.Ended("w1")
+	if err := s.Present("w1"); !errors.Is(err, ErrNotRunning) {
+		t.Fatalf("Present of an ending window = %v, want ErrNotRunning", err)
+	}
+	kid.end(Exit{Code: 0})
+	testutil.Wait(t, "the ended window to be reaped", ended)
+	if len(s.Windows()) != 0 {
+		t.Fatalf("windows after the end: %v", s.Windows())
 	}
 }

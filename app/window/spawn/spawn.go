@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/lets-app/lets/app/window"
@@ -365,6 +366,13 @@ func (s *Spawner) Present(windowID string) error {
 	t, ok := s.children[windowID]
 	closing := ok && t.ended
 	s.mu.Unlock()
+	if ok {
+		select {
+		case <-t.done:
+			closing = true
+		default:
+		}
+	}
 	if !ok || closing {
 		return fmt.Errorf("raise window %s: %w", windowID, ErrNotRunning)
 	}
@@ -373,9 +381,25 @@ func (s *Spawner) Present(windowID string) error {
 		return fmt.Errorf("raise window %s: its process cannot be asked to come to the front", windowID)
 	}
 	if err := p.Present(); err != nil {
+		if errors.Is(err, os.ErrClosed) || errors.Is(err, syscall.EPIPE) {
+			// The process ended (the person just closed the window) and
+			// is not reaped yet.
+			return fmt.Errorf("raise window %s: it is closing: %w", windowID, ErrNotRunning)
+		}
 		return fmt.Errorf("raise window %s: %w", windowID, err)
 	}
 	s.o.Log.Debug("window asked to come to the front", "window", windowID, "pid", t.child.PID())
+	return nil
+}
+
+// Ended is closed once the process of windowID has ended and was reaped;
+// nil when no process runs for it.
+func (s *Spawner) Ended(windowID string) <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t, ok := s.children[windowID]; ok {
+		return t.done
+	}
 	return nil
 }
 
