@@ -67,7 +67,7 @@ TEST_ENV := LETS_REQUIRE_TOOLS=1 LETS_REQUIRE_SHARED=1
 # tests run Lets' tray, and fyne.io/systray v1.12.2 (the newest) has a data
 # race of its own (the menu version is written under one lock and read
 # under another), which fails the race-built Lets those tests start.
-RACE_PACKAGES := ./app/notify/... ./app/tray/... ./app/window/... ./backend/... ./frontend/... ./uniques/...
+RACE_PACKAGES := ./app/notify/... ./app/tray/... ./app/window/... ./backend/... ./frontend/... ./shell/... ./uniques/...
 # A count, not a duration: duration-based -fuzztime hits a race in Go 1.26's fuzz
 # coordinator (golang/go#75804) that fails runs with "context deadline exceeded".
 FUZZTIME ?= 20000x

@@ -185,7 +185,10 @@ func packageUsers() map[string]string {
 		"x11-utils":             `testutil.Command(tb, "xwininfo")`,
 		"imagemagick":           `testutil.Command(tb, "import")`,
 		"dbus-daemon":           `testutil.Command(tb, "dbus-run-session")`,
-		"xfce4-panel":           `Command(tb, "xfce4-panel")`, // traytest.Desktop, the real tray host (it brings xfconf)
+		"xfce4-panel":           `Command(tb, "xfce4-panel")`,   // traytest.Desktop, the real tray host (it brings xfconf)
+		"dunst":                 `testutil.Command(t, "dunst")`, // app/notify: a real notification daemon
+		"openbox":               `x.Command(tb, "openbox")`,     // guitest: a real window manager
+		"wmctrl":                `"wmctrl", "-lx"`,              // guitest: focus and stacking checks
 	}
 }
 

@@ -167,6 +167,15 @@ func serve(ctx context.Context, env *Env, args []string, desk *desktop) (err err
 		if pads, err = buildPads(ctx, env, st, ps); err != nil {
 			return err
 		}
+		// The pad page's admin view can switch phone access on and off
+		// from the start, however it was opened (tray, `lets pad pair`).
+		if pads.web != nil {
+			if sw, err := padLANSwitch(env); err == nil {
+				pads.web.SetLANSwitch(sw)
+			} else {
+				st.log.Warn("the pad page cannot switch phone access: Lets' data folder is unknown", "err", err)
+			}
+		}
 	}
 	services := []service.Service{settings}
 	if pads != nil {
@@ -342,7 +351,11 @@ func noteConfigChange(log *slog.Logger, path string, prev, next config.Config) {
 	if next.Handoff != prev.Handoff {
 		log.Info("config.json changed: windows now follow the new handoff", "handoff", next.Handoff)
 	}
-	if next.HostPort != prev.HostPort || !sameSettings(next.Wire, prev.Wire) || !sameSettings(next.Web, prev.Web) {
+	// web.lan is switched live by the pad page ("Pair a phone…"), which
+	// also writes it here; only the other settings need a restart.
+	prevWeb, nextWeb := prev.Web, next.Web
+	prevWeb.LAN, nextWeb.LAN = false, false
+	if next.HostPort != prev.HostPort || !sameSettings(next.Wire, prev.Wire) || !sameSettings(nextWeb, prevWeb) {
 		log.Info("config.json changed settings of the host or the pads; restart Lets to use them")
 	}
 	warnUnknownSettings(log, path, next)

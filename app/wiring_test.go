@@ -285,6 +285,15 @@ func TestConfigChangesAreAnnounced(t *testing.T) {
 	if strings.Contains(buf.String(), "handoff") {
 		t.Errorf("an unchanged handoff was announced:\n%s", buf.String())
 	}
+	// #21: phone access (web.lan) is switched live from the pad page,
+	// which writes it to config.json; no "restart" for that one.
+	buf.Reset()
+	lan := same
+	lan.Web.LAN = true
+	noteConfigChange(log, "config.json", same, lan)
+	if strings.Contains(buf.String(), "restart") {
+		t.Errorf("switching phone access live asked for a restart:\n%s", buf.String())
+	}
 }
 
 // Issue #10: the case of the report — another daemon already answers on
