@@ -159,3 +159,46 @@ func TestPermissionWithdrawnByClaude(t *testing.T) {
 	default:
 	}
 }
+
+// TestPermissionAnswerNotHeldByAnotherQuestion: a question of the same
+// session still pending elsewhere (as the PermissionRequest hook of the
+// person's own set-up was, before the chat's Claude kept it out) no
+// longer holds the chat's answer back: Allow in the window reaches Claude
+// within 200 ms, the other question is withdrawn and the pads show
+// running. Before, done() re-reported running 20 x 50 ms first (~1 s).
+func TestPermissionAnswerNotHeldByAnotherQuestion(t *testing.T) {
+	r := newRig(t, nil)
+	startPadDaemon(t, r.h)
+	win := r.open(t, "")
+	a := r.agents.next(t)
+	sh := dialShell(t, r.h, win)
+	sh.emit("chat.message", "shell", map[string]any{"text": "make a file"})
+	testutil.Wait(t, "the message to reach the agent", a.sent)
+	info, _ := config.ReadHostInfo(r.h.paths)
+	c := wireclient.New(info.WireSocket)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	other, err := c.Subscribe(ctx, wire.SubscribeActionsCommand{Agent: wire.Identity{Backend: "claude", SessionID: a.SessionID()},
+		Actions: []wire.Action{wire.ActionApprove, wire.ActionReject}, RequestID: "hook-question", OneShot: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	input := json.RawMessage(`{"command":"touch notes.txt"}`)
+	a.emit(t, ControlRequest{RequestID: "req-1", Subtype: SubtypeCanUseTool, ToolName: "Bash", Input: input})
+	ask := dataMap(sh.next("shell.ask", 5*time.Second, nil))
+	waitPadState(t, info.WireSocket, a.SessionID(), wire.StateWaitingForApproval)
+	pressed := time.Now()
+	sh.emit("shell.answer", "shell", map[string]any{"id": ask["id"], "choice": "allow"})
+	ans := testutil.Wait(t, "the window's Allow to reach Claude", a.answers)
+	if took := time.Since(pressed); took > 200*time.Millisecond {
+		t.Errorf("Allow reached Claude %v after the press, want ≤ 200 ms", took)
+	}
+	if ans.RequestID != "req-1" || !ans.Allow {
+		t.Fatalf("answer %+v", ans)
+	}
+	waitPadState(t, info.WireSocket, a.SessionID(), wire.StateRunning)
+	if _, err := other.Receive(ctx); err == nil {
+		t.Fatal("the other question was not withdrawn")
+	}
+}
