@@ -188,10 +188,16 @@ func (r *Runner) Run(ctx context.Context, unique string, req Request) (Result, e
 		Truncated: stdout.cut || stderr.cut,
 		Ms:        time.Since(start).Milliseconds(),
 	}
-	if ctx.Err() == context.DeadlineExceeded {
+	switch ctx.Err() {
+	case context.DeadlineExceeded:
 		res.TimedOut = true
 		res.ExitCode = -1
 		return res, nil
+	case context.Canceled:
+		// The caller went away: the same answer whether that was before
+		// the program started or while it ran.
+		res.ExitCode = -1
+		return res, fmt.Errorf("run %s: stopped before it finished: %w", lang.Name, context.Canceled)
 	}
 	var exitErr *exec.ExitError
 	switch {
