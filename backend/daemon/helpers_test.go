@@ -28,8 +28,12 @@ import (
 	"github.com/lets-app/lets/schemas"
 )
 
-// ioTimeout bounds every socket operation of a test.
-const ioTimeout = 5 * time.Second
+// ioTimeout bounds every socket operation and loop sync of a test. It is a
+// failure detector, not a budget: the same limit as every other wait
+// (testutil.EventuallyTimeout), so a loaded machine (a 2-core CI runner
+// with load 15+, where parsing the Show on the loop took over 5 s) does not
+// fail a correct daemon.
+const ioTimeout = testutil.EventuallyTimeout
 
 // validators checks every daemon message against the reference schema and
 // our own, each by the definition matching the message's type, so a reply
