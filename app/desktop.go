@@ -330,7 +330,7 @@ func (d *desktop) showHomeWith(welcome bool) string {
 		how, err := nativeHome(link)
 		switch {
 		case err == nil && how == homeRaised:
-			log.Info("the home window is open; brought it to the front")
+			log.Info("the home window is already open; brought it to the front")
 			return how
 		case err == nil && how == homeAlreadyOpen:
 			return how
