@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lets-app/lets/backend/control"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 	"github.com/lets-app/lets/backend/visual"
 	"github.com/lets-app/lets/backend/wire"
 )
@@ -194,7 +195,7 @@ func TestCompositeEventsMerged(t *testing.T) {
 	}
 	web.events <- SessionSelected{Slot: 1}
 	got := map[Event]bool{}
-	timeout := time.After(5 * time.Second)
+	timeout := time.After(testutil.EventuallyTimeout)
 	for len(got) < 2 {
 		select {
 		case ev := <-ch:
@@ -216,7 +217,7 @@ func TestCompositeEventsMerged(t *testing.T) {
 			if ev != (SessionSelected{Slot: i}) {
 				t.Fatalf("event %d is %v", i, ev)
 			}
-		case <-time.After(5 * time.Second):
+		case <-time.After(testutil.EventuallyTimeout):
 			t.Fatal("timeout")
 		}
 	}
@@ -229,7 +230,7 @@ func TestCompositeEventsMerged(t *testing.T) {
 		for ok {
 			_, ok = <-ch
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(testutil.EventuallyTimeout):
 		t.Fatal("merged channel not closed after Close")
 	}
 	// Poll after Close is empty and does not block.

@@ -11,6 +11,7 @@ import (
 	"github.com/lets-app/lets/backend/daemon"
 	"github.com/lets-app/lets/backend/daemon/daemontest"
 	"github.com/lets-app/lets/backend/surface"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 	"github.com/lets-app/lets/backend/visual"
 	"github.com/lets-app/lets/backend/wire"
 	"github.com/lets-app/lets/backend/wireclient"
@@ -36,7 +37,7 @@ func TestCompositeBehindDaemon(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.EventuallyTimeout)
 	defer cancel()
 	errc := make(chan error, 1)
 	go func() { errc <- d.Run(ctx) }()
@@ -49,14 +50,14 @@ func TestCompositeBehindDaemon(t *testing.T) {
 	}
 	twoVisible := func(v control.View) bool { return len(v.Indicators) == 2 }
 	for _, s := range []*daemontest.Surface{a, b} {
-		if _, err := s.WaitView(5*time.Second, twoVisible); err != nil {
+		if _, err := s.WaitView(testutil.EventuallyTimeout, twoVisible); err != nil {
 			t.Fatal(err)
 		}
 	}
 	b.Select(1) // a press on the second member selects slot 1 for both
 	selected := func(v control.View) bool { return len(v.Indicators) == 2 && v.Indicators[1].Selected }
 	for _, s := range []*daemontest.Surface{a, b} {
-		if _, err := s.WaitView(5*time.Second, selected); err != nil {
+		if _, err := s.WaitView(testutil.EventuallyTimeout, selected); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -95,7 +96,7 @@ func TestV41_SymbolsPreviewReachesTheCanvas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.EventuallyTimeout)
 	defer cancel()
 	errc := make(chan error, 1)
 	go func() { errc <- d.Run(ctx) }()
@@ -108,7 +109,7 @@ func TestV41_SymbolsPreviewReachesTheCanvas(t *testing.T) {
 	if err := wireclient.New(path).Symbols(ctx, 30*time.Millisecond, func(st wire.State) { printed = append(printed, st) }); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.WaitView(5*time.Second, func(v control.View) bool { return !v.PreviewActive }); err != nil {
+	if _, err := s.WaitView(testutil.EventuallyTimeout, func(v control.View) bool { return !v.PreviewActive }); err != nil {
 		t.Fatal(err)
 	}
 	if len(printed) != 7 {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lets-app/lets/backend/control"
 	"github.com/lets-app/lets/backend/surface/midi/miditest"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 	"github.com/lets-app/lets/backend/visual"
 	"github.com/lets-app/lets/backend/wire"
 	"gitlab.com/gomidi/midi/v2/drivers/testdrv"
@@ -59,7 +60,7 @@ func BenchmarkStateChangeToMIDI(b *testing.B) {
 	}
 	defer s.Close()
 	s.Open(context.Background())
-	bus.WaitFor(5*time.Second, func() bool { return len(bus.Sent(proOut)) >= 82 })
+	bus.WaitFor(testutil.EventuallyTimeout, func() bool { return len(bus.Sent(proOut)) >= 82 })
 	views := []control.View{
 		{Centre: wire.StateRunning, Capacity: 8, Available: []wire.Action{wire.ActionStop}, Indicators: []control.Indicator{{Slot: 0, State: wire.StateRunning, Selected: true, Accent: "cyan"}}},
 		{Centre: wire.StateWaitingForApproval, Capacity: 8, Available: []wire.Action{wire.ActionApprove, wire.ActionReject}, Indicators: []control.Indicator{{Slot: 0, State: wire.StateWaitingForApproval, Selected: true, Accent: "cyan"}}},
@@ -81,7 +82,7 @@ func BenchmarkStateChangeToMIDI(b *testing.B) {
 		s.Render(views[i%2])
 		select {
 		case <-got:
-		case <-time.After(5 * time.Second):
+		case <-time.After(testutil.EventuallyTimeout):
 			b.Fatal("no MIDI")
 		}
 		lat = append(lat, time.Since(start))
@@ -142,7 +143,7 @@ func TestDriverBackendWithTestdrv(t *testing.T) {
 		if hexMsg(m) != "B0 5B 7F" {
 			t.Fatal(hexMsg(m))
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(testutil.EventuallyTimeout):
 		t.Fatal("nothing looped back")
 	}
 	if err := in.Close(); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/lets-app/lets/backend/control"
 	"github.com/lets-app/lets/backend/surface"
 	"github.com/lets-app/lets/backend/surface/midi/miditest"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 	"github.com/lets-app/lets/backend/wire"
 )
 
@@ -47,7 +48,7 @@ func openTestDevice(t *testing.T, ro ResolveOptions, opts Options) *testDevice {
 // waitSent waits until the output has at least n messages and takes them.
 func (d *testDevice) waitSent(name string, n int) [][]byte {
 	d.t.Helper()
-	if !d.bus.WaitFor(5*time.Second, func() bool { return len(d.bus.Sent(name)) >= n }) {
+	if !d.bus.WaitFor(testutil.EventuallyTimeout, func() bool { return len(d.bus.Sent(name)) >= n }) {
 		d.t.Fatalf("waited for %d messages on %s, got %d", n, name, len(d.bus.Sent(name)))
 	}
 	return d.bus.Take(name)
@@ -57,14 +58,14 @@ func (d *testDevice) rescan() {
 	d.t.Helper()
 	select {
 	case d.tick <- time.Now():
-	case <-time.After(5 * time.Second):
+	case <-time.After(testutil.EventuallyTimeout):
 		d.t.Fatal("device goroutine did not take the rescan tick")
 	}
 }
 
 func (d *testDevice) waitConnected(want bool) {
 	d.t.Helper()
-	if !d.bus.WaitFor(5*time.Second, func() bool { return d.s.Connected() == want }) {
+	if !d.bus.WaitFor(testutil.EventuallyTimeout, func() bool { return d.s.Connected() == want }) {
 		d.t.Fatalf("connected never became %v", want)
 	}
 }
@@ -102,7 +103,7 @@ func TestSurfaceOpenRenderPress(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(testutil.EventuallyTimeout):
 		t.Fatal("Render blocked")
 	}
 	// 6 glyph cells + selector + status + approve + reject.
@@ -118,7 +119,7 @@ func TestSurfaceOpenRenderPress(t *testing.T) {
 			if ev != want {
 				t.Fatalf("event %v, want %v", ev, want)
 			}
-		case <-time.After(5 * time.Second):
+		case <-time.After(testutil.EventuallyTimeout):
 			t.Fatal("no event")
 		}
 	}
@@ -139,7 +140,7 @@ func TestSurfaceGreetingThenFrame(t *testing.T) {
 	d.s.Render(waitingView())
 	d.s.Open(context.Background())
 	// 2 startup + 80 clear + scroll + 80 clear, then the frame.
-	if !d.bus.WaitFor(5*time.Second, func() bool {
+	if !d.bus.WaitFor(testutil.EventuallyTimeout, func() bool {
 		m := d.bus.Sent(proOut)
 		return len(m) > 0 && hexMsg(m[len(m)-1]) == "B0 5C 05"
 	}) {
@@ -197,7 +198,7 @@ func TestSurfaceHotPlug(t *testing.T) {
 		if ev != (surface.ActionPressed{Action: wire.ActionReject}) {
 			t.Fatal(ev)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(testutil.EventuallyTimeout):
 		t.Fatal("no event after replug")
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/lets-app/lets/backend/daemon"
 	"github.com/lets-app/lets/backend/surface/midi"
 	"github.com/lets-app/lets/backend/surface/midi/miditest"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 	"github.com/lets-app/lets/backend/wire"
 	"github.com/lets-app/lets/backend/wireclient"
 )
@@ -19,7 +20,7 @@ import (
 const (
 	port     = "Launchpad Pro:Launchpad Pro Standalone Port 20:1"
 	quiet    = 200 * time.Millisecond
-	deadline = 5 * time.Second
+	deadline = testutil.EventuallyTimeout // a failure detector for something that must happen, not a budget
 )
 
 // rig is the real daemon on a Unix socket with a MIDI surface on an
@@ -81,7 +82,7 @@ func (r *rig) serve(dir string, s *midi.Surface, cfg control.Config) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.EventuallyTimeout)
 	r.ctx = ctx
 	done := make(chan error, 1)
 	go func() { done <- d.Run(ctx) }()

@@ -93,14 +93,14 @@ func (r *waitRig) rescan() {
 	r.t.Helper()
 	select {
 	case r.tick <- time.Now():
-	case <-time.After(5 * time.Second):
+	case <-time.After(testutil.EventuallyTimeout):
 		r.t.Fatal("the surface did not take the rescan tick")
 	}
 }
 
 func (r *waitRig) waitConnected(want bool) {
 	r.t.Helper()
-	if !r.bus.WaitFor(5*time.Second, func() bool { return r.s.Connected() == want }) {
+	if !r.bus.WaitFor(testutil.EventuallyTimeout, func() bool { return r.s.Connected() == want }) {
 		r.t.Fatalf("connected never became %v", want)
 	}
 }
@@ -108,7 +108,7 @@ func (r *waitRig) waitConnected(want bool) {
 // waitSent waits until the output has at least n messages and takes them.
 func (r *waitRig) waitSent(name string, n int) [][]byte {
 	r.t.Helper()
-	if !r.bus.WaitFor(5*time.Second, func() bool { return len(r.bus.Sent(name)) >= n }) {
+	if !r.bus.WaitFor(testutil.EventuallyTimeout, func() bool { return len(r.bus.Sent(name)) >= n }) {
 		r.t.Fatalf("waited for %d messages on %s, got %d", n, name, len(r.bus.Sent(name)))
 	}
 	return r.bus.Take(name)
@@ -275,7 +275,7 @@ func TestWaitingMiniMk3PluggedLater(t *testing.T) {
 		if ev != (surface.ActionPressed{Action: wire.ActionApprove}) {
 			t.Fatal(ev)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(testutil.EventuallyTimeout):
 		t.Fatal("no press")
 	}
 
