@@ -1,14 +1,18 @@
 package window_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/lets-app/lets/app/window"
+	"github.com/lets-app/lets/app/window/spawn"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
@@ -33,22 +37,61 @@ func pause(d time.Duration) {
 	<-t.C
 }
 
+// openHomeWindow opens the home page in a real `lets window` the way the
+// desktop app does (app/windows_native.go openHome): a one-time home link
+// from the host (POST /lip/home-link, what a second `lets` asks a headless
+// Lets for) in a window.HomeLaunch on the window's stdin, started by
+// spawn.ExecStarter. `lets serve` has no home window of its own (POST
+// /app/show-home refuses), so the rig starts the window itself; the window
+// is ended when the benchmark ends.
+func (g *guiRig) openHomeWindow() {
+	g.tb.Helper()
+	req, _ := http.NewRequest(http.MethodPost, fmt.Sprintf("http://127.0.0.1:%d/lip/home-link", g.info.Port), nil)
+	req.Header.Set("Authorization", "Bearer "+g.info.Token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		g.tb.Fatalf("POST /lip/home-link: %v", err)
+	}
+	var link struct {
+		URL string `json:"url"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&link)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK {
+		g.tb.Fatalf("POST /lip/home-link: %d, %v", resp.StatusCode, err)
+	}
+	l, err := window.HomeLaunch(link.URL, fmt.Sprintf("http://127.0.0.1:%d", g.info.Port))
+	if err != nil {
+		g.tb.Fatalf("the host's home link %q: %v", link.URL, err)
+	}
+	start := spawn.ExecStarter(spawn.ExecOptions{Path: g.bin, Env: g.env, Stderr: &lockedWriter{w: &bytes.Buffer{}}})
+	child, err := start(l)
+	if err != nil {
+		g.tb.Fatalf("start the home window: %v", err)
+	}
+	// Its reports (place, close) are not needed; read them so the pipe
+	// never fills.
+	go func() { _, _ = io.Copy(io.Discard, child.Reports()) }()
+	exited := make(chan spawn.Exit, 1)
+	go func() { exited <- child.Wait() }()
+	g.tb.Cleanup(func() {
+		_ = child.Terminate()
+		select {
+		case <-exited:
+		case <-time.After(5 * time.Second):
+			_ = child.Kill()
+			<-exited
+		}
+	})
+}
+
 // openIdle opens what (a unique, or "home") and returns its window process.
 func (g *guiRig) openIdle(what string) int {
 	g.tb.Helper()
 	before := g.windowPIDs()
 	win := ""
 	if what == "home" {
-		req, _ := http.NewRequest(http.MethodPost, fmt.Sprintf("http://127.0.0.1:%d/app/show-home", g.info.Port), nil)
-		req.Header.Set("Authorization", "Bearer "+g.info.Token)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			g.tb.Fatalf("show home: %v", err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			g.tb.Skipf("lets serve cannot show a home window here (POST /app/show-home: %d)", resp.StatusCode)
-		}
+		g.openHomeWindow()
 	} else {
 		var ans struct {
 			Window string `json:"window"`
