@@ -15,8 +15,14 @@ import (
 	"github.com/lets-app/lets/backend/wireclient/wiretest"
 )
 
+// ioTimeout bounds every wait for something that must happen (a reply, a
+// closed socket, an update). It is a failure detector, not a budget: the
+// one limit every wait uses, so a loaded machine never fails a correct
+// client.
+const ioTimeout = testutil.EventuallyTimeout
+
 func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), ioTimeout)
 	t.Cleanup(cancel)
 	return ctx
 }
@@ -39,9 +45,11 @@ func cannedServer(t *testing.T) *wiretest.Server {
 	return wiretest.Start(t, wiretest.Canned(sampleStatus(), sampleAck()))
 }
 
+// fast is a client whose requests wait ioTimeout for the fake daemon's
+// reply (the product's 2 s is a promise to a user, not a test's limit).
 func fast(path string) *Client {
 	c := New(path)
-	c.Timeout = 2 * time.Second
+	c.Timeout = ioTimeout
 	return c
 }
 
@@ -103,7 +111,7 @@ func TestCase099_ReportStateSendsMetadataInAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{"protocol":1,"type":"state","state":"running","agent":{"backend":"example","session_id":"session-1","label":"docs"}}`
-	ok := srv.Wait(5*time.Second, func(lines []wiretest.Line, closed []int) bool { return len(lines) == 1 && len(closed) == 1 })
+	ok := srv.Wait(ioTimeout, func(lines []wiretest.Line, closed []int) bool { return len(lines) == 1 && len(closed) == 1 })
 	if !ok {
 		t.Fatalf("lines %v closed %v", srv.Lines(), srv.Closed())
 	}
@@ -126,7 +134,7 @@ func TestReportStateReplyAndEndSession(t *testing.T) {
 	if err := c.EndSession(ctx, wire.Identity{Backend: "b", SessionID: "s"}); err != nil {
 		t.Fatal(err)
 	}
-	srv.Wait(5*time.Second, func(lines []wiretest.Line, _ []int) bool { return len(lines) == 2 })
+	srv.Wait(ioTimeout, func(lines []wiretest.Line, _ []int) bool { return len(lines) == 2 })
 	lines := srv.Lines()
 	if len(lines) != 2 || !strings.Contains(lines[0].Text, `"reply":true`) || lines[1].Text != `{"protocol":1,"type":"session_end","agent":{"backend":"b","session_id":"s"}}` {
 		t.Fatalf("lines %v", lines)
@@ -152,13 +160,12 @@ func TestTimeoutWhenDaemonIsSilent(t *testing.T) {
 	srv := wiretest.Start(t, nil)
 	c := New(srv.Path)
 	c.Timeout = 200 * time.Millisecond
-	start := time.Now()
 	err := c.Ping(testCtx(t))
-	if err == nil || !strings.Contains(err.Error(), "did not answer") {
+	// The context allows ioTimeout; only the client's own 200 ms Timeout
+	// words the error this way (the context's deadline would answer
+	// context.DeadlineExceeded), so no wall-clock budget is needed.
+	if err == nil || !strings.Contains(err.Error(), "did not answer within 200ms") {
 		t.Fatalf("err = %v", err)
-	}
-	if time.Since(start) > 3*time.Second {
-		t.Fatalf("took %v", time.Since(start))
 	}
 	ctx, cancel := context.WithTimeout(testCtx(t), 100*time.Millisecond)
 	defer cancel()
@@ -198,7 +205,7 @@ func TestCase097_SubscriptionReceivesActionAndClosesSocket(t *testing.T) {
 	if err := sub.Err(); err != nil {
 		t.Fatalf("Err after Close = %v", err)
 	}
-	if !srv.Wait(5*time.Second, func(_ []wiretest.Line, closed []int) bool { return len(closed) == 1 }) {
+	if !srv.Wait(ioTimeout, func(_ []wiretest.Line, closed []int) bool { return len(closed) == 1 }) {
 		t.Fatal("socket not closed on exit")
 	}
 	if got := srv.Lines()[0].Text; !strings.Contains(got, `"type":"subscribe_actions"`) {
@@ -219,13 +226,13 @@ func TestSubscriptionContextCancelAndErrors(t *testing.T) {
 		if ok {
 			t.Fatal("event after cancel")
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(ioTimeout):
 		t.Fatal("channel not closed after cancel")
 	}
 	if !errors.Is(sub.Err(), context.Canceled) {
 		t.Fatalf("Err = %v", sub.Err())
 	}
-	if !srv.Wait(5*time.Second, func(_ []wiretest.Line, closed []int) bool { return len(closed) == 1 }) {
+	if !srv.Wait(ioTimeout, func(_ []wiretest.Line, closed []int) bool { return len(closed) == 1 }) {
 		t.Fatal("socket not closed on cancel")
 	}
 
@@ -293,7 +300,7 @@ func TestLeaseReconnectsWithAdoptedIdentity(t *testing.T) {
 		t.Fatalf("ack %#v identity %v", ack, l.Identity())
 	}
 	srv.CloseConns() // the daemon restarts
-	ok := srv.Wait(5*time.Second, func(lines []wiretest.Line, _ []int) bool { return len(lines) == 2 })
+	ok := srv.Wait(ioTimeout, func(lines []wiretest.Line, _ []int) bool { return len(lines) == 2 })
 	if !ok {
 		t.Fatalf("no re-registration: %v", srv.Lines())
 	}
@@ -301,7 +308,7 @@ func TestLeaseReconnectsWithAdoptedIdentity(t *testing.T) {
 		t.Fatalf("re-registration %s", got)
 	}
 	var types []string
-	timeout := time.After(5 * time.Second)
+	timeout := time.After(ioTimeout)
 	for len(types) < 3 {
 		select {
 		case u := <-l.Updates():
@@ -398,7 +405,10 @@ func TestPreviewConflictIsReported(t *testing.T) {
 
 func TestOversizedReplyIsRefused(t *testing.T) {
 	srv := wiretest.Start(t, func(c *wiretest.Conn, _ []byte) {
-		_, _ = c.Write([]byte(strings.Repeat("x", wire.MaxFrameBytes+10)))
+		// A whole line, newline included: the client refuses it when the
+		// line ends, not when its read deadline passes (with no newline
+		// the last bytes wait in the read buffer until the deadline).
+		_, _ = c.Write([]byte(strings.Repeat("x", wire.MaxFrameBytes+10) + "\n"))
 	})
 	var pe *wire.ProtocolError
 	if err := fast(srv.Path).Ping(testCtx(t)); !errors.As(err, &pe) || pe.Code != wire.CodeFrameTooLarge {

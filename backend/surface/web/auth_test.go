@@ -148,7 +148,7 @@ func TestCase030_AuthenticationTimeoutRealTenSeconds(t *testing.T) {
 	e := newEnv(t, envOptions{realClock: true})
 	c := e.dial(dialOptions{})
 	start := time.Now()
-	c.c.SetReadDeadline(time.Now().Add(60 * time.Second))
+	c.c.SetReadDeadline(time.Now().Add(AuthTimeout + ioTimeout))
 	_, data, err := c.c.ReadMessage()
 	if err != nil {
 		t.Fatal(err)

@@ -121,11 +121,11 @@ func BenchmarkStateChangeTo50Browsers(b *testing.B) {
 // the server's memory per connection counts almost nothing on the client
 // side.
 func rawBrowser(addr string) (net.Conn, error) {
-	nc, err := net.DialTimeout("tcp4", addr, 5*time.Second)
+	nc, err := net.DialTimeout("tcp4", addr, ioTimeout)
 	if err != nil {
 		return nil, err
 	}
-	nc.SetDeadline(time.Now().Add(10 * time.Second))
+	nc.SetDeadline(time.Now().Add(ioTimeout))
 	fmt.Fprintf(nc, "GET /ws HTTP/1.1\r\nHost: %s\r\nOrigin: http://%s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n", addr, addr)
 	br := bufio.NewReaderSize(nc, 512)
 	for {

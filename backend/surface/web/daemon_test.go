@@ -49,7 +49,7 @@ func startDaemon(tb testing.TB, s surface.Surface) *daemonEnv {
 		cancel()
 		select {
 		case <-de.errc:
-		case <-time.After(10 * time.Second):
+		case <-time.After(ioTimeout):
 			tb.Error("daemon did not stop")
 		}
 	})
@@ -65,7 +65,7 @@ type agent struct {
 
 func (de *daemonEnv) agent(tb testing.TB) *agent {
 	tb.Helper()
-	nc, err := net.DialTimeout("unix", de.path, 5*time.Second)
+	nc, err := net.DialTimeout("unix", de.path, ioTimeout)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func (a *agent) send(line string) {
 
 func (a *agent) line() string {
 	a.tb.Helper()
-	a.nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	a.nc.SetReadDeadline(time.Now().Add(ioTimeout))
 	l, err := a.r.ReadString('\n')
 	if err != nil {
 		a.tb.Fatalf("agent read: %v", err)
@@ -163,7 +163,7 @@ func TestDaemonCompositeWebFirst(t *testing.T) {
 	a.auth(testAdminToken)
 	a.expect(TypeAuthenticated)
 	a.waitSurface(approveLit)
-	if _, err := pad.WaitView(5*time.Second, func(v control.View) bool { return len(v.Available) > 0 }); err != nil {
+	if _, err := pad.WaitView(ioTimeout, func(v control.View) bool { return len(v.Available) > 0 }); err != nil {
 		t.Fatal(err) // the pad shows the same view
 	}
 	a.send(map[string]any{"type": "action", "action": "approve"})
@@ -220,7 +220,7 @@ func BenchmarkTapToWireAction(b *testing.B) {
 		if err := c.WriteMessage(1, msg); err != nil {
 			b.Fatal(err)
 		}
-		ag.nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+		ag.nc.SetReadDeadline(time.Now().Add(ioTimeout))
 		if _, err := ag.r.ReadString('\n'); err != nil {
 			b.Fatal(err)
 		}

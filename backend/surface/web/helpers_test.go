@@ -57,6 +57,13 @@ func testApp() fstest.MapFS {
 var epoch = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
 // seconds converts the server's seconds to a duration.
+// ioTimeout bounds every socket operation and wait for something that must
+// happen. It is a failure detector, not a budget: the one limit every wait
+// uses (testutil.EventuallyTimeout), so a loaded machine makes a failing
+// test fail slower, never a correct server fail. Checks that nothing
+// arrives (expectQuiet) keep their own short windows.
+const ioTimeout = testutil.EventuallyTimeout
+
 func seconds(s float64) time.Duration { return time.Duration(math.Round(s * float64(time.Second))) }
 
 const testAdminToken = "local-admin-secret"
@@ -85,7 +92,7 @@ func (e *env) advance(ds float64) { e.clock.Advance(seconds(ds)) }
 // server reached the point where it waits on them).
 func (e *env) waitArmed(n int) {
 	e.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), ioTimeout)
 	defer cancel()
 	if err := e.clock.BlockUntil(ctx, n); err != nil {
 		e.t.Fatal(err)
@@ -254,9 +261,9 @@ func (e *env) dialOpts(o dialOptions) (*websocket.Conn, *http.Response, error) {
 	}
 	local := &net.TCPAddr{IP: net.ParseIP(o.from)}
 	d := websocket.Dialer{
-		HandshakeTimeout: 5 * time.Second,
+		HandshakeTimeout: ioTimeout,
 		NetDialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
-			nd := net.Dialer{LocalAddr: local, Timeout: 5 * time.Second}
+			nd := net.Dialer{LocalAddr: local, Timeout: ioTimeout}
 			if o.tinyBuffer {
 				nd.Control = func(_, _ string, rc syscall.RawConn) error {
 					return rc.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
@@ -288,7 +295,7 @@ func (e *env) remote(n int) *wsClient {
 
 func (c *wsClient) sendRaw(msg string) {
 	c.t.Helper()
-	c.c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	c.c.SetWriteDeadline(time.Now().Add(ioTimeout))
 	if err := c.c.WriteMessage(websocket.TextMessage, []byte(msg)); err != nil {
 		c.t.Fatalf("send %q: %v", msg, err)
 	}
@@ -317,7 +324,7 @@ func (c *wsClient) read() map[string]any {
 
 func (c *wsClient) readRaw() []byte {
 	c.t.Helper()
-	c.c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	c.c.SetReadDeadline(time.Now().Add(ioTimeout))
 	mt, data, err := c.c.ReadMessage()
 	if err != nil {
 		c.t.Fatalf("read: %v", err)
@@ -350,7 +357,7 @@ func (c *wsClient) expectError(code, text string) {
 // expectClose reads until the close frame and checks code and reason.
 func (c *wsClient) expectClose(code int, reason string) {
 	c.t.Helper()
-	c.c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	c.c.SetReadDeadline(time.Now().Add(ioTimeout))
 	for range 64 {
 		_, data, err := c.c.ReadMessage()
 		if err == nil {
@@ -460,12 +467,12 @@ func (e *env) rawRequest(to, req string) (*http.Response, []byte) {
 	if to == "" {
 		to = "127.0.0.1"
 	}
-	nc, err := net.DialTimeout("tcp4", net.JoinHostPort(to, strconv.Itoa(e.port)), 5*time.Second)
+	nc, err := net.DialTimeout("tcp4", net.JoinHostPort(to, strconv.Itoa(e.port)), ioTimeout)
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	defer nc.Close()
-	nc.SetDeadline(time.Now().Add(5 * time.Second))
+	nc.SetDeadline(time.Now().Add(ioTimeout))
 	if _, err := nc.Write([]byte(req)); err != nil {
 		e.t.Fatal(err)
 	}

@@ -58,7 +58,7 @@ func lanRemembered(t *testing.T, path string) bool {
 
 // lanReachable reports whether a TCP connection to the LAN address opens.
 func (e *env) lanReachable() bool {
-	nc, err := net.DialTimeout("tcp4", net.JoinHostPort(lanBind.String(), strconv.Itoa(e.port)), 5*time.Second)
+	nc, err := net.DialTimeout("tcp4", net.JoinHostPort(lanBind.String(), strconv.Itoa(e.port)), ioTimeout)
 	if err != nil {
 		return false
 	}
@@ -241,7 +241,7 @@ func TestSetLANIsRefusedFromPhonesOtherAccountsAndWithoutASwitch(t *testing.T) {
 // connections: an idle keep-alive HTTP connection is closed.
 func TestLANSwitchOffClosesOpenLANConnections(t *testing.T) {
 	e := newEnv(t, envOptions{lan: true})
-	nc, err := net.DialTimeout("tcp4", net.JoinHostPort(lanBind.String(), strconv.Itoa(e.port)), 5*time.Second)
+	nc, err := net.DialTimeout("tcp4", net.JoinHostPort(lanBind.String(), strconv.Itoa(e.port)), ioTimeout)
 	if err != nil {
 		t.Fatal(err)
 	}
