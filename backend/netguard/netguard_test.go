@@ -146,7 +146,7 @@ func TestLimitListenerCapsOpenConnections(t *testing.T) {
 		}
 	}()
 	dial := func() net.Conn {
-		c, err := net.DialTimeout("tcp", raw.Addr().String(), 2*time.Second)
+		c, err := net.DialTimeout("tcp", raw.Addr().String(), testutil.EventuallyTimeout)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,7 +159,7 @@ func TestLimitListenerCapsOpenConnections(t *testing.T) {
 	testutil.Eventually(t, "two open slots", func() bool { return ln.Open() == 2 })
 
 	over := dial()
-	_ = over.SetReadDeadline(time.Now().Add(3 * time.Second))
+	_ = over.SetReadDeadline(time.Now().Add(testutil.EventuallyTimeout))
 	if _, err := over.Read(make([]byte, 1)); !errors.Is(err, io.EOF) && !isReset(err) {
 		t.Fatalf("a connection over the cap: read %v, want it closed", err)
 	}
@@ -175,7 +175,7 @@ func TestLimitListenerCapsOpenConnections(t *testing.T) {
 	select {
 	case c := <-held:
 		c.Close()
-	case <-time.After(3 * time.Second):
+	case <-time.After(testutil.EventuallyTimeout):
 		t.Fatal("a connection after a slot was freed was not accepted")
 	}
 	second.Close()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/lets-app/lets/backend/clock"
 	"github.com/lets-app/lets/backend/lip"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -117,7 +118,7 @@ func TestCase006_BlockingListenWakesOnEvent(t *testing.T) {
 			if len(res.Events) != 1 || res.Events[0].Seq != 1 {
 				t.Fatalf("%+v", res)
 			}
-		case <-time.After(5 * time.Second):
+		case <-time.After(testutil.EventuallyTimeout):
 			t.Fatal("listener not woken by the append")
 		}
 		if clk.Pending() != 0 {
@@ -130,7 +131,7 @@ func TestCase006_BlockingListenWakesOnEvent(t *testing.T) {
 // are blocked.
 func waitArmed(t *testing.T, clk *clock.Fake, n int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.EventuallyTimeout)
 	defer cancel()
 	if err := clk.BlockUntil(ctx, n); err != nil {
 		t.Fatal(err)
@@ -440,7 +441,7 @@ func TestListenTimeoutCancelAndClose(t *testing.T) {
 		if len(res.Events) != 0 || res.Seq != 2 {
 			t.Fatalf("%+v", res)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(testutil.EventuallyTimeout):
 		t.Fatal("timeout not honoured")
 	}
 
