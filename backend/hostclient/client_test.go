@@ -82,7 +82,7 @@ func freePort(t *testing.T) int {
 
 func testCtx(t *testing.T) context.Context {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.EventuallyTimeout)
 	t.Cleanup(cancel)
 	return ctx
 }
@@ -264,7 +264,7 @@ func TestStartIsCalledOnceAndWaitedFor(t *testing.T) {
 		_, _ = w.Write([]byte(`{"ok":true,"path":"` + r.URL.Path + `"}`))
 	}
 	c := New(paths, Options{
-		StartWait: 30 * time.Second, // a limit for a host that never comes up, not a tolerance
+		StartWait: testutil.EventuallyTimeout, // a limit for a host that never comes up, not a tolerance
 		Start: func(ctx context.Context) error {
 			calls.Add(1)
 			writeHostFile(t, paths, host.port(), "started")
@@ -332,7 +332,7 @@ func TestConcurrentRequestsStartOneHost(t *testing.T) {
 	paths := config.Paths{Home: t.TempDir()}
 	host := newFakeHost(t, "tok")
 	var calls atomic.Int32
-	c := New(paths, Options{StartWait: 3 * time.Second, Start: func(context.Context) error {
+	c := New(paths, Options{StartWait: testutil.EventuallyTimeout, Start: func(context.Context) error {
 		calls.Add(1)
 		writeHostFile(t, paths, host.port(), "tok")
 		return nil

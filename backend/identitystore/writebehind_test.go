@@ -23,8 +23,10 @@ import (
 	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
-// waitFor bounds every wait of these tests.
-const waitFor = 5 * time.Second
+// waitFor bounds every wait of these tests for something that must happen.
+// It is a failure detector, not a budget: the one limit every wait uses,
+// so a loaded machine never fails a correct store.
+const waitFor = testutil.EventuallyTimeout
 
 // fakeAfter hands Run channels that fire only when the test says so, and
 // records the delays Run asked for.
@@ -417,7 +419,7 @@ func TestCrashMidWriteLeavesAValidFile(t *testing.T) {
 	for attempt := range 5 {
 		dir := t.TempDir()
 		path := filepath.Join(dir, FileName)
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), waitFor)
 		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
 		cmd.Env = append(os.Environ(), crashChildEnv+"="+path)
 		out, err := cmd.StdoutPipe()
