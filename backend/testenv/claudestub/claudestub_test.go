@@ -5,11 +5,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 )
 
 func post(t *testing.T, url string, body any) *http.Response {
@@ -18,7 +18,7 @@ func post(t *testing.T, url string, body any) *http.Response {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.EventuallyTimeout)
 	t.Cleanup(cancel)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(b))
 	if err != nil {
@@ -176,7 +176,7 @@ func TestScriptStepsSeeRequestsAndSideRequestsAreSkipped(t *testing.T) {
 	if d := evs[2].data["delta"].(map[string]any); d["text"] != "I saw hi" {
 		t.Errorf("answer %v", d)
 	}
-	if !s.WaitUsed(2, time.Second) {
+	if !s.WaitUsed(2, testutil.EventuallyTimeout) {
 		t.Fatal("WaitUsed(2) timed out")
 	}
 	evs = readSSE(t, post(t, s.URL()+"/v1/messages", mainRequest(true)).Body)
@@ -222,7 +222,7 @@ func TestErrorsAndUnknownPaths(t *testing.T) {
 	if err := json.NewDecoder(resp.Body).Decode(&c); err != nil || c.InputTokens < 1 {
 		t.Fatalf("count_tokens: %+v %v", c, err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testutil.EventuallyTimeout)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.URL()+"/v1/messages", strings.NewReader("not json"))
 	r2, err := http.DefaultClient.Do(req)
