@@ -414,7 +414,7 @@ func TestHomePageShowsWhenHostIsGone(t *testing.T) {
 	cancel()
 	<-done
 	var status string
-	waitCtx, stop := context.WithTimeout(ctx, 15*time.Second)
+	waitCtx, stop := context.WithTimeout(ctx, testutil.EventuallyTimeout)
 	defer stop()
 	if err := chromedp.Run(waitCtx,
 		chromedp.Click(`#refresh`, chromedp.ByQuery),

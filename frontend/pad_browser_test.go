@@ -89,7 +89,7 @@ func startPadRig(t *testing.T, opts web.Options) *padRig {
 		cancel()
 		select {
 		case <-done:
-		case <-time.After(10 * time.Second):
+		case <-time.After(testutil.EventuallyTimeout):
 			t.Error("daemon did not stop")
 		}
 		os.RemoveAll(dir)

@@ -82,7 +82,7 @@ func startRelay(t *testing.T, listen, upstream, from string) {
 		mu.Unlock()
 		wg.Wait()
 	})
-	dialer := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}, Timeout: 5 * time.Second}
+	dialer := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}, Timeout: testutil.EventuallyTimeout}
 	wg.Add(1)
 	go func() {
 		defer wg.Done()

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -78,7 +77,7 @@ func (r *consentRig) remembered(t *testing.T) bool {
 
 // lanAnswers reports whether the LAN address takes connections.
 func (r *consentRig) lanAnswers() bool {
-	nc, err := net.DialTimeout("tcp4", net.JoinHostPort(lanBind, strconv.Itoa(r.srv.Port())), 5*time.Second)
+	nc, err := net.DialTimeout("tcp4", net.JoinHostPort(lanBind, strconv.Itoa(r.srv.Port())), testutil.EventuallyTimeout)
 	if err != nil {
 		return false
 	}

@@ -78,7 +78,7 @@ func startChatHost(t *testing.T) *chatHost {
 		cancel()
 		select {
 		case <-done:
-		case <-time.After(5 * time.Second):
+		case <-time.After(testutil.EventuallyTimeout):
 		}
 	})
 	return &chatHost{srv: s, home: home, used: map[int]bool{}}

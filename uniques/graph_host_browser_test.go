@@ -74,7 +74,7 @@ func startGraphHost(t *testing.T) *graphHost {
 		cancel()
 		select {
 		case <-done:
-		case <-time.After(5 * time.Second):
+		case <-time.After(testutil.EventuallyTimeout):
 		}
 	})
 	return &graphHost{srv: s, home: home, used: map[int]bool{}}
