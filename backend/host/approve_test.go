@@ -25,7 +25,7 @@ func approveAsync(th *testHost, body map[string]any, tok string) <-chan approveR
 		data, _ := json.Marshal(body)
 		req, _ := http.NewRequest("POST", th.URL()+"/lip/approve", bytes.NewReader(data))
 		req.Header.Set("Authorization", "Bearer "+tok)
-		c := &http.Client{Timeout: 20 * time.Second}
+		c := &http.Client{Timeout: ioTimeout}
 		resp, err := c.Do(req)
 		if err != nil {
 			out <- approveResult{err: err}
@@ -53,7 +53,7 @@ func waitApprove(t *testing.T, ch <-chan approveResult) approveResult {
 			t.Fatalf("POST /lip/approve: %v", r.err)
 		}
 		return r
-	case <-time.After(15 * time.Second):
+	case <-time.After(ioTimeout):
 		t.Fatal("POST /lip/approve never answered")
 	}
 	return approveResult{}
@@ -71,7 +71,7 @@ func TestApproveCardAnsweredByTheShellOnly(t *testing.T) {
 	sc.sendEnv("lip.ready", map[string]any{}, "shell")
 
 	res := approveAsync(th, map[string]any{"window": win.Window, "tool": "Bash", "summary": "Run the tests\nin ./backend"}, testHostToken)
-	ask, ok := sc.nextOfType("shell.ask", 5*time.Second)
+	ask, ok := sc.nextOfType("shell.ask", ioTimeout)
 	if !ok {
 		t.Fatal("the shell was never asked")
 	}
@@ -85,7 +85,7 @@ func TestApproveCardAnsweredByTheShellOnly(t *testing.T) {
 	// privileged API: both say "deny", and the human's "allow" after them
 	// is the answer the approval gets.
 	sc.sendEnv("shell.answer", map[string]any{"id": id, "choice": "deny"}, "unique")
-	if e, ok := sc.nextOfType("lip.error", 2*time.Second); !ok || dataOf(t, e)["code"] != "forbidden" {
+	if e, ok := sc.nextOfType("lip.error", ioTimeout); !ok || dataOf(t, e)["code"] != "forbidden" {
 		t.Fatalf("a unique-stamped answer was not refused: %v %v", ok, e)
 	}
 	// Nor can the privileged API.
@@ -102,7 +102,7 @@ func TestApproveCardAnsweredByTheShellOnly(t *testing.T) {
 
 	// Deny (or anything but allow) is deny.
 	res = approveAsync(th, map[string]any{"window": win.Window, "tool": "Write", "summary": "Create notes.md"}, testHostToken)
-	ask, _ = sc.nextOfType("shell.ask", 5*time.Second)
+	ask, _ = sc.nextOfType("shell.ask", ioTimeout)
 	sc.sendEnv("shell.answer", map[string]any{"id": dataOf(t, ask)["id"], "choice": "always"}, "shell")
 	if r := waitApprove(t, res); r.answer.Choice != "deny" || r.answer.Reason != "answered" {
 		t.Fatalf("a non-allow answer: %+v", r.answer)
@@ -123,7 +123,7 @@ func TestApproveWithoutAnswerDenies(t *testing.T) {
 	sc.sendEnv("lip.ready", map[string]any{}, "shell")
 	start := time.Now()
 	res := approveAsync(th, map[string]any{"window": win.Window, "tool": "Bash", "timeoutMs": 1000}, testHostToken)
-	if _, ok := sc.nextOfType("shell.ask", 5*time.Second); !ok {
+	if _, ok := sc.nextOfType("shell.ask", ioTimeout); !ok {
 		t.Fatal("the shell was never asked")
 	}
 	r := waitApprove(t, res)
@@ -131,7 +131,7 @@ func TestApproveWithoutAnswerDenies(t *testing.T) {
 		t.Fatalf("timeout: %+v after %v", r.answer, time.Since(start))
 	}
 	// A card nobody answered in time goes down.
-	if _, ok := sc.nextOfType("shell.dismiss", 5*time.Second); !ok {
+	if _, ok := sc.nextOfType("shell.dismiss", ioTimeout); !ok {
 		t.Fatal("the timed-out card was not dismissed")
 	}
 
@@ -147,13 +147,13 @@ func TestApproveWithoutAnswerDenies(t *testing.T) {
 			resp.Body.Close()
 		}
 	}()
-	ask, ok := sc.nextOfType("shell.ask", 5*time.Second)
+	ask, ok := sc.nextOfType("shell.ask", ioTimeout)
 	if !ok {
 		t.Fatal("the shell was never asked the second time")
 	}
 	cancel()
 	<-gone
-	d, ok := sc.nextOfType("shell.dismiss", 5*time.Second)
+	d, ok := sc.nextOfType("shell.dismiss", ioTimeout)
 	if !ok || dataOf(t, d)["id"] != dataOf(t, ask)["id"] {
 		t.Fatalf("the abandoned card was not dismissed (%v)", ok)
 	}

@@ -149,7 +149,7 @@ func BenchmarkSendToShell(b *testing.B) {
 		}
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
-		cmds := sc.commands(1, 5*time.Second)
+		cmds := sc.commands(1, ioTimeout)
 		lat = append(lat, time.Since(t0))
 		sc.ack(cmds...)
 	}

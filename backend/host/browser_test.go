@@ -142,7 +142,7 @@ func TestBrowserEndToEnd(t *testing.T) {
 
 	// The unique emits a declared event; Claude's listen receives it.
 	uc.evalIn(t, ctx, uo, `lip.emit("tu.note", {text: "from the unique"})`, nil)
-	ev := th.waitEvent(t, "claude", "tu.note", 5*time.Second)
+	ev := th.waitEvent(t, "claude", "tu.note", ioTimeout)
 	if ev.From != "unique:tu#"+win.Window || dataOf(t, ev)["text"] != "from the unique" {
 		t.Fatalf("event %+v", ev)
 	}
@@ -249,7 +249,7 @@ func TestBrowserEndToEnd(t *testing.T) {
 
 	// Handoff: export → session file, session.saved, the window closes.
 	uc.evalIn(t, ctx, uo, `lip.export({summary: "one item", items: ["first item"]})`, nil)
-	saved := th.waitEvent(t, "claude", "session.saved", 5*time.Second)
+	saved := th.waitEvent(t, "claude", "session.saved", ioTimeout)
 	sid := dataOf(t, saved)["id"].(string)
 	if files := sessionFiles(t, th, "tu"); len(files) != 1 {
 		t.Fatalf("session files %v", files)
@@ -261,7 +261,7 @@ func TestBrowserEndToEnd(t *testing.T) {
 	if !strings.Contains(overlay, "Sent to Claude") {
 		t.Fatalf("overlay %q", overlay)
 	}
-	closed := th.waitEvent(t, "claude", "session.closed", 5*time.Second)
+	closed := th.waitEvent(t, "claude", "session.closed", ioTimeout)
 	if closed.Win != win.Window || dataOf(t, closed)["reason"] != "handoff" {
 		t.Fatalf("session.closed %+v", closed)
 	}

@@ -44,7 +44,7 @@ func (f *fakeActions) next(t *testing.T) actionCall {
 	select {
 	case c := <-f.calls:
 		return c
-	case <-time.After(5 * time.Second):
+	case <-time.After(ioTimeout):
 		t.Fatal("ClaudeActions.Answer was never called")
 	}
 	return actionCall{}
@@ -211,7 +211,7 @@ func (th *testHost) windowsByID(t *testing.T) map[string]map[string]any {
 
 func moodOf(t *testing.T, sc *inbox) string {
 	t.Helper()
-	e, ok := sc.nextOfType("entity.mood", 5*time.Second)
+	e, ok := sc.nextOfType("entity.mood", ioTimeout)
 	if !ok {
 		t.Fatal("no entity.mood reached the window")
 	}
@@ -328,7 +328,7 @@ func TestClaudeMoodFollowsTheSessionInBoundWindowsOnly(t *testing.T) {
 // askOf reads the next shell.ask and checks it is a Claude approval card.
 func askOf(t *testing.T, sc *inbox) map[string]any {
 	t.Helper()
-	e, ok := sc.nextOfType("shell.ask", 5*time.Second)
+	e, ok := sc.nextOfType("shell.ask", ioTimeout)
 	if !ok {
 		t.Fatalf("no approval card in %s", sc.window)
 	}
@@ -341,7 +341,7 @@ func askOf(t *testing.T, sc *inbox) map[string]any {
 
 func dismissOf(t *testing.T, sc *inbox) string {
 	t.Helper()
-	e, ok := sc.nextOfType("shell.dismiss", 5*time.Second)
+	e, ok := sc.nextOfType("shell.dismiss", ioTimeout)
 	if !ok {
 		t.Fatalf("no shell.dismiss in %s", sc.window)
 	}
@@ -394,7 +394,7 @@ func TestClaudeApprovalCardAllowAndDeny(t *testing.T) {
 	th.report(t, rep(6001, "waiting_for_approval", "request_id", "req-3", "tool", "Bash"))
 	d3 := askOf(t, w1)
 	w1.sendEnv("shell.answer", map[string]any{"id": d3["id"], "choice": "allow"}, "unique")
-	if e, ok := w1.nextOfType("lip.error", 5*time.Second); !ok || dataOf(t, e)["code"] != "forbidden" {
+	if e, ok := w1.nextOfType("lip.error", ioTimeout); !ok || dataOf(t, e)["code"] != "forbidden" {
 		t.Fatalf("the unique's answer was not refused: %v %v", ok, e)
 	}
 	w1.sendEnv("shell.answer", map[string]any{"id": d3["id"], "choice": "deny"}, "shell")
@@ -504,7 +504,7 @@ func TestClaudeAnswerFailureIsToldToThePerson(t *testing.T) {
 	card := askOf(t, sc)
 	sc.sendEnv("shell.answer", map[string]any{"id": card["id"], "choice": "allow"}, "shell")
 	acts.next(t)
-	e, ok := sc.nextOfType("ui.toast", 5*time.Second)
+	e, ok := sc.nextOfType("ui.toast", ioTimeout)
 	if !ok || !strings.Contains(dataOf(t, e)["text"].(string), "answer in its terminal") {
 		t.Fatalf("no toast: %v %v", ok, e)
 	}

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
-	"time"
 )
 
 // tallyUnique declares JSON Schemas for a command and an event.
@@ -57,7 +56,7 @@ func TestSendChecksDeclaredCommandSchema(t *testing.T) {
 	// Only the valid command reaches the window.
 	sc := th.dialShell(t, win, nil)
 	sc.sendEnv("lip.ready", map[string]any{}, "shell")
-	cmds := sc.commands(1, 2*time.Second)
+	cmds := sc.commands(1, ioTimeout)
 	if len(cmds) != 1 || dataOf(t, cmds[0])["value"] != float64(7) {
 		t.Fatalf("delivered %v", cmds)
 	}
@@ -71,7 +70,7 @@ func TestUpEventChecksDeclaredEventSchema(t *testing.T) {
 	win := th.open(t, "tally", "")
 	sc := th.dialShell(t, win, nil)
 	badID := sc.sendEnv("tally.changed", map[string]any{"count": "lots"}, "unique")
-	e, ok := sc.nextOfType("lip.error", 3*time.Second)
+	e, ok := sc.nextOfType("lip.error", ioTimeout)
 	if !ok {
 		t.Fatal("no lip.error for data that breaks the schema")
 	}
@@ -81,9 +80,9 @@ func TestUpEventChecksDeclaredEventSchema(t *testing.T) {
 	}
 	sc.sendEnv("tally.note", map[string]any{"free": "form"}, "unique")
 	sc.sendEnv("tally.changed", map[string]any{"count": 3}, "unique")
-	ev := th.waitEvent(t, "check-changed", "tally.changed", 3*time.Second)
+	ev := th.waitEvent(t, "check-changed", "tally.changed", ioTimeout)
 	if dataOf(t, ev)["count"] != float64(3) {
 		t.Fatalf("the first tally.changed Claude sees is %v; the bad one must have been dropped", ev)
 	}
-	th.waitEvent(t, "check-note", "tally.note", 3*time.Second)
+	th.waitEvent(t, "check-note", "tally.note", ioTimeout)
 }

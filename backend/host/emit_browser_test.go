@@ -73,7 +73,7 @@ func TestBrowserEmitOfUndeclaredTypeThrows(t *testing.T) {
 	if got.Declared != "sent" {
 		t.Errorf("declared emit: %s", got.Declared)
 	}
-	th.waitEvent(t, "claude", "board.note", 5*time.Second)
+	th.waitEvent(t, "claude", "board.note", ioTimeout)
 	if res := th.listen(t, "cursor=check&wait_ms=0&types=board.explode"); len(res.Events) != 0 {
 		t.Fatalf("the refused event was sent: %v", res.Events)
 	}

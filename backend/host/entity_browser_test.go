@@ -123,7 +123,7 @@ func (r *entityRig) eval(t testing.TB, expr string, out any) {
 // poll waits until a boolean expression in the shell page is true.
 func (r *entityRig) poll(t *testing.T, expr string) {
 	t.Helper()
-	if err := chromedp.Run(r.ctx, chromedp.Poll("!!("+expr+")", nil, chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+	if err := chromedp.Run(r.ctx, chromedp.Poll("!!("+expr+")", nil, chromedp.WithPollingTimeout(ioTimeout))); err != nil {
 		var state any
 		_ = chromedp.Run(r.ctx, chromedp.Evaluate(`(() => { const b = document.querySelector(".lets-companion-body").getBoundingClientRect(); return {left: b.left, top: b.top, view: [innerWidth, innerHeight], data: {...document.querySelector(".lets-companion").dataset}}; })()`, &state))
 		t.Fatalf("in the shell, %s never became true: %v\ncompanion: %v", expr, err, state)
@@ -134,7 +134,7 @@ func (r *entityRig) poll(t *testing.T, expr string) {
 // from this window's shell.
 func (r *entityRig) shellEvent(t *testing.T, cursor, typ string) map[string]any {
 	t.Helper()
-	ev := r.th.waitEvent(t, cursor, typ, 10*time.Second)
+	ev := r.th.waitEvent(t, cursor, typ, ioTimeout)
 	if want := "shell:board#" + r.win.Window; ev.From != want {
 		t.Fatalf("%s came from %q, want %q", typ, ev.From, want)
 	}
@@ -510,7 +510,7 @@ func TestBrowserEntityHumanActs(t *testing.T) {
 	if err := chromedp.Run(r.ctx, mouse(input.MousePressed, frame[0]+30, frame[1]+30, input.Right, 2), mouse(input.MouseReleased, frame[0]+30, frame[1]+30, input.Right, 0)); err != nil {
 		t.Fatal(err)
 	}
-	ev := r.th.waitEvent(t, cur, "entity.summon", 10*time.Second)
+	ev := r.th.waitEvent(t, cur, "entity.summon", ioTimeout)
 	if !strings.HasPrefix(ev.From, "unique:board#") || dataOf(t, ev)["context"] == nil {
 		t.Errorf("summon from the unique: from %q, data %v", ev.From, dataOf(t, ev))
 	}
@@ -799,7 +799,7 @@ func TestBrowserEntityFromTheUnique(t *testing.T) {
 	if err := chromedp.Run(r.ctx, mouse(input.MouseMoved, frame[0]+40, frame[1]+90, input.None, 0), chromedp.KeyEvent(" ", chromedp.KeyModifiers(input.ModifierCtrl))); err != nil {
 		t.Fatal(err)
 	}
-	ev := r.th.waitEvent(t, cur, "entity.summon", 10*time.Second)
+	ev := r.th.waitEvent(t, cur, "entity.summon", ioTimeout)
 	d := dataOf(t, ev)
 	ctxData, _ := d["context"].(map[string]any)
 	if !strings.HasPrefix(ev.From, "unique:board#") || ctxData["id"] != "probe" {

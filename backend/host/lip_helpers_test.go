@@ -24,6 +24,13 @@ import (
 	"github.com/lets-app/lets/backend/lip"
 )
 
+// ioTimeout bounds every wait for something that must happen (an event, a
+// command, a frame, a close). It is a failure detector, not a budget: the
+// one limit every wait uses, so a loaded machine makes a failing test fail
+// slower, never a correct host fail. Checks that something does NOT come
+// keep their own short windows.
+const ioTimeout = testutil.EventuallyTimeout
+
 const testHostToken = "test-host-token-0123456789abcdefghijklmnop"
 
 // boardFiles is a small test unique: declared events and commands, the
@@ -125,7 +132,7 @@ func (th *testHost) stop() {
 	th.cancel = nil
 	select {
 	case <-th.done:
-	case <-time.After(5 * time.Second):
+	case <-time.After(ioTimeout):
 	}
 }
 
@@ -346,7 +353,7 @@ func (th *testHost) dialShell(t testing.TB, win testWindow, resume *uint64) *she
 		data["resume"] = *resume
 	}
 	sc.sendEnv("lip.hello", data, "shell")
-	sc.welcome = sc.read(2 * time.Second)[0]
+	sc.welcome = sc.read(ioTimeout)[0]
 	if sc.welcome.Type != "lip.welcome" {
 		t.Fatalf("first frame %s, want lip.welcome", sc.welcome.Type)
 	}
@@ -383,7 +390,7 @@ func (sc *shellClient) writeJSON(v any) {
 	sc.t.Helper()
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
-	_ = sc.ws.SetWriteDeadline(time.Now().Add(2 * time.Second))
+	_ = sc.ws.SetWriteDeadline(time.Now().Add(ioTimeout))
 	if err := sc.ws.WriteJSON(v); err != nil {
 		sc.t.Fatalf("write to /lip/ws: %v", err)
 	}

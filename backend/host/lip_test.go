@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/lets-app/lets/backend/lip"
 	"github.com/lets-app/lets/backend/testenv/testutil"
@@ -19,7 +18,7 @@ func TestOpenSendDeliverAck(t *testing.T) {
 	if win.Window != "w1" || !strings.Contains(win.URL, "/w/w1/?t=") || win.Guide == "" || win.Commands["board.add"] == "" {
 		t.Fatalf("open answer: %+v", win)
 	}
-	opened := th.waitEvent(t, "t1", "session.open", 2*time.Second)
+	opened := th.waitEvent(t, "t1", "session.open", ioTimeout)
 	if opened.Win != "w1" || opened.From != "host" {
 		t.Fatalf("session.open = %+v", opened)
 	}
@@ -33,7 +32,7 @@ func TestOpenSendDeliverAck(t *testing.T) {
 	if code != 200 || len(ans["accepted"].([]any)) != 2 {
 		t.Fatalf("send: %d %v", code, ans)
 	}
-	cmds := sc.commands(2, 2*time.Second)
+	cmds := sc.commands(2, ioTimeout)
 	if cmds[0].Type != "board.add" || cmds[1].Type != "ui.toast" || cmds[0].Seq != 1 || cmds[1].Seq != 2 || cmds[0].From != "claude" {
 		t.Fatalf("commands %+v", cmds)
 	}
@@ -41,19 +40,19 @@ func TestOpenSendDeliverAck(t *testing.T) {
 
 	// The unique emits (relayed by the shell); a forged from is ignored.
 	sc.sendEnv("board.note", map[string]any{"text": "hello"}, "claude")
-	ev := th.waitEvent(t, "t1", "board.note", 2*time.Second)
+	ev := th.waitEvent(t, "t1", "board.note", ioTimeout)
 	if ev.From != "unique:board#w1" || ev.Win != "w1" || ev.Seq == 0 {
 		t.Fatalf("event = %+v", ev)
 	}
 	// A human act from the shell is stamped shell:.
 	sc.sendEnv("chat.message", map[string]any{"text": "hi"}, "shell")
-	ev = th.waitEvent(t, "t1", "chat.message", 2*time.Second)
+	ev = th.waitEvent(t, "t1", "chat.message", ioTimeout)
 	if ev.From != "shell:board#w1" {
 		t.Fatalf("shell event from %q", ev.From)
 	}
 	// The unique may not emit chat.message.
 	sc.sendEnv("chat.message", map[string]any{"text": "forged"}, "unique")
-	e, ok := sc.nextOfType("lip.error", 2*time.Second)
+	e, ok := sc.nextOfType("lip.error", ioTimeout)
 	if !ok || dataOf(t, e)["code"] != "reserved_domain" {
 		t.Fatalf("unique chat.message: %+v %v", e, ok)
 	}
@@ -83,11 +82,11 @@ func TestOnOpenAndWindowGone(t *testing.T) {
 	win.Token = loadShellToken(t, l.URL)
 	sc := th.dialShell(t, win, nil)
 	th.WindowGone(win.Window, "human")
-	ev := th.waitEvent(t, "g", "session.closed", 2*time.Second)
+	ev := th.waitEvent(t, "g", "session.closed", ioTimeout)
 	if ev.Win != win.Window || dataOf(t, ev)["reason"] != "human" {
 		t.Fatalf("session.closed %+v", ev)
 	}
-	if err := sc.closeErr(2 * time.Second); err == nil || !strings.Contains(err.Error(), "4410") {
+	if err := sc.closeErr(ioTimeout); err == nil || !strings.Contains(err.Error(), "4410") {
 		t.Fatalf("the shell socket should close with 4410: %v", err)
 	}
 	if code, _ := th.call(t, "GET", "/w/w1/shell.js?t="+win.Token, nil, ""); code != 401 {

@@ -40,7 +40,7 @@ func TestOnWindowClosedAfterSessionClose(t *testing.T) {
 	if code, body := th.call(t, "POST", "/lip/close", map[string]string{"window": win.Window}, testHostToken); code != 200 {
 		t.Fatalf("close: %d %v", code, body)
 	}
-	cmd, ok := sc.nextOfType("session.close", 2*time.Second)
+	cmd, ok := sc.nextOfType("session.close", ioTimeout)
 	if !ok {
 		t.Fatal("the shell got no session.close")
 	}
@@ -51,7 +51,7 @@ func TestOnWindowClosedAfterSessionClose(t *testing.T) {
 		if id != win.Window {
 			t.Fatalf("closing %q, want %q", id, win.Window)
 		}
-	case <-time.After(time.Second):
+	case <-time.After(ioTimeout):
 		t.Fatal("OnWindowClosing was not called for POST /lip/close")
 	}
 	select {
@@ -66,10 +66,10 @@ func TestOnWindowClosedAfterSessionClose(t *testing.T) {
 		if id != win.Window {
 			t.Fatalf("closed %q, want %q", id, win.Window)
 		}
-	case <-time.After(2 * time.Second):
+	case <-time.After(ioTimeout):
 		t.Fatal("OnWindowClosed was not called after the shell went away")
 	}
-	ev := th.waitEvent(t, "g", "session.closed", 2*time.Second)
+	ev := th.waitEvent(t, "g", "session.closed", ioTimeout)
 	if dataOf(t, ev)["reason"] != "claude" {
 		t.Fatalf("session.closed %+v", ev)
 	}
@@ -92,7 +92,7 @@ func TestOnWindowClosedForUnconnectedWindow(t *testing.T) {
 		if id != win.Window {
 			t.Fatalf("closed %q", id)
 		}
-	case <-time.After(time.Second):
+	case <-time.After(ioTimeout):
 		t.Fatal("OnWindowClosed was not called")
 	}
 }

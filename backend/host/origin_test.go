@@ -16,12 +16,12 @@ import (
 // cleaning) and returns the answer.
 func rawGet(t *testing.T, port int, target string, headers ...string) *http.Response {
 	t.Helper()
-	c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), 2*time.Second)
+	c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), ioTimeout)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	_ = c.SetDeadline(time.Now().Add(ioTimeout))
 	req := "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1:" + strconv.Itoa(port) + "\r\nConnection: close\r\n"
 	for _, h := range headers {
 		req += h + "\r\n"

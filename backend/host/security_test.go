@@ -73,7 +73,7 @@ func TestWindowTokenDrivesOnlyItsWindow(t *testing.T) {
 	// A hello naming another window is refused.
 	c := th.dialRaw(t, w1.Token)
 	_ = c.WriteJSON(map[string]any{"lip": 1, "id": "h1", "type": "lip.hello", "data": map[string]any{"window": "w2"}})
-	_ = c.SetReadDeadline(time.Now().Add(2 * time.Second))
+	_ = c.SetReadDeadline(time.Now().Add(ioTimeout))
 	_, _, err := c.ReadMessage()
 	if err == nil || !strings.Contains(err.Error(), "4403") {
 		t.Fatalf("hello for w2 on w1's token: %v", err)

@@ -59,7 +59,7 @@ func TestCase028_ExportSavesSessionAndClosesWindow(t *testing.T) {
 	sc := th.dialShell(t, win, nil)
 	sc.sendEnv("lip.ready", map[string]any{}, "shell")
 	sc.sendEnv("board.export", map[string]any{"nodes": []string{"a", "b"}, "summary": "two nodes"}, "unique")
-	closeCmd, ok := sc.nextOfType("session.close", 3*time.Second)
+	closeCmd, ok := sc.nextOfType("session.close", ioTimeout)
 	if !ok || dataOf(t, closeCmd)["reason"] != "handoff" {
 		t.Fatalf("session.close: %+v %v", closeCmd, ok)
 	}
@@ -75,14 +75,14 @@ func TestCase028_ExportSavesSessionAndClosesWindow(t *testing.T) {
 	if fi.Mode().Perm() != 0o600 {
 		t.Fatalf("session file mode %o", fi.Mode().Perm())
 	}
-	saved := th.waitEvent(t, "s", "session.saved", 2*time.Second)
+	saved := th.waitEvent(t, "s", "session.saved", ioTimeout)
 	if d := dataOf(t, saved); d["unique"] != "board" || d["handoff"] != true || d["summary"] != "two nodes" || d["id"] == "" {
 		t.Fatalf("session.saved %v", d)
 	}
 	// The shell acks and closes: the window is gone and session.closed says why.
 	sc.ack(closeCmd)
 	_ = sc.ws.Close()
-	closed := th.waitEvent(t, "s", "session.closed", 2*time.Second)
+	closed := th.waitEvent(t, "s", "session.closed", ioTimeout)
 	if dataOf(t, closed)["reason"] != "handoff" {
 		t.Fatalf("session.closed %v", dataOf(t, closed))
 	}
@@ -108,7 +108,7 @@ func TestCase029_HandoffStayKeepsTheWindow(t *testing.T) {
 	sc := th.dialShell(t, win, nil)
 	sc.sendEnv("lip.ready", map[string]any{}, "shell")
 	sc.sendEnv("board.export", map[string]any{"nodes": []string{"a"}}, "unique")
-	th.waitEvent(t, "s", "session.saved", 2*time.Second)
+	th.waitEvent(t, "s", "session.saved", ioTimeout)
 	if files := sessionFiles(t, th, "board"); len(files) != 1 {
 		t.Fatalf("files %v", files)
 	}
@@ -126,9 +126,9 @@ func TestCase030_SnapshotUpdatesSilently(t *testing.T) {
 	sc := th.dialShell(t, win, nil)
 	sc.sendEnv("lip.ready", map[string]any{}, "shell")
 	sc.sendEnv("board.snapshot", map[string]any{"v": 1}, "unique")
-	th.waitEvent(t, "s", "board.snapshot", 2*time.Second)
+	th.waitEvent(t, "s", "board.snapshot", ioTimeout)
 	sc.sendEnv("board.snapshot", map[string]any{"v": 2}, "unique")
-	th.waitEvent(t, "s", "board.snapshot", 2*time.Second)
+	th.waitEvent(t, "s", "board.snapshot", ioTimeout)
 	files := sessionFiles(t, th, "board")
 	if len(files) != 1 {
 		t.Fatalf("files %v", files)
@@ -155,7 +155,7 @@ func TestCase031_ResumeLastQueuesRestoreFirst(t *testing.T) {
 	sc := th.dialShell(t, win, nil)
 	sc.sendEnv("lip.ready", map[string]any{}, "shell")
 	sc.sendEnv("board.export", map[string]any{"nodes": []string{"x", "y"}}, "unique")
-	saved := th.waitEvent(t, "s", "session.saved", 2*time.Second)
+	saved := th.waitEvent(t, "s", "session.saved", ioTimeout)
 	id := dataOf(t, saved)["id"].(string)
 
 	w2 := th.open(t, "board", "last")
@@ -169,7 +169,7 @@ func TestCase031_ResumeLastQueuesRestoreFirst(t *testing.T) {
 	}
 	sc2 := th.dialShell(t, w2, nil)
 	sc2.sendEnv("lip.ready", map[string]any{}, "shell")
-	cmds := sc2.commands(2, 2*time.Second)
+	cmds := sc2.commands(2, ioTimeout)
 	if cmds[0].Type != "board.load" || cmds[1].Type != "board.add" {
 		t.Fatalf("order %v", typesOf(cmds))
 	}
@@ -177,7 +177,7 @@ func TestCase031_ResumeLastQueuesRestoreFirst(t *testing.T) {
 	if _, has := d["session"]; has || len(d["nodes"].([]any)) != 2 || cmds[0].Re != id {
 		t.Fatalf("restore payload %v re %q", d, cmds[0].Re)
 	}
-	opened := th.waitEvent(t, "o", "session.open", 2*time.Second)
+	opened := th.waitEvent(t, "o", "session.open", ioTimeout)
 	_ = opened
 	// Resume by id works too; an unknown id is refused.
 	th.open(t, "board", id)
@@ -197,14 +197,16 @@ func TestCase032_TTLExpiresUndeliveredCommand(t *testing.T) {
 		t.Fatalf("send %d %v", code, body)
 	}
 	id := body["accepted"].([]any)[0].(string)
-	ev := th.waitEvent(t, "x", "lip.expired", 2*time.Second)
+	ev := th.waitEvent(t, "x", "lip.expired", ioTimeout)
 	took := time.Since(start)
 	ids := dataOf(t, ev)["ids"].([]any)
 	if len(ids) != 1 || ids[0] != id || ev.Win != win.Window || ev.From != "host" {
 		t.Fatalf("lip.expired %+v", ev)
 	}
-	if took < 90*time.Millisecond || took > 1500*time.Millisecond {
-		t.Fatalf("expired after %v, want about 100 ms", took)
+	// A timer never fires early, so only the lower bound is checked; the
+	// wait above (ioTimeout) fails a ttl read as seconds or never armed.
+	if took < 90*time.Millisecond {
+		t.Fatalf("expired after %v, before its 100 ms ttl", took)
 	}
 	w, _ := th.core.window(win.Window)
 	if q := w.queuedIDs(); len(q) != 0 {

@@ -25,7 +25,7 @@ func TestShowHomeCallsTheAppWithTheHostToken(t *testing.T) {
 	}
 	select {
 	case <-shown:
-	case <-time.After(5 * time.Second):
+	case <-time.After(ioTimeout):
 		t.Fatal("the app was not asked to show its home window")
 	}
 }

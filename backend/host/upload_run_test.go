@@ -101,14 +101,14 @@ func TestCase026_PNGLabelledJPEGIsStoredAsPNG(t *testing.T) {
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("stored file: %v %v", fi, err)
 	}
-	ev := th.waitEvent(t, "up", "media.image", 2*time.Second)
+	ev := th.waitEvent(t, "up", "media.image", ioTimeout)
 	d := dataOf(t, ev)
 	if d["path"] != path || d["mime"] != "image/png" || d["source"] != "paste" || ev.From != "shell:board#w1" {
 		t.Fatalf("media.image %v from %s", d, ev.From)
 	}
 	// Through the SDK the upload is the unique's act.
 	_, _ = th.upload(t, win.Token, bytes.NewReader(pngBytes(t, 2, 2)), "image/png", map[string]string{"X-Lets-Via": "unique", "X-Lets-Component": "drop1"})
-	ev = th.waitEvent(t, "up", "media.image", 2*time.Second)
+	ev = th.waitEvent(t, "up", "media.image", ioTimeout)
 	if ev.From != "unique:board#w1" || dataOf(t, ev)["componentId"] != "drop1" {
 		t.Fatalf("unique upload event %+v", ev)
 	}
@@ -223,7 +223,7 @@ func answerPrompts(t *testing.T, sc *shellClient, choice string, n int) <-chan s
 	asked := make(chan string, n)
 	go func() {
 		for range n {
-			e, ok := sc.nextOfType("shell.ask", 5*time.Second)
+			e, ok := sc.nextOfType("shell.ask", ioTimeout)
 			if !ok {
 				close(asked)
 				return
@@ -264,7 +264,7 @@ func TestCase020_RunNotAllowedByTheHumanIsDenied(t *testing.T) {
 	// The unique cannot answer for the human: an answer relayed from the
 	// unique is refused.
 	go func() {
-		e, ok := sc.nextOfType("shell.ask", 5*time.Second)
+		e, ok := sc.nextOfType("shell.ask", ioTimeout)
 		if !ok {
 			return
 		}
