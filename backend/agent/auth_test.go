@@ -131,7 +131,7 @@ func TestLoginFake(t *testing.T) {
 		code string
 		ok   bool
 	}{{"good-code#s1", true}, {"wrong", false}} {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), ioTimeout)
 		l, err := StartLogin(ctx, self(t), fakeEnv())
 		if err != nil {
 			t.Fatal(err)

@@ -40,7 +40,7 @@ func realOptions(tb testing.TB, stub *claudestub.Server, env ...string) Options 
 
 func startReal(tb testing.TB, o Options) *Process {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), ioTimeout)
 	defer cancel()
 	p, err := Start(ctx, o)
 	if err != nil {
@@ -119,7 +119,7 @@ func TestClaudeImageTurnAcceptEdits(t *testing.T) {
 	o.PermissionMode = "acceptEdits"
 	p := startReal(t, o)
 	png := "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), ioTimeout)
 	defer cancel()
 	if err := p.Send(ctx, []Block{TextBlock("What is this?"), ImageBlock("image/png", png)}); err != nil {
 		t.Fatal(err)
@@ -199,13 +199,13 @@ func TestClaudeInterruptKeepsProcess(t *testing.T) {
 	case <-time.After(claudeWait):
 		t.Fatal("the turn did not reach the stub")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), ioTimeout)
 	defer cancel()
 	start := time.Now()
 	if err := p.Interrupt(ctx); err != nil {
 		t.Fatal(err)
 	}
-	r := next[Result](t, p, 10*time.Second)
+	r := next[Result](t, p, ioTimeout)
 	if r.Error != ErrCodeInterrupted || !r.IsError {
 		t.Errorf("interrupted result %+v", r)
 	}
@@ -328,7 +328,7 @@ func BenchmarkFirstDelta(b *testing.B) {
 	var first time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), ioTimeout)
 		if err := p.Send(ctx, []Block{TextBlock("Hi " + strconv.Itoa(i))}); err != nil {
 			b.Fatal(err)
 		}
@@ -415,12 +415,12 @@ func TestClaudeStreamsWordByWordAndStops(t *testing.T) {
 	if strings.Join(got, "|") != "and |then |the |kite " {
 		t.Errorf("first words %q", got)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), ioTimeout)
 	defer cancel()
 	if err := p.Interrupt(ctx); err != nil {
 		t.Fatal(err)
 	}
-	r := next[Result](t, p, 10*time.Second)
+	r := next[Result](t, p, ioTimeout)
 	if r.Error != ErrCodeInterrupted {
 		t.Errorf("result %+v", r)
 	}

@@ -31,7 +31,7 @@ func startFake(t testing.TB, o Options, env ...string) (*Process, string) {
 	if o.Grace == 0 {
 		o.Grace = 2 * time.Second
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), ioTimeout)
 	defer cancel()
 	p, err := Start(ctx, o)
 	if err != nil {
@@ -40,6 +40,12 @@ func startFake(t testing.TB, o Options, env ...string) (*Process, string) {
 	t.Cleanup(func() { _ = p.Close() })
 	return p, argsFile
 }
+
+// ioTimeout bounds every wait for something that must happen (an event, a
+// send, a start). It is a failure detector, not a budget: the one limit
+// every wait uses (testutil.EventuallyTimeout), so a loaded machine never
+// fails a correct Process.
+const ioTimeout = testutil.EventuallyTimeout
 
 // next returns the next event of type T, skipping others (kept in skipped).
 func next[T Event](t testing.TB, p *Process, within time.Duration) T {
@@ -65,7 +71,7 @@ func next[T Event](t testing.TB, p *Process, within time.Duration) T {
 
 func send(t testing.TB, p *Process, text string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), ioTimeout)
 	defer cancel()
 	if err := p.Send(ctx, []Block{TextBlock(text)}); err != nil {
 		t.Fatalf("send %q: %v", text, err)
@@ -93,13 +99,13 @@ func TestProcessTurnAndClose(t *testing.T) {
 		t.Fatalf("pid %d not alive", pid)
 	}
 	send(t, p, "hello")
-	if in := next[Init](t, p, 5*time.Second); in.SessionID != p.SessionID() {
+	if in := next[Init](t, p, ioTimeout); in.SessionID != p.SessionID() {
 		t.Errorf("init session %q", in.SessionID)
 	}
-	if d := next[TextDelta](t, p, 5*time.Second); d.Text != "echo: hello" {
+	if d := next[TextDelta](t, p, ioTimeout); d.Text != "echo: hello" {
 		t.Errorf("delta %+v", d)
 	}
-	if r := next[Result](t, p, 5*time.Second); r.IsError || r.Text != "echo: hello" {
+	if r := next[Result](t, p, ioTimeout); r.IsError || r.Text != "echo: hello" {
 		t.Errorf("result %+v", r)
 	}
 	if err := testutil.Wait(t, "Close to return on the input's end alone", closeAsync(p)); err != nil {
@@ -128,19 +134,19 @@ func TestProcessTurnAndClose(t *testing.T) {
 func TestProcessCrashRestartsWithResume(t *testing.T) {
 	p, argsFile := startFake(t, Options{RestartLimit: 1})
 	send(t, p, "hi")
-	next[Result](t, p, 5*time.Second)
+	next[Result](t, p, ioTimeout)
 	pid := p.PID()
 	send(t, p, "crash")
-	r := next[Result](t, p, 5*time.Second)
+	r := next[Result](t, p, ioTimeout)
 	if !r.IsError || r.Error != ErrCodeCrashed {
 		t.Errorf("in-flight turn: %+v", r)
 	}
-	re := next[Restarted](t, p, 5*time.Second)
+	re := next[Restarted](t, p, ioTimeout)
 	if re.Attempt != 1 || re.PID == pid || !alive(re.PID) || !strings.Contains(re.Reason, "exit status 3") {
 		t.Errorf("restarted %+v (old pid %d)", re, pid)
 	}
 	send(t, p, "again")
-	if r := next[Result](t, p, 5*time.Second); r.Text != "echo: again" || r.SessionID != p.SessionID() {
+	if r := next[Result](t, p, ioTimeout); r.Text != "echo: again" || r.SessionID != p.SessionID() {
 		t.Errorf("after restart: %+v", r)
 	}
 	args, _ := os.ReadFile(argsFile)
@@ -150,8 +156,8 @@ func TestProcessCrashRestartsWithResume(t *testing.T) {
 	}
 	// The limit is one restart per window: the next crash ends it.
 	send(t, p, "crash")
-	next[Result](t, p, 5*time.Second)
-	se := next[StreamError](t, p, 5*time.Second)
+	next[Result](t, p, ioTimeout)
+	se := next[StreamError](t, p, ioTimeout)
 	var ee *ExitError
 	if !errors.As(se.Err, &ee) || ee.Restarts != 1 {
 		t.Errorf("stream error %v", se.Err)
@@ -181,21 +187,21 @@ func TestRestartAllowed(t *testing.T) {
 func TestProcessInterrupt(t *testing.T) {
 	p, _ := startFake(t, Options{})
 	send(t, p, "slow")
-	next[TextDelta](t, p, 5*time.Second)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	next[TextDelta](t, p, ioTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), ioTimeout)
 	defer cancel()
 	if err := p.Interrupt(ctx); err != nil {
 		t.Fatal(err)
 	}
-	cr := next[ControlResponse](t, p, 5*time.Second)
+	cr := next[ControlResponse](t, p, ioTimeout)
 	if !strings.HasPrefix(cr.RequestID, "lets-interrupt-") || cr.Subtype != "success" {
 		t.Errorf("control response %+v", cr)
 	}
-	if r := next[Result](t, p, 5*time.Second); r.Error != ErrCodeInterrupted {
+	if r := next[Result](t, p, ioTimeout); r.Error != ErrCodeInterrupted {
 		t.Errorf("result %+v", r)
 	}
 	send(t, p, "still there")
-	if r := next[Result](t, p, 5*time.Second); r.Text != "echo: still there" {
+	if r := next[Result](t, p, ioTimeout); r.Text != "echo: still there" {
 		t.Errorf("after interrupt %+v", r)
 	}
 }
@@ -203,12 +209,12 @@ func TestProcessInterrupt(t *testing.T) {
 func TestProcessHugeLine(t *testing.T) {
 	p, _ := startFake(t, Options{MaxLineBytes: 1 << 20})
 	send(t, p, "huge")
-	se := next[StreamError](t, p, 10*time.Second)
+	se := next[StreamError](t, p, ioTimeout)
 	var tl *LineTooLongError
 	if !errors.As(se.Err, &tl) || tl.Limit != 1<<20 || tl.Size < 2<<20 {
 		t.Errorf("stream error %v", se.Err)
 	}
-	if r := next[Result](t, p, 10*time.Second); r.Text != "after huge" {
+	if r := next[Result](t, p, ioTimeout); r.Text != "after huge" {
 		t.Errorf("result %+v", r)
 	}
 }
@@ -257,7 +263,7 @@ func TestProcessAnswerPermission(t *testing.T) {
 	for _, allow := range []bool{true, false} {
 		p, _ := startFake(t, Options{PermissionPromptStdio: true})
 		send(t, p, "ask")
-		cr := next[ControlRequest](t, p, 5*time.Second)
+		cr := next[ControlRequest](t, p, ioTimeout)
 		if cr.RequestID != "perm-1" || cr.ToolName != "Bash" || cr.Subtype != "can_use_tool" {
 			t.Fatalf("control request %+v", cr)
 		}
@@ -267,7 +273,7 @@ func TestProcessAnswerPermission(t *testing.T) {
 		if err := p.AnswerPermission(cr.RequestID, allow, nil, ""); !errors.Is(err, ErrUnknownRequest) {
 			t.Errorf("second answer: %v", err)
 		}
-		tr := next[ToolResult](t, p, 5*time.Second)
+		tr := next[ToolResult](t, p, ioTimeout)
 		var got struct {
 			Response map[string]any `json:"response"`
 		}
@@ -282,7 +288,7 @@ func TestProcessAnswerPermission(t *testing.T) {
 		} else if got.Response["behavior"] != "deny" || got.Response["message"] != "Not now." {
 			t.Errorf("deny answer %v", got.Response)
 		}
-		next[Result](t, p, 5*time.Second)
+		next[Result](t, p, ioTimeout)
 	}
 	p, _ := startFake(t, Options{})
 	if err := p.AnswerPermission("nope", true, nil, ""); !errors.Is(err, ErrUnknownRequest) {
@@ -298,10 +304,10 @@ func TestProcessCloseEscalates(t *testing.T) {
 	clk := clock.NewFake(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
 	p, _ := startFake(t, Options{Grace: grace, Clock: clk}, "AGENT_FAKE_IGNORE_EOF=1", "AGENT_FAKE_IGNORE_TERM=1")
 	send(t, p, "hi")
-	next[Result](t, p, 5*time.Second)
+	next[Result](t, p, ioTimeout)
 	pid := p.PID()
 	closed := closeAsync(p)
-	ctx, cancel := context.WithTimeout(context.Background(), testutil.EventuallyTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), ioTimeout)
 	defer cancel()
 	for _, step := range []string{"its input closed", "SIGTERM"} {
 		if err := clk.BlockUntil(ctx, 1); err != nil {
@@ -332,7 +338,7 @@ func BenchmarkProcessClose(b *testing.B) {
 	for range b.N {
 		p, _ := startFake(b, Options{})
 		send(b, p, "hi")
-		next[Result](b, p, 5*time.Second)
+		next[Result](b, p, ioTimeout)
 		start := time.Now()
 		if err := p.Close(); err != nil {
 			b.Fatal(err)
@@ -349,10 +355,10 @@ func TestProcessSendWaitsDuringRestartAndRefusesBadBlocks(t *testing.T) {
 	}
 	send(t, p, "crash")
 	send(t, p, "queued") // may land in the dying process or the new one
-	next[Restarted](t, p, 5*time.Second)
+	next[Restarted](t, p, ioTimeout)
 	send(t, p, "after")
 	for {
-		r := next[Result](t, p, 5*time.Second)
+		r := next[Result](t, p, ioTimeout)
 		if r.Text == "echo: after" {
 			break
 		}
@@ -415,7 +421,7 @@ func BenchmarkIdleProcessOverhead(b *testing.B) {
 		for j := range ps {
 			ps[j], _ = startFake(b, Options{})
 			send(b, ps[j], "hi")
-			next[Result](b, ps[j], 5*time.Second)
+			next[Result](b, ps[j], ioTimeout)
 		}
 		runtime.GC()
 		var after runtime.MemStats
@@ -435,9 +441,9 @@ func TestProcessLeavesNoGoroutines(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		p, _ := startFake(t, Options{RestartLimit: 1})
 		send(t, p, "hi")
-		next[Result](t, p, 5*time.Second)
+		next[Result](t, p, ioTimeout)
 		send(t, p, "crash")
-		next[Restarted](t, p, 5*time.Second)
+		next[Restarted](t, p, ioTimeout)
 		if err := p.Close(); err != nil {
 			t.Fatal(err)
 		}
