@@ -49,7 +49,8 @@ func runDesktop(ctx context.Context, env *Env, args []string) error {
 		d.headless = true
 	} else if bus := sessionBusAddress(env.Getenv); !trayHostRunning(bus) {
 		// The tray registers by itself when a tray host starts later.
-		fmt.Fprintln(env.Stdout, "No tray host runs on this desktop yet (on GNOME, turn on the AppIndicator extension), so Lets shows its home window as its main window; closing it quits Lets. The Lets icon appears when a tray host starts.")
+		// start says so once this Lets holds the lock (a second `lets`
+		// only hands over to the first).
 		d.noTrayHost = true
 		n := notify.New(bus, "Lets", "lets")
 		d.notify = func(ctx context.Context, m notify.Message) error {
@@ -787,6 +788,9 @@ func (d *desktop) start(env *Env, st *setup, srv *host.Server, pads *padParts) (
 	t, err := d.newTray(p)
 	if err != nil {
 		return nil, err
+	}
+	if d.noTrayHost {
+		fmt.Fprintln(env.Stdout, "No tray host runs on this desktop yet (on GNOME, turn on the AppIndicator extension), so Lets shows its home window as its main window; closing it quits Lets. The Lets icon appears when a tray host starts.")
 	}
 	return &desktopService{d: d, tray: t, bus: sessionBusAddress(env.Getenv)}, nil
 }
