@@ -33,8 +33,12 @@ function rich(text: string): (Node | string)[] {
 }
 
 function show(state: "ok" | "down" | "checking", text: string): void {
-  byId("status").dataset.state = state;
-  byId("status-text").textContent = text;
+  // Only what changed: the same state set again would restart nothing, but
+  // the same words set again may be read out again (a live region).
+  const status = byId("status");
+  if (status.dataset.state !== state) status.dataset.state = state;
+  const words = byId("status-text");
+  if (words.textContent !== text) words.textContent = text;
 }
 
 function session(): Storage | null {
@@ -45,8 +49,11 @@ function session(): Storage | null {
   }
 }
 
-async function refreshHealth(): Promise<void> {
-  show("checking", "Checking whether Lets is running…");
+async function refreshHealth(announce = true): Promise<void> {
+  // The check every 30 s keeps quiet while Lets stays up: "checking" and
+  // back to "ok" would start the dot's breaths again each time, so an idle
+  // window would never rest (issue #21).
+  if (announce || byId("status").dataset.state !== "ok") show("checking", "Checking whether Lets is running…");
   try {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), 3000);
@@ -547,7 +554,7 @@ if (typeof document !== "undefined") {
   document.addEventListener("DOMContentLoaded", () => {
     byId("refresh").addEventListener("click", () => void refreshHealth());
     void refreshHealth();
-    setInterval(() => void refreshHealth(), 30_000);
+    setInterval(() => void refreshHealth(false), 30_000);
     void startHome();
   });
 }
