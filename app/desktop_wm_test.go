@@ -127,6 +127,7 @@ func secondLets(t testing.TB, l *desktopLets) {
 //     1024×768 default did not fit);
 //   - with another app on top, a second `lets` brings the home window to
 //     the front with the focus (before, nothing visible happened);
+//   - a unique's window (hello) fits the work area and is Lets' too;
 //   - closing the home window quits Lets, as closing a main window does.
 func TestHomeWindowIsTheMainWindowWithoutATray(t *testing.T) {
 	testutil.ProcFS(t)
@@ -146,12 +147,15 @@ func TestHomeWindowIsTheMainWindowWithoutATray(t *testing.T) {
 		t.Fatal(err)
 	}
 	var frame [4]int
-	inside := func() bool {
-		frame, err = s.x.Frame(t, home)
-		return err == nil && frame[0] >= area[0] && frame[1] >= area[1] &&
-			frame[0]+frame[2] <= area[0]+area[2] && frame[1]+frame[3] <= area[1]+area[3]
+	// inside(id) polls whether window id's frame is inside the work area.
+	inside := func(id string) func() bool {
+		return func() bool {
+			frame, err = s.x.Frame(t, id)
+			return err == nil && frame[0] >= area[0] && frame[1] >= area[1] &&
+				frame[0]+frame[2] <= area[0]+area[2] && frame[1]+frame[3] <= area[1]+area[3]
+		}
 	}
-	if !testutil.Poll(testutil.EventuallyTimeout, inside) {
+	if !testutil.Poll(testutil.EventuallyTimeout, inside(home)) {
 		t.Errorf("the home window's frame %v (x, y, w, h; %v) is not inside the work area %v", frame, err, area)
 	}
 
@@ -169,6 +173,22 @@ func TestHomeWindowIsTheMainWindowWithoutATray(t *testing.T) {
 		t.Errorf("%d window processes after the second lets, want the one home window", n)
 	}
 
+	// A unique's window (1024×768 by default) fits too, and is Lets'.
+	open := exec.Command(l.cmd.Path, "open", "hello")
+	open.Env = l.cmd.Env
+	if out, err := open.CombinedOutput(); err != nil {
+		t.Fatalf("lets open hello: %v\n%s", err, out)
+	}
+	var hello string
+	if !testutil.Poll(testutil.EventuallyTimeout, func() bool { hello = s.x.Find(t, helloTitle); return hello != "" }) {
+		t.Fatalf("no hello window; windows %+v", s.x.Windows(t))
+	}
+	if c, err := s.x.Prop(t, hello, "WM_CLASS"); err != nil || c != `"`+window.WMName+`", "`+window.WMClass+`"` {
+		t.Errorf("hello window WM_CLASS = %s (%v)", c, err)
+	}
+	if !testutil.Poll(testutil.EventuallyTimeout, inside(hello)) {
+		t.Errorf("the hello window's frame %v (%v) is not inside the work area %v", frame, err, area)
+	}
 	s.x.Close(t, home)
 	select {
 	case <-l.exited:

@@ -76,7 +76,7 @@ static GtkWindow *letsMainWindow(void) {
 	return found;
 }
 
-typedef struct { int x, y, w, h; } letsPlaceArgs;
+typedef struct { int x, y, w, h, tries; } letsPlaceArgs;
 
 // letsPlace sizes and moves the window once Wails has shown it. It runs
 // at low priority and waits (every 5 ms) for the window to be visible:
@@ -85,7 +85,12 @@ typedef struct { int x, y, w, h; } letsPlaceArgs;
 static gboolean letsPlace(gpointer data) {
 	letsPlaceArgs *a = data;
 	GtkWindow *w = letsMainWindow();
-	if (w == NULL || !gtk_widget_get_visible(GTK_WIDGET(w))) return G_SOURCE_CONTINUE;
+	if (w == NULL || !gtk_widget_get_visible(GTK_WIDGET(w))) {
+		// A window that is not shown within 5 s is left where it is.
+		if (++a->tries < 1000) return G_SOURCE_CONTINUE;
+		g_free(a);
+		return G_SOURCE_REMOVE;
+	}
 	gtk_window_resize(w, a->w, a->h);
 	gtk_window_move(w, a->x, a->y);
 	g_free(a);
@@ -94,7 +99,7 @@ static gboolean letsPlace(gpointer data) {
 
 static void letsSchedulePlace(int x, int y, int w, int h) {
 	letsPlaceArgs *a = g_new(letsPlaceArgs, 1);
-	a->x = x; a->y = y; a->w = w; a->h = h;
+	a->x = x; a->y = y; a->w = w; a->h = h; a->tries = 0;
 	g_timeout_add_full(G_PRIORITY_LOW, 5, letsPlace, a, NULL);
 }
 
