@@ -145,6 +145,8 @@ func BenchmarkIdleWindowCPU(b *testing.B) {
 				spent += time.Since(t0)
 			}
 			b.StopTimer()
+			// What the window showed while it was measured.
+			g.screenshot("idle-" + what + "-after.png")
 			pct := 100 * used.Seconds() / spent.Seconds()
 			b.ReportMetric(pct, "idle-%core")
 			b.Logf("%s: %.2f %% of a core over %v idle (%d processes in the tree)", what, pct, spent.Round(time.Second), len(descendants(pid)))
