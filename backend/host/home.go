@@ -37,6 +37,13 @@ type HomeOptions struct {
 	Devices func() []PairedDevice
 	// LookPath finds the claude command; nil means exec.LookPath.
 	LookPath func(string) (string, error)
+	// PairPhone opens the pad page's pairing view on this computer, as
+	// the tray's "Pair a phone…" does; nil when this Lets cannot (the
+	// page then says how to pair one). See home_actions.go.
+	PairPhone func(context.Context) error
+	// SetupClaude connects Claude Code to Lets, as the tray's "Set up
+	// Claude…" does; nil when this Lets cannot.
+	SetupClaude func(context.Context) HomeSetupResult
 }
 
 // PairedDevice is one phone paired with the web pad surface.
@@ -165,6 +172,7 @@ func (s *Server) registerHome(mux *http.ServeMux) {
 	mux.Handle("POST /home/api/open", s.requireHomeToken(s.lipOnly(s.handleOpen)))
 	mux.Handle("POST /home/api/install", s.requireHomeToken(s.lipOnly(s.handleHomeInstall)))
 	mux.Handle("DELETE /home/api/uniques/{name}", s.requireHomeToken(s.lipOnly(s.handleRemove)))
+	s.registerHomeActions(mux)
 }
 
 func (s *Server) handleHomeLink(w http.ResponseWriter, r *http.Request) {
@@ -249,6 +257,8 @@ type homeOverview struct {
 	Devices  homeDevices     `json:"devices"`
 	Claude   homeClaude      `json:"claude"`
 	Chat     homeChat        `json:"chat"`
+	// Actions are the tray's actions the page may offer itself.
+	Actions homeActions `json:"actions"`
 	// Problems are things the page could not read, said kindly.
 	Problems []string `json:"problems"`
 }
@@ -290,6 +300,7 @@ func (s *Server) handleHomeOverview(w http.ResponseWriter, r *http.Request) {
 	}
 	ov.Claude = s.claudeSetup()
 	ov.Chat = s.homeChats()
+	ov.Actions = s.homeActions()
 	writeJSON(w, http.StatusOK, ov)
 }
 

@@ -193,7 +193,8 @@ type Server struct {
 	shell   fs.FS
 	perms   *runner.Permissions
 	runner  *runner.Runner
-	home    homeState // the home page's links and tokens (home.go)
+	home    homeState       // the home page's links and tokens (home.go)
+	homeAct homeActionState // one Set up Claude at a time (home_actions.go)
 }
 
 // Listen opens the loopback listener, so the port is known (and can be
