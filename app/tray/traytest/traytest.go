@@ -8,9 +8,12 @@
 // backend/testenv (no product-tree package may): the caller hands in its
 // tool checks and its wait.
 //
-// No window manager runs: the panel is started with --disable-wm-check,
-// and the tests drive menus through com.canonical.dbusmenu, so nothing
-// needs a window placed or focused.
+// By default no window manager runs: the panel is started with
+// --disable-wm-check, and the tests drive menus through
+// com.canonical.dbusmenu, so nothing needs a window placed or focused. A
+// Desktop with WindowManager set runs openbox too (started before the
+// panel, whose strut it then keeps free), for tests that look at the
+// windows a click opens: where they are and which one has the focus.
 package traytest
 
 import (
@@ -46,8 +49,11 @@ type Desktop struct {
 	// Eventually waits until cond holds or fails the test
 	// (testutil.Eventually).
 	Eventually func(tb testing.TB, what string, cond func() bool)
+	// WindowManager runs openbox on the display (see the package doc).
+	WindowManager bool
 
 	display guitest.Display
+	wmStop  func()
 	once    sync.Once
 	err     error
 	dir     string
@@ -92,6 +98,12 @@ func (d *Desktop) start(tb testing.TB, display, daemon, panel string) error {
 		return err
 	}
 	env := d.baseEnv()
+	if d.WindowManager {
+		x := guitest.X{Display: display, Command: d.Command}
+		if d.wmStop, err = x.RunOpenbox(tb, 0); err != nil {
+			return err
+		}
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), StartTimeout)
 	defer cancel()
@@ -169,6 +181,9 @@ func (d *Desktop) baseEnv() []string {
 	)
 }
 
+// Display is the X display the panel runs on (":N"); "" before Start.
+func (d *Desktop) Display() string { return d.dispEnv }
+
 // BusAddress is the session bus the panel runs on.
 func (d *Desktop) BusAddress() string { return d.busAddr }
 
@@ -234,6 +249,9 @@ func (d *Desktop) Stop() {
 			_ = c.Process.Kill()
 			_ = c.Wait()
 		}
+	}
+	if d.wmStop != nil {
+		d.wmStop()
 	}
 	d.display.Stop()
 	if d.dir != "" {

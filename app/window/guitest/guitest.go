@@ -174,6 +174,12 @@ func (l *lockedBuilder) Write(p []byte) (int, error) {
 	return l.b.Write(p)
 }
 
+func (l *lockedBuilder) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
 // Painted says whether the PNG screenshot at path shows a painted page:
 // text and pictures give it many colours, while a window whose page has
 // not painted yet shows only its background colour (and the black root

@@ -50,8 +50,24 @@ func (x X) run(tb testing.TB, tool string, args ...string) (string, error) {
 // the test's cleanup ends it.
 func (x X) StartOpenbox(tb testing.TB, topMargin int) {
 	tb.Helper()
+	stop, err := x.RunOpenbox(tb, topMargin)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(stop)
+}
+
+// RunOpenbox is StartOpenbox for a window manager that outlives the test
+// that starts it (one per test package, beside a shared display): the
+// caller ends it with stop.
+func (x X) RunOpenbox(tb testing.TB, topMargin int) (stop func(), err error) {
+	tb.Helper()
 	openbox := x.Command(tb, "openbox")
-	rc := filepath.Join(tb.TempDir(), "rc.xml")
+	dir, err := os.MkdirTemp("", "lets-openbox-")
+	if err != nil {
+		return nil, err
+	}
+	rc := filepath.Join(dir, "rc.xml")
 	conf := fmt.Sprintf(`<?xml version="1.0" encoding="UTF-8"?>
 <openbox_config xmlns="http://openbox.org/3.4/rc">
   <margins><top>%d</top><bottom>0</bottom><left>0</left><right>0</right></margins>
@@ -60,7 +76,8 @@ func (x X) StartOpenbox(tb testing.TB, topMargin int) {
 </openbox_config>
 `, topMargin)
 	if err := os.WriteFile(rc, []byte(conf), 0o600); err != nil {
-		tb.Fatal(err)
+		_ = os.RemoveAll(dir)
+		return nil, err
 	}
 	cmd := exec.Command(openbox, "--config-file", rc)
 	cmd.Env = append(os.Environ(), "DISPLAY="+x.Display)
@@ -68,26 +85,30 @@ func (x X) StartOpenbox(tb testing.TB, topMargin int) {
 	out.b = &strings.Builder{}
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
-		tb.Fatalf("start openbox: %v", err)
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("start openbox: %w", err)
 	}
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
-	tb.Cleanup(func() {
+	stop = func() {
 		_ = cmd.Process.Kill()
 		<-done
-	})
+		_ = os.RemoveAll(dir)
+	}
 	deadline := time.Now().Add(WMStartTimeout)
 	for {
 		if area, err := x.WorkArea(tb); err == nil && area[1] == topMargin {
-			return
+			return stop, nil
 		}
 		select {
 		case <-done:
-			tb.Fatalf("openbox ended at start: %s", out.b.String())
+			stop()
+			return nil, fmt.Errorf("openbox ended at start: %s", out.String())
 		case <-time.After(20 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			tb.Fatalf("openbox did not manage the screen within %v: %s", WMStartTimeout, out.b.String())
+			stop()
+			return nil, fmt.Errorf("openbox did not manage the screen within %v: %s", WMStartTimeout, out.String())
 		}
 	}
 }

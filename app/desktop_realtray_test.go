@@ -1,0 +1,207 @@
+package app
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/lets-app/lets/app/tray/traytest"
+	"github.com/lets-app/lets/app/window/guitest"
+	"github.com/lets-app/lets/backend/testenv/testutil"
+)
+
+// realTray is a real tray host for the whole desktop: xfce4-panel's
+// status tray (its own StatusNotifierWatcher, reading menus through
+// libdbusmenu) with openbox on an Xvfb display and a private session bus,
+// as on an Xfce desktop (#21 acceptance: the desktop tests against a real
+// tray host, not only the fake watcher). It starts on first use; the test
+// that starts it ends it (one test uses it: a panel per test would be
+// too much for the 2-core runner).
+var realTray = &traytest.Desktop{Command: testutil.Command, Eventually: testutil.Eventually, WindowManager: true}
+
+// realTrayItem waits until the panel's own watcher lists an item owned by
+// the process pid and returns it as registered there (bus name, path).
+func realTrayItem(t *testing.T, conn *dbus.Conn, pid int, l *desktopLets) registration {
+	t.Helper()
+	var item registration
+	var items []string
+	if !testutil.Poll(testutil.EventuallyTimeout, func() bool {
+		var err error
+		if items, err = traytest.Items(conn); err != nil {
+			return false
+		}
+		for _, it := range items {
+			name, path, ok := strings.Cut(it, "/")
+			if !ok {
+				continue
+			}
+			var owner uint32
+			if err := conn.BusObject().Call("org.freedesktop.DBus.GetConnectionUnixProcessID", 0, name).Store(&owner); err == nil && int(owner) == pid {
+				item = registration{sender: name, path: "/" + path}
+				return true
+			}
+		}
+		return false
+	}) {
+		t.Fatalf("xfce4-panel's watcher lists no item of lets (pid %d) within %v: items %q\nlets said:\n%s\npanel said:\n%s", pid, testutil.EventuallyTimeout, items, l.out.String(), realTray.Log())
+	}
+	return item
+}
+
+// realTrayMenu reads the item's menu the way the panel does: the object
+// path from the item's Menu property, then com.canonical.dbusmenu
+// GetLayout.
+func realTrayMenu(t *testing.T, conn *dbus.Conn, item registration) (dbus.ObjectPath, menuNode) {
+	t.Helper()
+	v, err := conn.Object(item.sender, dbus.ObjectPath(item.path)).GetProperty("org.kde.StatusNotifierItem.Menu")
+	if err != nil {
+		t.Fatalf("the item's Menu property: %v", err)
+	}
+	path, ok := v.Value().(dbus.ObjectPath)
+	if !ok || !path.IsValid() {
+		t.Fatalf("the item's Menu property is %v, not an object path", v)
+	}
+	call := conn.Object(item.sender, path).Call("com.canonical.dbusmenu.GetLayout", 0, int32(0), int32(-1), []string{})
+	if call.Err != nil || len(call.Body) != 2 {
+		t.Fatalf("GetLayout on %s: %v %v", path, call.Err, call.Body)
+	}
+	layout, err := parseLayout(call.Body[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, layout
+}
+
+// topApp is the top window of the stacking order (bottom to top,
+// _NET_CLIENT_LIST_STACKING) other than the panel, which a window manager
+// keeps above every app.
+func topApp(t *testing.T, s wmSession, panel string) string {
+	t.Helper()
+	v, err := s.x.Prop(t, "-root", "_NET_CLIENT_LIST_STACKING")
+	if err != nil {
+		return ""
+	}
+	f := strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' || r == '#' })
+	for i := len(f) - 1; i >= 0; i-- {
+		id, err := strconv.ParseUint(strings.TrimPrefix(f[i], "0x"), 16, 64)
+		if err != nil || !strings.HasPrefix(f[i], "0x") {
+			continue
+		}
+		if w := fmt.Sprintf("0x%x", id); w != panel {
+			return w
+		}
+	}
+	return ""
+}
+
+// coverAppWith is coverWith beside a panel: another app's window comes on
+// top of the apps, with the focus.
+func coverAppWith(t *testing.T, s wmSession, panel string) string {
+	t.Helper()
+	xm := exec.Command(testutil.Command(t, "xmessage"), "-geometry", "500x300+0+40", "-title", "Another app", "another app")
+	xm.Env = append(os.Environ(), "DISPLAY="+s.display)
+	if err := xm.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = xm.Process.Kill(); _ = xm.Wait() })
+	var id string
+	if !testutil.Poll(testutil.EventuallyTimeout, func() bool {
+		id = s.x.Find(t, "Another app")
+		return id != "" && s.x.Active(t) == id && topApp(t, s, panel) == id
+	}) {
+		t.Fatalf("the other app's window did not come on top with the focus: windows %+v, active %s", s.x.Windows(t), s.x.Active(t))
+	}
+	return id
+}
+
+// TestLetsInARealTrayHost (#21 acceptance) runs the real desktop Lets (the
+// GUI build, as installed) in a real tray host: xfce4-panel under openbox
+// on Xvfb with a private session bus.
+//   - Lets' item is registered with the panel's own
+//     StatusNotifierWatcher (the process that owns it is Lets), and the
+//     panel's host reads its menu (GetLayout calls seen on the bus);
+//   - the menu, read over com.canonical.dbusmenu, has Home…, Pair a
+//     phone…, Set up Claude… and Quit, with no internal names;
+//   - no home window is on screen before Home… (a tray host runs, so the
+//     home window is not the main window);
+//   - a dbusmenu Event "clicked" on Home… shows the home window (titled
+//     Lets, WM_CLASS lets/Lets) with the focus (_NET_ACTIVE_WINDOW);
+//   - with another app focused on top, Home… again brings the same home
+//     window back to the front with the focus, no second one.
+//
+// It logs the time from the Home… click to the focused window.
+func TestLetsInARealTrayHost(t *testing.T) {
+	testutil.ProcFS(t)
+	testutil.Command(t, "xprop", "xwininfo", "wmctrl", "xmessage")
+	guiBuild.Build(t) // before the panel starts: the first build takes minutes
+	realTray.Start(t)
+	t.Cleanup(realTray.Stop)
+	s := wmSession{
+		desktopSession: desktopSession{display: realTray.Display(), busAddr: realTray.BusAddress()},
+		x:              guitest.X{Display: realTray.Display(), Command: testutil.Command},
+	}
+	conn := realTray.Conn(t)
+	mark := realTray.LogMark()
+	l := startGUILets(t, s)
+
+	item := realTrayItem(t, conn, l.cmd.Process.Pid, l)
+	mon := realTray.Monitor(t, item.sender)
+	testutil.Eventually(t, "the panel reads Lets' menu", func() bool { return mon.Calls("GetLayout") > 0 })
+	mon.Settle(t)
+	if id := trayProp(t, conn, item, "Id"); id != "Lets" {
+		t.Errorf("the item's Id is %q, want Lets", id)
+	}
+
+	_, layout := realTrayMenu(t, conn, item)
+	labels := strings.Join(layout.labels(""), "\n")
+	for _, want := range []string{"Home…", "Pair a phone…", "Set up Claude…", "Quit"} {
+		if _, ok := layout.find(want); !ok {
+			t.Errorf("the menu the panel reads has no %q:\n%s", want, labels)
+		}
+	}
+	if strings.Contains(labels, "(chat)") || strings.Contains(labels, "local") {
+		t.Errorf("the menu shows internal names:\n%s", labels)
+	}
+	if id := s.x.Find(t, "Lets"); id != "" {
+		t.Fatalf("a home window (%s) is on screen before Home… was clicked, with a tray host running", id)
+	}
+
+	// Home… → the home window, focused.
+	clicked := time.Now()
+	clickLabel(t, conn, item, "Home…")
+	home := homeWindow(t, s, l)
+	if !testutil.Poll(testutil.EventuallyTimeout, func() bool { return s.x.Active(t) == home }) {
+		t.Fatalf("after Home… the focused window is %q, not the home window %s; windows %+v", s.x.Active(t), home, s.x.Windows(t))
+	}
+	t.Logf("real tray host: Home… click → home window on screen and focused after %v", time.Since(clicked).Round(time.Millisecond))
+	if c, err := s.x.Prop(t, home, "WM_CLASS"); err != nil || !strings.Contains(c, `"Lets"`) {
+		t.Errorf("home window WM_CLASS = %s (%v)", c, err)
+	}
+
+	// Behind another app, Home… raises the same window.
+	panel := s.x.Find(t, "xfce4-panel")
+	other := coverAppWith(t, s, panel)
+	clicked = time.Now()
+	clickLabel(t, conn, item, "Home…")
+	if !testutil.Poll(testutil.EventuallyTimeout, func() bool { return s.x.Active(t) == home && topApp(t, s, panel) == home }) {
+		t.Fatalf("Home… with another app (%s) on top: focused %s, top %s; the home window is %s", other, s.x.Active(t), topApp(t, s, panel), home)
+	}
+	t.Logf("real tray host: Home… click → the covered home window focused after %v", time.Since(clicked).Round(time.Millisecond))
+	if n := len(anyWindowProcesses(markedProcesses(l.mark))); n != 1 {
+		t.Errorf("%d window processes after the second Home…, want the one home window", n)
+	}
+	select {
+	case <-l.exited:
+		t.Fatalf("lets ended (%v)", l.err)
+	default:
+	}
+	if w := realTray.Warnings(mark); len(w) > 0 {
+		t.Logf("the panel warned while Lets ran (not Lets' menu, which TestRealHost* in app/tray checks):\n%s", strings.Join(w, "\n"))
+	}
+}
