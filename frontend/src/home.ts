@@ -4,7 +4,7 @@
 // sessions, paired phones and Claude's set-up.
 
 import { HomeAPI, HostError, type ChatInfo, type HomeUnique, type Overview } from "./home/api";
-import { chatMeta, claudeStatus, formatUptime, formatWhen, initial } from "./home/format";
+import { chatMeta, claudeStatus, formatUptime, formatWhen, initial, phonesStatus } from "./home/format";
 import { focusHeading, wantsWelcome, welcomeCard } from "./home/welcome";
 
 export { formatUptime } from "./home/format";
@@ -39,6 +39,12 @@ function show(state: "ok" | "down" | "checking", text: string): void {
   if (status.dataset.state !== state) status.dataset.state = state;
   const words = byId("status-text");
   if (words.textContent !== text) words.textContent = text;
+}
+
+/** Hides a row (its display style wins over the hidden attribute's). */
+function hide(node: HTMLElement, hidden: boolean): void {
+  node.hidden = hidden;
+  node.style.display = hidden ? "none" : "";
 }
 
 function session(): Storage | null {
@@ -116,10 +122,84 @@ class Home {
     }
     this.renderDevices(ov);
     if (focusKey) document.querySelector<HTMLElement>(`[data-focus-key="${CSS.escape(focusKey)}"]`)?.focus();
-    const c = claudeStatus(ov.claude);
+    const c = claudeStatus(ov.claude, ov.actions?.setup_claude === true);
     const claude = byId("claude");
     claude.dataset.state = c.state;
     claude.replaceChildren(...rich(c.text));
+    this.renderActions(ov, c.state !== "ready");
+  }
+
+  /**
+   * The Phones and Claude cards' own buttons for what the tray menu offers
+   * too (#21: without a tray host the home window is all there is). Made
+   * once, below each card's words; hidden when this Lets cannot do it.
+   */
+  private renderActions(ov: Overview, claudeNotReady: boolean): void {
+    const pair = this.actionRow("devices", "pair-phone", "Pair a phone", () => void this.pairPhone());
+    hide(pair, ov.actions?.pair_phone !== true);
+    const button = byId<HTMLButtonElement>("pair-phone");
+    button.textContent = ov.devices.list.length > 0 ? "Pair another phone" : "Pair a phone";
+    const setup = this.actionRow("claude", "setup-claude", "Set up Claude", () => void this.setupClaude());
+    hide(setup, ov.actions?.setup_claude !== true || !claudeNotReady);
+  }
+
+  /** The row after #after with one button and its status note, made on first use. */
+  private actionRow(after: string, id: string, label: string, run: () => void): HTMLElement {
+    const existing = document.getElementById(`${id}-row`);
+    if (existing) return existing;
+    const b = el("button", { type: "button", id }, label);
+    b.dataset.focusKey = `action:${id}`;
+    b.addEventListener("click", run);
+    const note = el("p", { className: "open-note", id: `${id}-note` });
+    note.setAttribute("role", "status");
+    b.setAttribute("aria-describedby", note.id);
+    const row = el("div", { className: "row", id: `${id}-row` }, b);
+    byId(after).after(row, note);
+    return row;
+  }
+
+  /** Opens the pad page's pairing view in the browser, as the tray's "Pair a phone…" does. */
+  private async pairPhone(): Promise<void> {
+    const button = byId<HTMLButtonElement>("pair-phone");
+    const note = byId("pair-phone-note");
+    if (button.disabled) return;
+    button.disabled = true;
+    note.dataset.state = "";
+    note.textContent = "Opening the pairing page…";
+    try {
+      await this.api.pairPhone();
+      note.textContent = "The pairing page opened in your browser. Let phones on this network connect there (only on networks you trust), then scan its code with your phone.";
+    } catch (e) {
+      note.dataset.state = "error";
+      note.textContent = e instanceof Error ? `The pairing page could not open: ${e.message}` : "The pairing page could not open. Check that Lets is running and try again.";
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  /** Connects Claude Code to Lets, as the tray's "Set up Claude…" does, and says how it went. */
+  private async setupClaude(): Promise<void> {
+    const button = byId<HTMLButtonElement>("setup-claude");
+    const note = byId("setup-claude-note");
+    if (button.disabled) return;
+    button.disabled = true;
+    button.textContent = "Setting up…";
+    note.dataset.state = "";
+    note.textContent = "Connecting Claude Code to Lets…";
+    try {
+      const res = await this.api.setupClaude();
+      note.dataset.state = res.done ? "ok" : "error";
+      note.replaceChildren(...rich(res.detail ? `${res.text}. ${res.detail}.` : `${res.text}.`));
+      await this.refresh();
+      // Set up, the button goes: the keyboard focus stays in the card.
+      if (byId("setup-claude-row").hidden) focusHeading("claude-title");
+    } catch (e) {
+      note.dataset.state = "error";
+      note.textContent = e instanceof Error ? `Claude could not be set up: ${e.message}` : "Claude could not be set up. Check that Lets is running and try again.";
+    } finally {
+      button.disabled = false;
+      button.textContent = "Set up Claude";
+    }
   }
 
   private fail(e: unknown): void {
@@ -436,14 +516,8 @@ class Home {
   private renderDevices(ov: Overview): void {
     const list = byId("devices");
     list.replaceChildren();
-    if (!ov.devices.available) {
-      list.append(el("li", { className: "empty" }, ...rich("Pair a phone from the pad page: choose “Pair a phone…” in the Lets tray menu, or run `lets pad pair`.")));
-      return;
-    }
-    if (ov.devices.list.length === 0) {
-      list.append(el("li", { className: "empty" }, "No phone is paired yet. Choose “Pair a phone…” in the Lets tray menu."));
-      return;
-    }
+    const words = phonesStatus(ov.devices.available, ov.devices.list.length, ov.actions?.pair_phone === true);
+    if (words) list.append(el("li", { className: "empty" }, ...rich(words)));
     for (const d of ov.devices.list) {
       const state = d.connected > 0 ? "connected" : "not connected";
       list.append(el("li", {}, el("strong", {}, d.name || "A phone"), el("span", { className: "when" }, `paired ${formatWhen(Date.parse(d.paired_at), Date.now())}, ${state}`)));

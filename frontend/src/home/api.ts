@@ -67,7 +67,16 @@ export interface Overview {
   claude: ClaudeSetup;
   /** available is false when this Lets runs without its chat part. */
   chat: { available: boolean; list: ChatInfo[] };
+  /** What the page may do itself that the tray menu offers too. */
+  actions?: { pair_phone: boolean; setup_claude: boolean };
   problems: string[];
+}
+
+/** How "Set up Claude" went, in the person's words. */
+export interface SetupResult {
+  done: boolean;
+  text: string;
+  detail: string;
 }
 
 export interface InstallDone {
@@ -169,6 +178,16 @@ export class HomeAPI {
   /** Deletes a conversation (its window closes; Claude stops). */
   async deleteChat(id: string): Promise<void> {
     await this.call("DELETE", `/home/api/chat/${encodeURIComponent(id)}`);
+  }
+
+  /** Opens the pad page's pairing view in the browser (what the tray's "Pair a phone…" does). */
+  async pairPhone(): Promise<void> {
+    await this.call("POST", "/home/api/pair-phone", {});
+  }
+
+  /** Connects Claude Code to Lets (what the tray's "Set up Claude…" does). */
+  async setupClaude(): Promise<SetupResult> {
+    return (await (await this.call("POST", "/home/api/setup-claude", {})).json()) as SetupResult;
   }
 
   async remove(name: string): Promise<void> {

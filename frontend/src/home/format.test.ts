@@ -1,7 +1,7 @@
 // Run by frontend/home_ts_test.go through Node's test runner.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chatMeta, claudeStatus, formatUptime, formatWhen, initial } from "./format";
+import { chatMeta, claudeStatus, formatUptime, formatWhen, initial, phonesStatus } from "./format";
 
 test("formatUptime is short and human", () => {
   assert.equal(formatUptime(42.9), "42 s");
@@ -32,6 +32,31 @@ test("claudeStatus: ready only with the CLI and the hooks; a clear not yet other
   const missing = claudeStatus({ ...base, cli: false, hooks: true });
   assert.equal(missing.state, "missing");
   assert.match(missing.text, /^Not yet: Claude Code/);
+});
+
+test("claudeStatus and phonesStatus never send the person to a tray menu (#21: a desktop may have none)", () => {
+  const base = { settings_path: "/home/a/.claude/settings.json" };
+  for (const canSetUp of [true, false]) {
+    for (const c of [
+      { ...base, cli: true, hooks: false },
+      { ...base, cli: false, hooks: false },
+    ]) {
+      const text = claudeStatus(c, canSetUp).text;
+      assert.doesNotMatch(text, /tray/i);
+      assert.match(text, canSetUp ? /press “Set up Claude”/ : /run `lets setup claude` in a terminal/);
+    }
+  }
+  for (const canPair of [true, false]) {
+    for (const [available, paired] of [
+      [false, 0],
+      [true, 0],
+    ] as const) {
+      const text = phonesStatus(available, paired, canPair);
+      assert.doesNotMatch(text, /tray/i);
+      assert.match(text, canPair ? /Press “Pair a phone”/ : /run `lets pad pair` in a terminal/);
+    }
+  }
+  assert.equal(phonesStatus(true, 2, true), "");
 });
 
 test("initial takes the first letter, whole characters", () => {

@@ -33,20 +33,34 @@ export interface ClaudeSetup {
 }
 
 /** What the page says about Claude: ready, partly set up, or not yet. */
-export function claudeStatus(c: ClaudeSetup): { state: "ready" | "partial" | "missing"; text: string } {
+export function claudeStatus(c: ClaudeSetup, canSetUp = false): { state: "ready" | "partial" | "missing"; text: string } {
+  // The words never send the person to a tray menu: on a desktop without
+  // a tray host the home window is all there is (#21). With canSetUp the
+  // page has its own "Set up Claude" button; without it (Lets runs with
+  // no desktop) the terminal command is the way.
+  const next = canSetUp ? "press “Set up Claude” below" : "run `lets setup claude` in a terminal";
   if (c.cli && c.hooks) {
     return { state: "ready", text: "Claude is set up: Claude Code is installed and tells Lets what it is doing." };
   }
   if (c.cli) {
     return {
       state: "partial",
-      text: "Not yet: Claude Code is installed, but its settings do not call Lets yet. Choose “Set up Claude…” in the Lets tray menu, or run `lets setup claude`.",
+      text: `Not yet: Claude Code is installed, but its settings do not call Lets yet. To connect them, ${next}.`,
     };
   }
   return {
     state: "missing",
-    text: "Not yet: Claude Code (the `claude` command) is not installed on this computer. Install it, then choose “Set up Claude…” in the Lets tray menu.",
+    text: `Not yet: Claude Code (the \`claude\` command) is not installed on this computer. Install it, then ${next}.`,
   };
+}
+
+/** What the Phones card says, and whether it offers its own "Pair a phone" button. */
+export function phonesStatus(available: boolean, paired: number, canPair: boolean): string {
+  if (canPair) {
+    return paired === 0 ? "No phone is paired yet. Press “Pair a phone” to use one as a pad for Lets." : "";
+  }
+  if (!available || paired === 0) return "No phone is paired yet. To pair one, run `lets pad pair` in a terminal.";
+  return "";
 }
 
 /** The first letter of a title, for a unique without an icon. */
