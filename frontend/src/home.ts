@@ -441,7 +441,7 @@ class Home {
         // page could not tell a blocked pop-up from an opened tab.
         const w = window.open(res.url, "_blank");
         if (w) w.opener = null;
-        note.textContent = w === null ? `${u.title} is ready: allow pop-ups for this page, or open it from the tray.` : `${u.title} opened in a new tab.`;
+        note.textContent = w === null ? `${u.title} is ready: allow pop-ups for this page, then press Open again.` : `${u.title} opened in a new tab.`;
       } else {
         note.textContent = `${u.title} is opening in its own window.`;
       }
@@ -596,7 +596,7 @@ async function startHome(): Promise<void> {
     home.lock(
       e instanceof HostError && e.status === 401
         ? "This link to Home was already used, or it is more than two minutes old. Choose Home in the Lets tray menu, or start `lets` again, for a fresh one."
-        : "Lets could not open Home just now. Check that it is running, then try again from the tray menu.",
+        : "Lets could not open Home just now. Check that it is running, then open Home again (or start Lets again from your apps menu).",
     );
     return;
   }
