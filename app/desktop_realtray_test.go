@@ -158,6 +158,10 @@ func TestLetsInARealTrayHost(t *testing.T) {
 		t.Errorf("the item's Id is %q, want Lets", id)
 	}
 
+	if w := realTray.Warnings(mark); len(w) > 0 {
+		t.Errorf("the panel warned while reading Lets' first menu:\n%s", strings.Join(w, "\n"))
+	}
+	mark = realTray.LogMark()
 	_, layout := realTrayMenu(t, conn, item)
 	labels := strings.Join(layout.labels(""), "\n")
 	for _, want := range []string{"Home…", "Pair a phone…", "Set up Claude…", "Quit"} {
@@ -201,7 +205,11 @@ func TestLetsInARealTrayHost(t *testing.T) {
 		t.Fatalf("lets ended (%v)", l.err)
 	default:
 	}
+	mon.Settle(t)
 	if w := realTray.Warnings(mark); len(w) > 0 {
-		t.Logf("the panel warned while Lets ran (not Lets' menu, which TestRealHost* in app/tray checks):\n%s", strings.Join(w, "\n"))
+		// Known: the menu change when the home window opens (its line
+		// under the windows) makes libdbusmenu warn "child-display (null)
+		// but there's a menu"; logged, not failed, until app/tray fixes it.
+		t.Logf("the panel warned after Home… (the menu's change for the new window):\n%s", strings.Join(w, "\n"))
 	}
 }
