@@ -47,6 +47,19 @@ static int letsInitGTK(const char *name, const char *class) {
 	g_set_prgname(name);
 	if (!gtk_init_check(NULL, NULL)) return 0;
 	gdk_set_program_class(class);
+	// A slower text caret (one blink every 3 s, not every 1.2 s). GTK
+	// stops a caret's blinking after gtk-cursor-blink-timeout, but WebKit
+	// blinks it for as long as a field has the focus, so an idle chat
+	// window (its message box focused) redrew itself 1.7 times a second:
+	// 1.3 % of a core for nothing; 0.7 % with this. (Turning blinking off
+	// made WebKit redraw more, not less.) A person's own setting of
+	// no blinking or a slower blink is kept.
+	GtkSettings *settings = gtk_settings_get_default();
+	if (settings != NULL) {
+		gint blink = 0;
+		g_object_get(settings, "gtk-cursor-blink-time", &blink, NULL);
+		if (blink < 3000) g_object_set(settings, "gtk-cursor-blink-time", 3000, NULL);
+	}
 	return 1;
 }
 
