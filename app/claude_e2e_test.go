@@ -1097,9 +1097,18 @@ type e2ePadView struct {
 
 func dialE2EPad(t *testing.T, h *e2eHost) *e2ePad {
 	t.Helper()
+	// lets serve prints the admin link; the desktop lets keeps it out of
+	// its output and log (#21) and both record it privately for `lets pad
+	// pair` in state/web-surface.json.
 	m := padAdmin.FindStringSubmatch(h.out.String())
 	if m == nil {
-		t.Fatalf("lets serve printed no browser pad admin URL:\n%s", h.out.String())
+		info, err := readWebSurfaceInfo(config.Paths{Home: h.letsHome})
+		if err == nil {
+			m = padAdmin.FindStringSubmatch("Browser pad: " + info.AdminURL)
+		}
+	}
+	if m == nil {
+		t.Fatalf("lets printed no browser pad admin URL and state/web-surface.json has none:\n%s", h.out.String())
 	}
 	origin := "http://127.0.0.1:" + m[1]
 	d := websocket.Dialer{HandshakeTimeout: 5 * time.Second}
