@@ -20,6 +20,7 @@ import (
 
 	"github.com/lets-app/lets/app/window/guitest"
 	"github.com/lets-app/lets/backend/config"
+	"github.com/lets-app/lets/backend/testenv/bustest"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 	"github.com/lets-app/lets/backend/wire"
 	"github.com/lets-app/lets/backend/wireclient"
@@ -40,20 +41,8 @@ var sharedDisplay = guitest.Display{Command: testutil.Command}
 
 func startDesktopSession(t testing.TB) desktopSession {
 	t.Helper()
-	dbusDaemon := testutil.Command(t, "dbus-daemon")
 	display := sharedDisplay.Name(t)
-
-	// A session bus like the one dbus-run-session starts.
-	d := exec.Command(dbusDaemon, "--session", "--nofork", "--print-address=1")
-	out, err := d.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Start(); err != nil {
-		t.Fatalf("start dbus-daemon: %v", err)
-	}
-	t.Cleanup(func() { _ = d.Process.Kill(); _ = d.Wait() })
-	addr := readLineWithin(t, out, testutil.EventuallyTimeout, "the session bus address")
+	addr := bustest.Start(t)
 	return desktopSession{display: display, busAddr: addr}
 }
 

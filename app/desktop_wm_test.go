@@ -12,6 +12,7 @@ import (
 
 	"github.com/lets-app/lets/app/window"
 	"github.com/lets-app/lets/app/window/guitest"
+	"github.com/lets-app/lets/backend/testenv/bustest"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
@@ -36,23 +37,13 @@ type wmSession struct {
 // window manager, and must keep none), openbox and a session bus.
 func startWMSession(t testing.TB) wmSession {
 	t.Helper()
-	dbusDaemon := testutil.Command(t, "dbus-daemon")
 	testutil.Command(t, "xprop", "xwininfo", "wmctrl")
 	d := &guitest.Display{Command: testutil.Command, Screen: wmScreen}
 	t.Cleanup(d.Stop)
 	x := guitest.X{Display: d.Name(t), Command: testutil.Command}
 	x.StartOpenbox(t, wmPanel)
 
-	bus := exec.Command(dbusDaemon, "--session", "--nofork", "--print-address=1")
-	out, err := bus.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := bus.Start(); err != nil {
-		t.Fatalf("start dbus-daemon: %v", err)
-	}
-	t.Cleanup(func() { _ = bus.Process.Kill(); _ = bus.Wait() })
-	addr := readLineWithin(t, out, testutil.EventuallyTimeout, "the session bus address")
+	addr := bustest.Start(t)
 	return wmSession{desktopSession: desktopSession{display: x.Display, busAddr: addr}, x: x}
 }
 

@@ -1,13 +1,11 @@
 package app
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -19,58 +17,14 @@ import (
 
 	"github.com/lets-app/lets/app/notify"
 	"github.com/lets-app/lets/backend/config"
+	"github.com/lets-app/lets/backend/testenv/bustest"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
-// startfailBusConfig is a private session bus that starts no installed
-// services: whether a notification service is on it is the test's choice.
-const startfailBusConfig = `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:dir=DIR</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-`
-
-// startfailBus starts a private session bus and returns its address.
-func startfailBus(t *testing.T) string {
-	t.Helper()
-	daemon := testutil.Command(t, "dbus-daemon")
-	dir, err := os.MkdirTemp("", "ltbus")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	conf := filepath.Join(dir, "bus.conf")
-	if err := os.WriteFile(conf, []byte(strings.ReplaceAll(startfailBusConfig, "DIR", dir)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(daemon, "--config-file="+conf, "--nofork", "--print-address=1")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start dbus-daemon: %v", err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	lines := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(out).ReadString('\n')
-		lines <- strings.TrimSpace(line)
-	}()
-	addr := testutil.Wait(t, "the test session bus address", lines)
-	if addr == "" {
-		t.Fatal("dbus-daemon printed no address")
-	}
-	return addr
-}
+// startfailBus starts a private session bus (bustest: it starts no
+// installed services, so whether a notification service is on it is the
+// test's choice) and returns its address.
+func startfailBus(t *testing.T) string { return bustest.Start(t) }
 
 // shownNote is one notification the fake notification service got.
 type shownNote struct {

@@ -1,19 +1,18 @@
 package notify
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/godbus/dbus/v5"
 
 	"github.com/lets-app/lets/app/window/guitest"
+	"github.com/lets-app/lets/backend/testenv/bustest"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
@@ -26,52 +25,9 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// busConfig is a session bus that starts no installed services: whether
-// a notification service is on it is up to the test alone, not to what
-// this machine has installed.
-const busConfig = `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:dir=DIR</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-`
-
-// sessionBus starts a private session bus and returns its address.
-func sessionBus(t *testing.T) string {
-	t.Helper()
-	daemon := testutil.Command(t, "dbus-daemon")
-	dir := t.TempDir()
-	conf := filepath.Join(dir, "bus.conf")
-	if err := os.WriteFile(conf, []byte(strings.ReplaceAll(busConfig, "DIR", dir)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(daemon, "--config-file="+conf, "--nofork", "--print-address=1")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start dbus-daemon: %v", err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	lines := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(out).ReadString('\n')
-		lines <- strings.TrimSpace(line)
-	}()
-	addr := testutil.Wait(t, "the session bus address from dbus-daemon", lines)
-	if addr == "" {
-		t.Fatal("dbus-daemon printed no address")
-	}
-	return addr
-}
+// sessionBus starts a private session bus (bustest: no installed service
+// starts by itself, and the test may monitor it) and returns its address.
+func sessionBus(t *testing.T) string { return bustest.Start(t) }
 
 // startDunst runs the dunst notification daemon on the bus at addr and
 // waits until it owns org.freedesktop.Notifications.
