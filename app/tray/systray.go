@@ -108,6 +108,11 @@ func (t *Tray) Run(ctx context.Context) error {
 			t.opts.Log.Debug("tray menu updated", "sessions", len(s.Sessions), "windows", len(s.Windows), "level", level.String())
 			return
 		}
+		// A new shape is drawn anew (systray.ResetMenu). The model keeps
+		// one shape for the whole run, so this happens only for the
+		// first menu, before the item is on the bus; a later one would
+		// make a tray host warn once, as the new root goes without the
+		// property declareRootSubmenu gives the first.
 		if menuDone != nil {
 			close(menuDone)
 		}
@@ -129,6 +134,10 @@ func (t *Tray) Run(ctx context.Context) error {
 	// tray host's first read gets the whole menu, not a menu being
 	// built (which libdbusmenu warns about).
 	show(first)
+	// Before the item goes on the bus: the root of the menu says its
+	// entries are a menu, so the tray host does not warn when it reads
+	// the menu again (see declareRootSubmenu).
+	declareRootSubmenu()
 
 	ready := make(chan struct{})
 	start, end := systray.RunWithExternalLoop(func() { close(ready) }, nil)
