@@ -239,11 +239,11 @@ func (c *trayChild) rss(t testing.TB) int {
 
 // node is one entry of the item's com.canonical.dbusmenu layout.
 type node struct {
-	ID       int32
-	Label    string
-	Type     string
-	Enabled  bool
-	Visible  bool
+	ID      int32
+	Label   string
+	Type    string
+	Enabled bool
+	Visible bool
 	// ChildrenDisplay is the node's "children-display" ("submenu" on a
 	// node with entries).
 	ChildrenDisplay string
