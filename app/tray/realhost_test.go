@@ -565,9 +565,12 @@ func TestRealTrayHostRebuildKeepsIdsWithoutWarnings(t *testing.T) {
 		hasWords("fix tests", "Graph — open again", "Continue: Trip plans", "Claude is connected to Lets", "Notes"))
 	mon.Settle(t)
 	c.show(t, realHostBase)
-	back := waitLayout(t, c, conn, "the menu is back to the start", func(n node) bool {
-		_, ok := n.find("Continue: Trip plans")
-		return !ok
+	// The entries change one after another (the conversation's place is
+	// hidden before the note's), so the menu is read until all of them
+	// are back.
+	start := strings.Join(before.shown(""), "\n")
+	back := waitLayout(t, c, conn, "the menu is back to the start:\n"+start, func(n node) bool {
+		return strings.Join(n.shown(""), "\n") == start
 	})
 	mon.Settle(t)
 
