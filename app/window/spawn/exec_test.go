@@ -200,12 +200,16 @@ func execSpawnerReady(t *testing.T, mode string, store *geometry.Store) (*Spawne
 // on stdin; its command line is only "<lets> window", so the window key
 // never shows in `ps`.
 func TestExecStarterKeepsURLOffArgv(t *testing.T) {
-	s, gone := execSpawner(t, "wait", nil)
+	s, gone, waitReady := execSpawnerReady(t, "wait", nil)
 	l := launch("w1", "hello")
 	l.Title = "wait"
 	if err := s.Open(l); err != nil {
 		t.Fatal(err)
 	}
+	// Start returns once the kernel has switched the child to the new
+	// program, but its command line is filled in a moment later; read it
+	// once the program runs (it said so), not before (CI once read "").
+	waitReady("w1")
 	s.mu.Lock()
 	pid := s.children["w1"].child.PID()
 	s.mu.Unlock()
