@@ -1,11 +1,9 @@
 package app
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,25 +42,6 @@ func startDesktopSession(t testing.TB) desktopSession {
 	display := sharedDisplay.Name(t)
 	addr := bustest.Start(t)
 	return desktopSession{display: display, busAddr: addr}
-}
-
-func readLineWithin(t testing.TB, r io.Reader, d time.Duration, what string) string {
-	t.Helper()
-	got := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(r).ReadString('\n')
-		got <- strings.TrimSpace(line)
-	}()
-	select {
-	case s := <-got:
-		if s == "" {
-			t.Fatalf("no %s", what)
-		}
-		return s
-	case <-time.After(d):
-		t.Fatalf("no %s within %v", what, d)
-	}
-	return ""
 }
 
 // fakeWatcher owns org.kde.StatusNotifierWatcher and records every

@@ -506,22 +506,6 @@ func TestRealTrayHostClickRunsTheAction(t *testing.T) {
 	}
 }
 
-// checked reads the toggle-state of the entry labelled label.
-func checked(c *trayChild, t testing.TB, conn *dbus.Conn, label string) bool {
-	t.Helper()
-	n, ok := c.layout(t, conn).find(label)
-	if !ok {
-		t.Fatalf("no %q in the menu", label)
-	}
-	call := conn.Object(c.bus, "/StatusNotifierItem/menu").Call("com.canonical.dbusmenu.GetProperty", 0, n.ID, "toggle-state")
-	if call.Err != nil {
-		t.Fatalf("GetProperty toggle-state: %v", call.Err)
-	}
-	v, _ := call.Body[0].(dbus.Variant)
-	state, _ := v.Value().(int32)
-	return state == 1
-}
-
 func firstHidden(n node) int32 {
 	for _, c := range n.Children {
 		if !c.Visible {
