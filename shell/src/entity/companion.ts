@@ -577,6 +577,9 @@ export class Companion {
     };
     document.addEventListener("animationend", ended);
     document.addEventListener("transitionend", ended);
+    // A scrolled panel (the chat's dock as its cards arrive) moves its
+    // controls without any change the observer sees.
+    document.addEventListener("scroll", ended, { capture: true, passive: true });
     window.addEventListener("focusin", (ev) => {
       const t = ev.target;
       if (!(t instanceof Element) || this.element.contains(t) || !t.matches(SHELL_CONTROLS)) return;
