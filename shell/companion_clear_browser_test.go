@@ -9,6 +9,8 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 // coverJS lists the controls the companion covers: the shell's own and
@@ -145,6 +147,16 @@ func TestCompanionLeavesTheNoteBoxAfterAWave(t *testing.T) {
 			cx := math.Min(math.Max(pip[0], note[0]+4), note[0]+note[2]-4)
 			cy := math.Min(math.Max(pip[1], note[1]+4), note[1]+note[3]-4)
 			x.click(cx, cy)
+			// A person types once the click has landed: the caret is in the
+			// note box, or the companion's menu opened (the old bug). Under
+			// load focus reaches the unique's frame (another process) a
+			// moment after the click, and keys sent before it go nowhere.
+			testutil.Eventually(t, "the click lands (the note box has the focus, or the companion's menu opened)", func() bool {
+				var inNote, open bool
+				x.evalU(`document.activeElement !== null && document.activeElement.id === "note" && document.hasFocus()`, &inNote)
+				x.eval(`!document.getElementById("lets-companion-menu").hidden`, &open)
+				return inNote || open
+			})
 			x.run(chromedp.KeyEvent("Hi Claude"))
 			var typed string
 			x.evalU(`document.getElementById("note").value`, &typed)
