@@ -78,9 +78,9 @@ func BenchmarkTrayBurstRedraws(b *testing.B) {
 	for i := range b.N {
 		// Settle: the entry shows the last state, and a second passes
 		// without a redraw.
-		want := "💬 tidy docs · codex — waiting for you"
+		want := "Waiting for you: tidy docs — Codex"
 		if i%2 == 1 {
-			want = "⏳ tidy docs · codex — working"
+			want = "Working: tidy docs — Codex"
 		}
 		time.Sleep(time.Second)
 		before := redraws()
