@@ -351,7 +351,7 @@ func TestAnswerContextEndsBeforeOwnerTakesIt(t *testing.T) {
 	sub := hookSubscribe(t, h, id, "req-1", true, wire.ActionApprove, wire.ActionReject)
 
 	s.stall()
-	h.update("codex", "other", "running") // its render holds the owner
+	h.updateAck("codex", "other", "running") // its render holds the owner
 	select {
 	case <-s.entered:
 	case <-time.After(ioTimeout):

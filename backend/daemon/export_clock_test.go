@@ -24,5 +24,8 @@ func (d *Daemon) HoldLoop(ctx context.Context) (release func(), err error) {
 }
 
 // Sync returns once the owner loop has handled everything posted before
-// it (and every timer that was due when it was posted).
-func (d *Daemon) Sync(ctx context.Context) error { return d.onLoop(ctx, func() {}) }
+// it (and every timer that was due when it was posted), with what that
+// changed already on the surface: the loop renders after a batch of
+// messages, and the batch may still hold the Sync call itself, so the call
+// renders what changed before it answers.
+func (d *Daemon) Sync(ctx context.Context) error { return d.onLoop(ctx, d.renderIfChanged) }

@@ -530,8 +530,18 @@ func stateMsg(backend, sid, state string, extra ...string) string {
 }
 
 // update sends a state with reply:true on a new connection and returns the
-// state_ack.
+// state_ack once the surface shows it (the ack is written while the loop
+// handles the line; the render follows after the batch, so sync).
 func (h *harness) update(backend, sid, state string, extra ...string) map[string]any {
+	h.t.Helper()
+	m := h.updateAck(backend, sid, state, extra...)
+	h.sync()
+	return m
+}
+
+// updateAck is update without waiting for the render: for tests that hold
+// the surface.
+func (h *harness) updateAck(backend, sid, state string, extra ...string) map[string]any {
 	h.t.Helper()
 	c := h.dial()
 	defer c.close()
