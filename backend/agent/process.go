@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -34,6 +35,13 @@ type Options struct {
 	// PermissionPromptStdio passes --permission-prompt-tool stdio: claude
 	// asks Lets (ControlRequest can_use_tool) before a tool runs.
 	PermissionPromptStdio bool
+	// OnlyLetsSettings keeps the working folder's own Claude settings
+	// out, for a folder the person has not trusted: its
+	// .claude/settings.json and settings.local.json (hooks can run
+	// programs) with --setting-sources user, and its .mcp.json servers
+	// with --strict-mcp-config (only MCPConfig's servers start). The
+	// person's own user settings and Settings still apply.
+	OnlyLetsSettings bool
 	// Env is claude's whole environment; nil means os.Environ().
 	Env    []string
 	Logger *slog.Logger
@@ -198,6 +206,12 @@ func Args(o Options, resume bool) []string {
 	}
 	if o.PermissionPromptStdio {
 		args = append(args, "--permission-prompt-tool", "stdio")
+	}
+	if o.OnlyLetsSettings {
+		args = append(args, "--setting-sources", "user")
+		if !slices.Contains(o.ExtraArgs, "--strict-mcp-config") {
+			args = append(args, "--strict-mcp-config")
+		}
 	}
 	return append(args, o.ExtraArgs...)
 }
