@@ -22,6 +22,12 @@ import (
 // claimFromOwner reports whether r came from a socket of the user running
 // Lets. Without /proc (not Linux) the key alone decides.
 func (s *Server) claimFromOwner(r *http.Request) bool {
+	return s.fromOwner(r, "home link")
+}
+
+// fromOwner is claimFromOwner for any one-time link; what names the link in
+// the log ("home link", "window link").
+func (s *Server) fromOwner(r *http.Request, what string) bool {
 	s.home.mu.Lock()
 	lookup := s.home.peerUID
 	s.home.mu.Unlock()
@@ -45,11 +51,11 @@ func (s *Server) claimFromOwner(r *http.Request) bool {
 	}
 	uid, err := lookup(peer, local)
 	if err != nil {
-		s.opts.Log.Warn("could not tell who opened the home link; refused it", "peer", peer, "err", err)
+		s.opts.Log.Warn("could not tell who opened the "+what+"; refused it", "peer", peer, "err", err)
 		return false
 	}
 	if uid != os.Getuid() {
-		s.opts.Log.Warn("a home link was opened by another user of this computer; refused it", "peer", peer, "uid", uid)
+		s.opts.Log.Warn("a "+what+" was opened by another user of this computer; refused it", "peer", peer, "uid", uid)
 		return false
 	}
 	return true

@@ -64,7 +64,8 @@ func shellCSP(frameOrigin string) string {
 // handleShellPage is GET /w/<wid>/?t=<one-time key>. The first load with
 // the key spends it and mints the window token, which is written only into
 // this page; any other load (a reload, a copied link, a second browser)
-// gets a kind page that says how to open the unique again.
+// gets a kind page that says how to open the unique again. Only a
+// connection from the user running Lets may spend the key (fromOwner).
 func (s *Server) handleShellPage(w http.ResponseWriter, r *http.Request) {
 	if s.core == nil {
 		writeError(w, http.StatusServiceUnavailable, "internal", "this host runs without a data folder, so it has no windows")
@@ -74,6 +75,14 @@ func (s *Server) handleShellPage(w http.ResponseWriter, r *http.Request) {
 	if token.Equal(key, s.opts.Token) {
 		writeLinkPage(w, http.StatusForbidden, linkPage{Heading: "This is not a window link",
 			Text: "The address holds Lets' own key, which never opens a window. Open the unique with Lets instead."})
+		return
+	}
+	// The link may have reached the browser through xdg-open's command
+	// line, which every local user can read: only the person's own sockets
+	// may spend its key, and a refusal leaves the key for them.
+	if !s.fromOwner(r, "window link") {
+		writeLinkPage(w, http.StatusForbidden, linkPage{Heading: "This window opens only for the person who started it",
+			Text: "Another account on this computer tried to open this window, so Lets kept it closed. If it is yours, open it from your own session; the link still works there."})
 		return
 	}
 	win, outcome, err := s.core.claimLaunch(r.PathValue("wid"), key)
