@@ -264,8 +264,18 @@ func Listen(opts Options) (*Daemon, error) {
 // Name implements service.Service.
 func (d *Daemon) Name() string { return ServiceName }
 
-// SocketPath returns the path the daemon listens on.
-func (d *Daemon) SocketPath() string { return d.opts.SocketPath }
+// SocketPath returns the path the daemon listens on: once it has claimed
+// it, the path it bound, which is the private fallback when another user
+// held the protocol's default path (see claim); before, the path it was
+// given.
+func (d *Daemon) SocketPath() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.ln != nil {
+		return d.ln.path
+	}
+	return d.opts.SocketPath
+}
 
 // Listen claims the socket path (§2.2) if that has not happened yet. On
 // failure the surface is closed, as the reference does.
@@ -285,6 +295,10 @@ func (d *Daemon) Listen() error {
 		return err
 	}
 	d.ln = ln
+	if ln.moved != nil {
+		d.log.Warn("agent daemon: "+ln.moved.Error()+"; listening on a private path instead, which Lets finds by itself; other Pad-Lattice clients need PAD_LATTICE_SOCKET set to it",
+			"socket", ln.path, "taken", ln.moved.Path, "owner", ln.moved.Owner)
+	}
 	return nil
 }
 

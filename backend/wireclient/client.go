@@ -59,21 +59,33 @@ type conn struct {
 	timeout time.Duration
 }
 
-// dial connects within the timeout and the context.
+// dial connects within the timeout and the context, to the user's own
+// daemon only.
 func (c *Client) dial(ctx context.Context) (*conn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// Nothing is written before both checks pass: the socket file must be
+	// ours, and so must the process listening on it (peer.go).
+	uid := selfUID()
+	path := c.resolve()
+	if err := checkSocketFile(path, uid); err != nil {
+		return nil, err
+	}
 	d := net.Dialer{Timeout: c.timeout()}
-	nc, err := d.DialContext(ctx, "unix", c.Path)
+	nc, err := d.DialContext(ctx, "unix", path)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) {
-			return nil, fmt.Errorf("%w at %s: %w", ErrDaemonNotRunning, c.Path, err)
+			return nil, fmt.Errorf("%w at %s: %w", ErrDaemonNotRunning, path, err)
 		}
-		return nil, fmt.Errorf("connect to the pad daemon at %s: %w", c.Path, err)
+		return nil, fmt.Errorf("connect to the pad daemon at %s: %w", path, err)
+	}
+	if err := checkPeer(nc, path, uid); err != nil {
+		nc.Close()
+		return nil, err
 	}
 	return &conn{nc: nc, r: bufio.NewReaderSize(nc, 4096), timeout: c.timeout()}, nil
 }
