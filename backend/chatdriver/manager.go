@@ -68,9 +68,16 @@ type Options struct {
 	// Login starts `claude auth login`; nil shows how to sign in without
 	// running it.
 	Login func(ctx context.Context) (Login, error)
+	// InstallClaude installs Claude Code when the person presses Install
+	// Claude Code on the first-run screen, reporting progress; it returns
+	// ctx's error when cancelled. nil leaves the button out.
+	InstallClaude func(ctx context.Context, progress func(InstallProgress)) error
 	// OpenURL opens the sign-in page in the person's browser; nil leaves
 	// the link to be copied.
 	OpenURL func(url string) error
+	// Trust says which folders' own Claude settings may run (trust.go);
+	// nil: none, and no folder asks.
+	Trust *FolderTrust
 	// Coalesce is the shortest time between two chat.say chunks; 0 means
 	// DefaultCoalesce.
 	Coalesce time.Duration
@@ -84,6 +91,13 @@ type Options struct {
 	Logger *slog.Logger
 }
 
+// InstallProgress is one step of installing Claude Code: Percent 0–100,
+// or -1 when it cannot be told (the bar then moves without a number).
+type InstallProgress struct {
+	Percent int
+	Text    string
+}
+
 // Manager runs one driver per open conversation.
 type Manager struct {
 	opts Options
@@ -91,7 +105,30 @@ type Manager struct {
 	mu      sync.Mutex
 	ctx     context.Context // Run's; nil before Run and after it
 	drivers map[string]*driver
-	wg      sync.WaitGroup
+	// installs cancels the running install of a driver's first-run screen.
+	installs map[*driver]context.CancelFunc
+	wg       sync.WaitGroup
+}
+
+// setInstall remembers (cancel != nil) or forgets a driver's install.
+func (m *Manager) setInstall(d *driver, cancel context.CancelFunc) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if cancel == nil {
+		delete(m.installs, d)
+		return
+	}
+	m.installs[d] = cancel
+}
+
+// cancelInstall stops a driver's install, if one runs.
+func (m *Manager) cancelInstall(d *driver) {
+	m.mu.Lock()
+	cancel := m.installs[d]
+	m.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
 }
 
 // New returns a manager; Run makes it serve.
@@ -112,7 +149,7 @@ func New(opts Options) (*Manager, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Manager{opts: opts, drivers: map[string]*driver{}}, nil
+	return &Manager{opts: opts, drivers: map[string]*driver{}, installs: map[*driver]context.CancelFunc{}}, nil
 }
 
 // Run serves until ctx ends, then stops every agent (the conversations
@@ -233,6 +270,7 @@ func (m *Manager) forget(d *driver) {
 			delete(m.drivers, id)
 		}
 	}
+	delete(m.installs, d)
 }
 
 // rekey moves a driver to a new conversation id (after "New chat").

@@ -3,23 +3,21 @@ package chatdriver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 )
 
 // The first-run screens, drawn in the chat window with the shell's
 // components (lip-1 §components) above the input.
 
-// InstallCommand installs Claude Code.
-const InstallCommand = "npm install -g @anthropic-ai/claude-code"
-
 // Component ids of the first-run screens.
 const (
-	idSetupNote  = "lets-setup-note"
-	idSetupCode  = "lets-setup-command"
-	idSetupCheck = "lets-setup-check"
-	idSignInOpen = "lets-signin-open"
-	idSignInLink = "lets-signin-link"
-	idSignInForm = "lets-signin-code"
+	idSetupNote     = "lets-setup-note"
+	idSetupProgress = "lets-setup-progress"
+	idSetupCheck    = "lets-setup-check"
+	idSignInOpen    = "lets-signin-open"
+	idSignInLink    = "lets-signin-link"
+	idSignInForm    = "lets-signin-code"
 )
 
 // How long the sign-in link and the sign-in itself may take.
@@ -28,7 +26,7 @@ const (
 	loginWait    = 60 * time.Second
 )
 
-var setupIDs = []string{idSetupNote, idSetupCode, idSetupCheck, idSignInOpen, idSignInLink, idSignInForm}
+var setupIDs = []string{idSetupNote, idSetupProgress, idSetupCheck, idSignInOpen, idSignInLink, idSignInForm}
 
 func (d *driver) component(ctx context.Context, id, typ string, props map[string]any) {
 	d.send(ctx, "component.create", map[string]any{"id": id, "type": typ, "props": props, "slot": "dock"}, "")
@@ -41,19 +39,99 @@ func (d *driver) clearSetup(ctx context.Context) {
 	d.screen = ""
 }
 
-// showInstall: Claude Code is not installed.
+// showInstall: Claude Code is not installed. With an installer the screen
+// offers the Install Claude Code button (installing into Lets' own
+// folder: no terminal, no password); without one, only Check again.
 func (d *driver) showInstall(ctx context.Context) {
 	d.clearSetup(ctx)
 	d.screen = "install"
-	d.send(ctx, "talk.welcome", map[string]any{"text": "Let's get Claude ready. It takes a few minutes, once."}, "")
-	d.component(ctx, idSetupNote, "note", map[string]any{
-		"title": "Claude Code is not on this computer yet",
-		"text":  "Lets talks to Claude through Claude Code, Anthropic's program for working with Claude (you sign in with your Claude account). To install it, open a terminal once (on a Mac: Terminal; on Windows: PowerShell), paste the command below and press Enter. It needs Node.js from nodejs.org. When it is done, press “Check again”.",
-		"tone":  "info",
-	})
-	d.component(ctx, idSetupCode, "code", map[string]any{"title": "Install command", "code": InstallCommand, "language": "sh"})
-	d.component(ctx, idSetupCheck, "options", map[string]any{"label": "When it is installed:", "items": []map[string]string{{"id": "check", "label": "Check again"}}})
+	d.status(ctx, statusMissing)
+	d.send(ctx, "talk.welcome", map[string]any{"text": "Let's get Claude ready. It takes a minute or two, once."}, "")
+	text := "Lets talks to Claude through Claude Code, Anthropic's program for working with Claude (you sign in with your Claude account afterwards). Lets can install it for you: it goes into Lets' own folder, so no password is needed."
+	items := []map[string]string{{"id": "install", "label": "Install Claude Code"}, {"id": "check", "label": "Check again", "hint": "If you installed it yourself"}}
+	if d.m.opts.InstallClaude == nil {
+		text = "Lets talks to Claude through Claude Code, Anthropic's program for working with Claude. This Lets cannot install it by itself: ask whoever looks after this computer to install Claude Code, then press “Check again”."
+		items = items[1:]
+	}
+	d.component(ctx, idSetupNote, "note", map[string]any{"title": "Claude Code is not on this computer yet", "text": text, "tone": "info"})
+	d.component(ctx, idSetupCheck, "options", map[string]any{"label": "Get Claude Code:", "items": items})
 	d.setMood(ctx, "curious")
+}
+
+// The chat window's status line (talk.agent's status) at each first-run
+// step, so the band never says Claude is there while it is not.
+const (
+	statusMissing    = "Claude is not ready yet: Claude Code is missing."
+	statusInstalling = "Installing Claude Code…"
+	statusFailed     = "Claude Code could not be installed yet."
+	statusSignIn     = "Claude is installed. Sign in to start."
+	statusReady      = "Claude is here. Say hello!"
+)
+
+// status sets the chat window's status line.
+func (d *driver) status(ctx context.Context, text string) {
+	d.send(ctx, "talk.agent", map[string]any{"working": false, "folder": d.conv.Dir, "status": text}, "")
+}
+
+// startInstall runs the installer and shows its progress, with Cancel.
+func (d *driver) startInstall(ctx context.Context) {
+	if d.m.opts.InstallClaude == nil || d.screen == "installing" {
+		return
+	}
+	d.clearSetup(ctx)
+	d.screen = "installing"
+	d.status(ctx, statusInstalling)
+	d.component(ctx, idSetupNote, "note", map[string]any{"title": "Installing Claude Code", "text": "This takes a minute or two. You can keep this window open; Lets tells you when it is done.", "tone": "info"})
+	d.component(ctx, idSetupProgress, "progress", map[string]any{"title": "Getting ready…", "max": 100})
+	d.component(ctx, idSetupCheck, "options", map[string]any{"label": "Changed your mind?", "items": []map[string]string{{"id": "cancel", "label": "Cancel"}}})
+	d.setMood(ctx, "thinking")
+	ictx, cancel := context.WithCancel(d.life)
+	d.m.setInstall(d, cancel)
+	go func() {
+		last := -2
+		err := d.m.opts.InstallClaude(ictx, func(p InstallProgress) {
+			if p.Percent == last {
+				return
+			}
+			last = p.Percent
+			d.post(func(ctx context.Context) {
+				if d.screen != "installing" {
+					return
+				}
+				props := map[string]any{"title": p.Text}
+				if p.Percent >= 0 {
+					props["value"] = p.Percent
+				}
+				d.send(ctx, "component.update", map[string]any{"id": idSetupProgress, "props": props}, "")
+			})
+		})
+		cancelled := ictx.Err() != nil
+		cancel()
+		d.post(func(ctx context.Context) {
+			d.m.setInstall(d, nil)
+			d.installDone(ctx, err, cancelled)
+		})
+	}()
+}
+
+// installDone: the installer ended.
+func (d *driver) installDone(ctx context.Context, err error, cancelled bool) {
+	switch {
+	case err == nil:
+		d.send(ctx, "ui.toast", map[string]any{"text": "Claude Code is installed.", "level": "info"}, "")
+		d.recheck(ctx)
+	case cancelled || errors.Is(err, context.Canceled):
+		d.showInstall(ctx)
+		d.send(ctx, "ui.toast", map[string]any{"text": "Stopped installing. Nothing was changed.", "level": "info"}, "")
+	default:
+		d.log.Warn("chat: installing Claude Code failed", "err", err)
+		d.clearSetup(ctx)
+		d.screen = "install"
+		d.status(ctx, statusFailed)
+		d.component(ctx, idSetupNote, "note", map[string]any{"title": "Claude Code could not be installed", "text": err.Error(), "tone": "error"})
+		d.component(ctx, idSetupCheck, "options", map[string]any{"label": "What next?", "items": []map[string]string{{"id": "install", "label": "Try again"}, {"id": "check", "label": "Check again", "hint": "If you installed it yourself"}}})
+		d.setMood(ctx, "alert")
+	}
 }
 
 // showSignIn: Claude Code is installed but nobody is signed in. It starts
@@ -61,6 +139,7 @@ func (d *driver) showInstall(ctx context.Context) {
 func (d *driver) showSignIn(ctx context.Context) {
 	d.clearSetup(ctx)
 	d.screen = "signin"
+	d.status(ctx, statusSignIn)
 	url := ""
 	if d.m.opts.Login != nil {
 		if d.login != nil {
@@ -121,7 +200,18 @@ func (d *driver) onSetupAction(ctx context.Context, raw json.RawMessage) {
 	}
 	switch {
 	case a.ID == idSetupCheck && a.Action == "select":
-		d.recheck(ctx)
+		var which string
+		_ = json.Unmarshal(a.Value, &which)
+		switch which {
+		case "install":
+			d.startInstall(ctx)
+		case "cancel":
+			d.m.cancelInstall(d)
+		default:
+			if d.screen != "installing" {
+				d.recheck(ctx)
+			}
+		}
 	case a.ID == idSignInOpen && a.Action == "select" && d.login != nil:
 		var which string
 		_ = json.Unmarshal(a.Value, &which)
@@ -169,7 +259,7 @@ func (d *driver) onSetupAction(ctx context.Context, raw json.RawMessage) {
 func (d *driver) recheck(ctx context.Context) {
 	switch d.authState(ctx) {
 	case NotInstalled:
-		d.send(ctx, "ui.toast", map[string]any{"text": "Claude Code is not there yet. Run the install command, then check again.", "level": "warn", "ttl": 8000}, "")
+		d.send(ctx, "ui.toast", map[string]any{"text": "Claude Code is not there yet. Press “Install Claude Code” to get it.", "level": "warn", "ttl": 8000}, "")
 		if d.screen != "install" {
 			d.showInstall(ctx)
 		}
@@ -200,6 +290,7 @@ func (d *driver) ready(ctx context.Context) {
 	// A window opened before the agent is not bound to its pid: bind it so
 	// approvals and moods from its hooks reach it.
 	d.rebind(ctx)
+	d.status(ctx, statusReady)
 	d.send(ctx, "talk.welcome", map[string]any{"text": "You're all set! Ask Claude anything you like."}, "")
 	d.setMood(ctx, "happy")
 }

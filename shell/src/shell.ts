@@ -296,7 +296,7 @@ function onFrame(text: string): void {
         welcomed = true;
         everWelcomed = true;
         attempt = 0;
-        setState("online", "Connected");
+        setState("online", "Connected to Lets");
         for (const t of upQueue.splice(0)) ws?.send(t);
         if (uniqueReady) send(makeEnvelope("lip.ready", {}), "shell");
         continue;

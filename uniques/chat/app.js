@@ -166,6 +166,9 @@
     const working = data.working === true;
     stop.hidden = !working;
     stop.disabled = false;
+    // Where Claude is (missing, installing, signing in, ready), so the
+    // band never says Claude is here while it is not.
+    if (typeof data.status === "string" && data.status) say(data.status);
     if (typeof data.folder === "string") {
       folder.hidden = data.folder === "";
       folder.textContent = data.folder ? `Working folder: ${data.folder}` : "";
