@@ -5,6 +5,7 @@ package wiretest
 
 import (
 	"bufio"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -55,6 +56,8 @@ type Server struct {
 	handler Handler
 	mu      sync.Mutex
 	lines   []Line
+	bytes   int   // every byte received, lines or not
+	accepts int   // connections accepted
 	closed  []int // connection ids whose peer closed
 	nextID  int
 	changed chan struct{}
@@ -75,13 +78,18 @@ func Start(tb testing.TB, h Handler) *Server {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s := &Server{Path: path, ln: ln, handler: h, changed: make(chan struct{}, 1), conns: map[*Conn]bool{}}
+	tb.Cleanup(func() { os.RemoveAll(dir) })
+	return Serve(tb, ln, h)
+}
+
+// Serve serves on a Unix listener the test made (for example one of
+// another user's, to play a squatter) until the test ends.
+func Serve(tb testing.TB, ln net.Listener, h Handler) *Server {
+	tb.Helper()
+	s := &Server{Path: ln.Addr().String(), ln: ln, handler: h, changed: make(chan struct{}, 1), conns: map[*Conn]bool{}}
 	s.wg.Add(1)
 	go s.accept()
-	tb.Cleanup(func() {
-		s.Close()
-		os.RemoveAll(dir)
-	})
+	tb.Cleanup(s.Close)
 	return s
 }
 
@@ -116,6 +124,7 @@ func (s *Server) accept() {
 		}
 		s.mu.Lock()
 		s.nextID++
+		s.accepts++
 		c := &Conn{Conn: nc, ID: s.nextID}
 		s.conns[c] = true
 		s.mu.Unlock()
@@ -134,7 +143,7 @@ func (s *Server) serve(c *Conn) {
 		s.mu.Unlock()
 		s.notify()
 	}()
-	sc := bufio.NewScanner(c)
+	sc := bufio.NewScanner(countingReader{s, c})
 	sc.Buffer(make([]byte, 4096), wire.MaxFrameBytes+1)
 	for sc.Scan() {
 		line := append([]byte(nil), sc.Bytes()...)
@@ -146,6 +155,35 @@ func (s *Server) serve(c *Conn) {
 			s.handler(c, line)
 		}
 	}
+}
+
+// countingReader counts what a connection delivers, so a test can tell
+// that a client sent nothing at all, not even half a line.
+type countingReader struct {
+	s *Server
+	r io.Reader
+}
+
+func (cr countingReader) Read(p []byte) (int, error) {
+	n, err := cr.r.Read(p)
+	cr.s.mu.Lock()
+	cr.s.bytes += n
+	cr.s.mu.Unlock()
+	return n, err
+}
+
+// Received returns how many bytes all connections delivered so far.
+func (s *Server) Received() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.bytes
+}
+
+// Accepted returns how many connections were accepted so far.
+func (s *Server) Accepted() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.accepts
 }
 
 func (s *Server) notify() {
@@ -229,5 +267,22 @@ func Canned(st wire.Status, ack wire.StateAck) Handler {
 		case wire.PreviewEndCommand:
 			_ = c.Send(wire.PreviewEndAck(m))
 		}
+	}
+}
+
+// Approver answers like a squatter that wants the agents' approvals: it
+// answers what Canned answers and every subscribe_actions with an approve
+// for that subscription's agent and request id.
+func Approver(st wire.Status, ack wire.StateAck) Handler {
+	canned := Canned(st, ack)
+	return func(c *Conn, line []byte) {
+		cmd, perr := wire.DecodeLine(line)
+		if perr == nil {
+			if m, ok := cmd.(wire.SubscribeActionsCommand); ok {
+				_ = c.Send(wire.ActionEvent{Action: wire.ActionApprove, Agent: m.Agent, RequestID: m.RequestID})
+				return
+			}
+		}
+		canned(c, line)
 	}
 }

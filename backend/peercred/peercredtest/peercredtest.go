@@ -1,0 +1,93 @@
+//go:build linux
+
+// Package peercredtest plays another local user in attack tests: it makes
+// Unix listeners whose socket file and listening process belong to a
+// second uid, the way a squatter in /tmp would. Tests run as root (as in
+// CI); without root they skip loudly, or fail under LETS_REQUIRE_TOOLS=1.
+package peercredtest
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"runtime"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/lets-app/lets/backend/testenv/testutil"
+)
+
+// Nobody is the uid and gid the attacker plays (Debian's nobody/nogroup).
+const Nobody = 65534
+
+// RequireRoot stops a test that cannot become another user.
+func RequireRoot(tb testing.TB) {
+	tb.Helper()
+	if os.Geteuid() != 0 {
+		testutil.Missing(tb, testutil.RequireToolsEnv,
+			fmt.Sprintf("this attack test plays another local user (uid %d) and must run as root to become it; it runs as uid %d", Nobody, os.Geteuid()),
+			"run the tests as root (CI and `make test` in the container do)")
+	}
+}
+
+// SharedDir returns a new folder that every user may write to and only a
+// file's owner may delete from (mode 1777, like /tmp), with a short path
+// so sockets fit in sun_path.
+func SharedDir(tb testing.TB) string {
+	tb.Helper()
+	dir, err := os.MkdirTemp("", "sq")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o1777); err != nil {
+		tb.Fatal(err)
+	}
+	return dir
+}
+
+// ListenAs listens on the Unix socket path as uid/gid: the socket file
+// belongs to uid and SO_PEERCRED of every connection to it reports uid.
+//
+// The credentials are changed on one locked OS thread only, with raw
+// system calls (Go's syscall.Setuid changes every thread), and that
+// thread is never unlocked, so Go discards it when the goroutine ends; Go
+// creates no new threads from a locked one. The rest of the test process
+// stays root.
+func ListenAs(tb testing.TB, uid, gid int, path string) *net.UnixListener {
+	tb.Helper()
+	RequireRoot(tb)
+	type result struct {
+		ln  *net.UnixListener
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread dies with this goroutine
+		if _, _, e := unix.RawSyscall(unix.SYS_SETGROUPS, 0, 0, 0); e != 0 {
+			done <- result{err: fmt.Errorf("setgroups: %w", e)}
+			return
+		}
+		if _, _, e := unix.RawSyscall(unix.SYS_SETRESGID, uintptr(gid), uintptr(gid), uintptr(gid)); e != 0 {
+			done <- result{err: fmt.Errorf("setresgid %d: %w", gid, e)}
+			return
+		}
+		if _, _, e := unix.RawSyscall(unix.SYS_SETRESUID, uintptr(uid), uintptr(uid), uintptr(uid)); e != 0 {
+			done <- result{err: fmt.Errorf("setresuid %d: %w", uid, e)}
+			return
+		}
+		ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+		done <- result{ln, err}
+	}()
+	r := <-done
+	if r.err != nil {
+		tb.Fatalf("listen on %s as uid %d: %v", path, uid, r.err)
+	}
+	tb.Cleanup(func() { r.ln.Close() })
+	var st unix.Stat_t
+	if err := unix.Lstat(path, &st); err != nil || int(st.Uid) != uid {
+		tb.Fatalf("the socket %s should belong to uid %d: stat %+v, %v", path, uid, st.Uid, err)
+	}
+	return r.ln
+}
