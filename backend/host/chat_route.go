@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/lets-app/lets/backend/conversations"
@@ -71,12 +73,46 @@ type chatRequest struct {
 // registerChat adds the routes of the home page's chat card; the host
 // token route is in privilegedRoutes.
 func (s *Server) registerChat(mux *http.ServeMux) {
-	mux.Handle("POST /home/api/chat", s.requireHomeToken(s.handleChatOpen))
+	mux.Handle("POST /home/api/chat", s.requireHomeToken(s.handleHomeChatOpen))
 	mux.Handle("DELETE /home/api/chat/{id}", s.requireHomeToken(s.handleChatDelete))
 	mux.Handle(FoldersRoute, s.requireHomeToken(s.handleFolders))
+	s.registerTrust(mux)
 }
 
-func (s *Server) handleChatOpen(w http.ResponseWriter, r *http.Request) {
+// handleChatOpen is POST /app/chat (host token: `lets chat`, a person at a
+// terminal): any folder.
+func (s *Server) handleChatOpen(w http.ResponseWriter, r *http.Request) { s.chatOpen(w, r, false) }
+
+// handleHomeChatOpen is POST /home/api/chat: only a folder the home page's
+// chooser can offer.
+func (s *Server) handleHomeChatOpen(w http.ResponseWriter, r *http.Request) { s.chatOpen(w, r, true) }
+
+// chooserFolder is folder as the chat's working folder when the home page
+// asks: an existing folder inside the person's home folder, links
+// resolved (a link that leads out of home is refused), as FoldersRoute
+// offers them. It returns the resolved path.
+func chooserFolder(home, folder string) (string, error) {
+	realHome, err := filepath.EvalSymlinks(home)
+	if err != nil || home == "" {
+		return "", errFolderMissing
+	}
+	if !filepath.IsAbs(folder) || len(folder) > 4096 || strings.ContainsRune(folder, 0) {
+		return "", errFolderPath
+	}
+	real, err := filepath.EvalSymlinks(filepath.Clean(folder))
+	if err != nil {
+		return "", errFolderMissing
+	}
+	if !inside(realHome, real) {
+		return "", errFolderOutside
+	}
+	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+		return "", errNotAFolder
+	}
+	return real, nil
+}
+
+func (s *Server) chatOpen(w http.ResponseWriter, r *http.Request, fromHome bool) {
 	if s.opts.Chats == nil {
 		writeError(w, http.StatusNotImplemented, "no_chat", chatUnavailable)
 		return
@@ -101,6 +137,14 @@ func (s *Server) handleChatOpen(w http.ResponseWriter, r *http.Request) {
 	if req.Folder != "" && (req.Conversation != "" || !filepath.IsAbs(req.Folder) || len(req.Folder) > 4096) {
 		writeError(w, http.StatusBadRequest, "bad_folder", `"folder" is the working folder of a new conversation: a full path (starting with /), and only without "conversation"`)
 		return
+	}
+	if fromHome && req.Folder != "" {
+		real, err := chooserFolder(s.opts.Getenv("HOME"), req.Folder)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "bad_folder", err.Error())
+			return
+		}
+		req.Folder = real
 	}
 	var opened ChatOpened
 	var err error
