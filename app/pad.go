@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/lets-app/lets/backend/textsafe"
 	"io"
 	"math"
 	"os"
@@ -280,10 +281,10 @@ func printPadStatus(w io.Writer, socket string, st wire.Status) {
 		sel := st.Selected.String()
 		for _, s := range st.Sessions {
 			if s.Identity() == *st.Selected && s.Slot >= 0 {
-				sel = fmt.Sprintf("S%d %s (%s)", s.Scene(), s.Label, sel)
+				sel = fmt.Sprintf("S%d %s (%s)", s.Scene(), printable(s.Label), printable(sel))
 			}
 		}
-		fmt.Fprintf(w, "  Selected:  %s\n", sel)
+		fmt.Fprintf(w, "  Selected:  %s\n", printable(sel))
 	} else {
 		fmt.Fprintln(w, "  Selected:  none (press an agent's Scene button to select it)")
 	}
@@ -351,14 +352,7 @@ func orDash(s string) string {
 
 // printable replaces control characters so agent-provided text cannot
 // rewrite the terminal.
-func printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return '?'
-		}
-		return r
-	}, s)
-}
+func printable(s string) string { return textsafe.Line(s, 0) }
 
 // formatSeconds renders 86400 as 24h, 90 as 1m30s, 10.5 as 10.5s.
 func formatSeconds(sec float64) string {

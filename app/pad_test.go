@@ -100,6 +100,39 @@ func TestPadCase130_StatusPrintsSceneAccentLabelFolderLease(t *testing.T) {
 	}
 }
 
+// #23: an agent's label cannot rewrite the terminal, fake a line of Lets'
+// own output or reorder what follows it — in the Selected line (printed
+// raw before) and in the table.
+func TestPadStatusCleansHostileLabels(t *testing.T) {
+	st := case130Status()
+	hostile := "evil\x1b[2J\a\nSelected:  S9 fake\u202Eevorppa"
+	st.Sessions[0].Label = hostile
+	st.Sessions[1].Label = hostile
+	srv := wiretest.Start(t, wiretest.Canned(st, padAck()))
+	e := newPadEnv(srv.Path)
+	if code := runPadCLI(padCtx(t), e, "status"); code != 0 {
+		t.Fatalf("exit %d: %s", code, e.stderr)
+	}
+	out := e.stdout.String()
+	for _, bad := range []string{"\x1b", "\a", "\u202E"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("output holds %q:\n%q", bad, out)
+		}
+	}
+	starts := 0
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "Selected:") {
+			starts++
+		}
+	}
+	if starts != 1 {
+		t.Errorf("the label started a line of its own (%d lines start with Selected:):\n%s", starts, out)
+	}
+	if !strings.Contains(out, "Selected:  S1 evil\uFFFD[2J\uFFFD Selected: S9 fakeevorppa (codex/019f28ff-aaaa)") {
+		t.Errorf("selected line:\n%s", out)
+	}
+}
+
 func TestPadStatusJSONAndEmpty(t *testing.T) {
 	st := wire.Status{Profile: "test/grid/device", VisualProtocol: 1, Input: "Test input", Output: "Test output",
 		Surfaces: []wire.SurfaceDescriptor{{Kind: "midi", Profile: "test/grid/device", VisualProtocol: 1, Input: "Test input", Output: "Test output"}}, SessionTTL: wire.DefaultSessionTTL}
@@ -332,7 +365,7 @@ func TestPadFormatSeconds(t *testing.T) {
 	if got := cwdName(wire.MetadataOf("cwd", "/")); got != "/" {
 		t.Errorf("cwdName(/) = %s", got)
 	}
-	if got := printable("a\x1b[2Jb"); got != "a?[2Jb" {
+	if got := printable("a\x1b[2Jb"); got != "a\uFFFD[2Jb" {
 		t.Errorf("printable = %q", got)
 	}
 }

@@ -12,6 +12,7 @@ package tray
 
 import (
 	"fmt"
+	"github.com/lets-app/lets/backend/textsafe"
 	"sort"
 	"strings"
 	"time"
@@ -466,17 +467,10 @@ func BackendName(backend string) string {
 	case "", wire.DefaultBackend:
 		return ""
 	}
-	return backend
+	return clip(backend)
 }
 
-func clip(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	r := []rune(s)
-	if len(r) <= maxLabel {
-		return s
-	}
-	return string(r[:maxLabel-1]) + "…"
-}
+func clip(s string) string { return textsafe.Line(s, maxLabel) }
 
 // StateTitle is StateWords at the start of a menu line.
 func StateTitle(st wire.State) string {

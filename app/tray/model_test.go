@@ -439,7 +439,7 @@ func TestMenuOffersChatWithClaudeAndTheNewestConversations(t *testing.T) {
 		"No agents are working right now",
 		"---",
 		"Chat with Claude",
-		"Continue: long words long words long words long words long …",
+		"Continue: long words long words long words long words long…",
 		"Continue: talk f",
 		"Continue: talk e",
 		"Continue: Untitled conversation",
@@ -480,4 +480,27 @@ func TestMenuOffersChatWithClaudeAndTheNewestConversations(t *testing.T) {
 	if a.Equal(b) || !a.Equal(a) || a.Equal(Snapshot{Chats: a.Chats}) {
 		t.Error("Equal does not compare the chats")
 	}
+}
+
+// #23: agent-supplied strings (label, backend id, window title) cannot put
+// terminal escapes, bells, new lines or bidi overrides into the menu.
+func TestMenuCleansAgentSuppliedText(t *testing.T) {
+	hostile := "evil\x1b[2J\a\nQuit Lets\u202Eevorppa"
+	s := Snapshot{
+		PadOn: true,
+		Sessions: []Session{
+			{Backend: "x\u202Ey\nz", ID: "c1", Label: hostile, State: wire.StateRunning},
+		},
+		Windows: []Window{{ID: "w1", Unique: "graph", Title: hostile}},
+	}
+	for _, l := range labels(Menu(s), "") {
+		if strings.ContainsAny(l, "\x1b\a\n\u202E") {
+			t.Errorf("menu line %q holds a control character", l)
+		}
+		if strings.HasPrefix(l, "Quit Lets") && l != "Quit Lets" {
+			t.Errorf("a label posed as a menu line: %q", l)
+		}
+	}
+	find(t, Menu(s), "Working: evil\uFFFD[2J\uFFFD Quit Letsevorppa — xy z")
+	find(t, Menu(s), "evil\uFFFD[2J\uFFFD Quit Letsevorppa — open again")
 }

@@ -2,6 +2,8 @@
 // web-surface-protocol-1.md §7, §8): the messages the server sends, checked
 // before use, and the only messages the app may send.
 
+import { cleanLine } from "./text";
+
 export const PROTOCOL = 1;
 
 export const STATES = [
@@ -175,7 +177,7 @@ function parseView(v: unknown): View | null {
     if (!isObj(s)) return null;
     if (!isInt(s.slot, 0, 7) || !isState(s.state) || typeof s.selected !== "boolean") return null;
     if (!isAccent(s.accent) || !isStr(s.label)) return null;
-    out.push({ slot: s.slot, state: s.state, selected: s.selected, accent: s.accent, label: s.label });
+    out.push({ slot: s.slot, state: s.state, selected: s.selected, accent: s.accent, label: cleanLine(s.label) });
   }
   if (!Array.isArray(available_actions) || !available_actions.every(isAction)) return null;
   return {

@@ -1,0 +1,87 @@
+// Package textsafe makes agent-supplied strings (session labels, titles,
+// notes) safe to show to a person: on a terminal, in a tray menu, on a pad
+// page. The stored value stays exactly as the agent sent it (Wire keeps it);
+// only what is shown is cleaned.
+//
+// Shown text must not be able to move the cursor or recolour a terminal
+// (ESC, CSI and the other C0/C1 controls), ring the bell (BEL), start a new
+// line that looks like Lets' own output, or reorder what follows it with
+// the Unicode bidirectional controls (the "Trojan Source" trick: an
+// override makes "approve" display as something else).
+package textsafe
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Replacement stands in for a control character that carried no meaning a
+// person could see.
+const Replacement = '\uFFFD'
+
+// IsBidiControl reports whether r changes the display order of the text
+// around it: the embeddings and overrides U+202A–U+202E, the isolates
+// U+2066–U+2069, and the marks U+200E, U+200F and U+061C.
+func IsBidiControl(r rune) bool {
+	switch {
+	case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069:
+		return true
+	case r == 0x200E, r == 0x200F, r == 0x061C:
+		return true
+	}
+	return false
+}
+
+// Line returns s as one line a person can read safely: every run of
+// whitespace (newlines and tabs included) becomes one space, the ends are
+// trimmed, bidirectional controls are dropped, other control characters
+// (C0, DEL, C1) and invalid UTF-8 become U+FFFD, and the result is at most
+// max runes long, ending in "…" when cut (max <= 0: no limit).
+func Line(s string, max int) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	n := 0
+	cut := false
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			r = Replacement
+		}
+		i += size
+		switch {
+		case unicode.IsSpace(r):
+			space = n > 0
+			continue
+		case IsBidiControl(r):
+			continue
+		case r < 0x20, r == 0x7F, r >= 0x80 && r < 0xA0:
+			r = Replacement
+		}
+		if space {
+			if max > 0 && n+1 >= max {
+				cut = true
+				break
+			}
+			b.WriteByte(' ')
+			n++
+			space = false
+		}
+		if max > 0 && n >= max {
+			cut = true
+			break
+		}
+		b.WriteRune(r)
+		n++
+	}
+	if !cut {
+		return b.String()
+	}
+	// Make room for the ellipsis.
+	out := []rune(b.String())
+	if len(out) >= max {
+		out = out[:max-1]
+	}
+	return strings.TrimRight(string(out), " ") + "…"
+}
