@@ -296,7 +296,10 @@ func (d *Daemon) Listen() error {
 	}
 	d.ln = ln
 	if ln.moved != nil {
-		d.log.Warn("agent daemon: "+ln.moved.Error()+"; listening on a private path instead, which Lets finds by itself; other Pad-Lattice clients need PAD_LATTICE_SOCKET set to it",
+		// The protocol's default path was taken by another user (claim):
+		// Lets' own clients find the private path by themselves, the
+		// unchanged Python client only through the variable.
+		d.log.Warn(fmt.Sprintf("agent daemon: %v; listening on the private path %s instead. Lets finds it there by itself; other Pad-Lattice clients need PAD_LATTICE_SOCKET=%s", ln.moved, ln.path, ln.path),
 			"socket", ln.path, "taken", ln.moved.Path, "owner", ln.moved.Owner)
 	}
 	return nil

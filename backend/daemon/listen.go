@@ -78,7 +78,7 @@ func (e *SocketError) Error() string {
 		case e.folder:
 			what = "the folder %s belongs to %s"
 		}
-		msg = fmt.Sprintf(what+", not you (%s)", e.Path, who, peercred.Describe(os.Geteuid()))
+		msg = fmt.Sprintf(what+", not you (%s)", e.Path, who, peercred.Short(os.Geteuid()))
 	case e.Path == "":
 		msg = e.Err.Error()
 	default:

@@ -76,3 +76,13 @@ func Describe(uid int) string {
 	}
 	return fmt.Sprintf("user %d", uid)
 }
+
+// Short names uid briefly, by login name when it has one ("sam"), else
+// "user 1001": for the "not you (…)" of a message that already names the
+// other user in full.
+func Short(uid int) string {
+	if name := UserName(uid); name != "" {
+		return name
+	}
+	return fmt.Sprintf("user %d", uid)
+}

@@ -36,7 +36,7 @@ func (e *ForeignPeerError) Error() string {
 	if e.Listener {
 		what = "the program listening on the pad socket %s runs as %s"
 	}
-	return fmt.Sprintf(what+", not you (%s); Lets sent it nothing", e.Path, who, peercred.Describe(selfUID()))
+	return fmt.Sprintf(what+", not you (%s); Lets sent it nothing", e.Path, who, peercred.Short(selfUID()))
 }
 
 // Is makes errors.Is(err, ErrForeignSocket) true.
