@@ -6,10 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"os/exec"
-	"runtime"
 
 	"github.com/lets-app/lets/backend/audio"
+	"github.com/lets-app/lets/backend/desktopopen"
 	"github.com/lets-app/lets/backend/experience"
 	"github.com/lets-app/lets/backend/surface/web"
 	"github.com/lets-app/lets/backend/wire"
@@ -153,20 +152,9 @@ func (w webDaemonFlags) settings(lan *web.LAN) webSettings {
 	return webSettings{on: true, port: *w.port, lan: lan, openAdmin: !*w.noOpen, printAddresses: true}
 }
 
-// openInDesktopBrowser asks the desktop to open url without waiting.
+// openInDesktopBrowser asks the desktop to open url without waiting. The
+// address may hold a one-time key, so it never goes on a command line:
+// desktopopen hands the opener a private redirect page instead.
 func openInDesktopBrowser(url string) error {
-	var cmd *exec.Cmd
-	switch runtime.GOOS {
-	case "darwin":
-		cmd = exec.Command("open", url)
-	case "windows":
-		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
-	default:
-		cmd = exec.Command("xdg-open", url)
-	}
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	go func() { _ = cmd.Wait() }()
-	return nil
+	return desktopopen.Open(context.Background(), url)
 }
