@@ -496,7 +496,9 @@ func IsKnownCode(code string) bool {
 // ResolveSocketPath returns the daemon socket path (spec §2.1):
 // PAD_LATTICE_SOCKET if non-empty, else $XDG_RUNTIME_DIR/pad-lattice.sock if
 // XDG_RUNTIME_DIR is non-empty, else /tmp/pad-lattice-<uid>.sock where uid
-// is the real user id. Paths are used verbatim (no ~ expansion).
+// is the real user id. Paths are used verbatim (no ~ expansion). Lets'
+// daemon and clients pass the result through ChooseSocketPath, which keeps
+// it unless another user holds the /tmp default.
 func ResolveSocketPath(getenv func(string) string, uid int) string {
 	if getenv != nil {
 		if p := getenv(EnvSocket); p != "" {
