@@ -16,7 +16,9 @@ func TestChooseSocketPath(t *testing.T) {
 	const priv = "/tmp/pad-lattice-1000/pad-lattice.sock"
 	const dir = "/tmp/pad-lattice-1000"
 	sock := func(uid int) PathInfo { return PathInfo{Exists: true, Mode: fs.ModeSocket | 0o600, UID: uid} }
-	folder := func(uid int, perm fs.FileMode) PathInfo { return PathInfo{Exists: true, Mode: fs.ModeDir | perm, UID: uid} }
+	folder := func(uid int, perm fs.FileMode) PathInfo {
+		return PathInfo{Exists: true, Mode: fs.ModeDir | perm, UID: uid}
+	}
 	ready := fakeFS{dir: folder(me, 0o700), priv: sock(me)}
 	with := func(base fakeFS, p string, info PathInfo) fakeFS {
 		f := fakeFS{}
