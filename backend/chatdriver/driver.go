@@ -81,6 +81,7 @@ type driver struct {
 	loginURL     string
 	mood         string
 	closing      bool
+	trust        int // the trust question: trustNotAsked, trustAsking, trustDeclined
 }
 
 func newDriver(m *Manager, conv *conversations.Conversation, cancel context.CancelFunc) *driver {
@@ -171,6 +172,7 @@ func (d *driver) startAgent(ctx context.Context) error {
 	o.SessionID = d.conv.ClaudeSessionID
 	o.Resume = len(d.conv.Transcript) > 0
 	o.PermissionMode = d.conv.PermissionMode
+	d.agentTrust(&o)
 	if o.Logger == nil {
 		o.Logger = d.log
 	}
@@ -474,6 +476,10 @@ func (d *driver) onEnvelope(ctx context.Context, e envelope) {
 	case "talk.new":
 		d.newConversation(ctx)
 	case "component.action":
+		if isTrustAction(e.Data) {
+			d.onTrustAction(ctx, e.From, e.Data)
+			return
+		}
 		d.onSetupAction(ctx, e.Data)
 	}
 }
