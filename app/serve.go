@@ -215,7 +215,7 @@ func serve(ctx context.Context, env *Env, args []string, desk *desktop) (err err
 		Config:  settings,
 		// The tray's "show home" hook (single instance); nil headless.
 		OnShowHome: showHome,
-		Home:       homeActionOptions(host.HomeOptions{Devices: pads.pairedDevices()}, env, log, pads, desk),
+		Home:       homeActionOptions(homeClaudeOptions(host.HomeOptions{Devices: pads.pairedDevices()}, env, st.paths), env, log, pads, desk),
 		// ClaudeActions stays a true nil interface without a daemon.
 		ClaudeActions: claudeActions,
 		Chats:         hostChats(chat),

@@ -7,11 +7,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/netip"
-	"os/exec"
 	"path"
 	"sync"
 	"time"
 
+	"github.com/lets-app/lets/backend/claudefind"
+	"github.com/lets-app/lets/backend/claudeinstall"
 	"github.com/lets-app/lets/backend/claudesetup"
 
 	"github.com/lets-app/lets/backend/lip"
@@ -35,8 +36,14 @@ type HomeOptions struct {
 	// the pad surface does not run in this process (the page then says how
 	// to pair one).
 	Devices func() []PairedDevice
-	// LookPath finds the claude command; nil means exec.LookPath.
-	LookPath func(string) (string, error)
+	// FindClaude finds Claude Code (backend/claudefind, the finder the
+	// chat, setup and doctor use too); nil means claudefind.Find with the
+	// host's Getenv and no data folder.
+	FindClaude func(context.Context) (claudefind.Found, error)
+	// InstallClaude installs Claude Code into Lets' own folder (the home
+	// page's Install Claude Code button, home_install.go); nil when this
+	// Lets cannot.
+	InstallClaude func(context.Context, func(claudeinstall.Progress)) (claudefind.Found, error)
 	// PairPhone opens the pad page's pairing view on this computer, as
 	// the tray's "Pair a phone…" does; nil when this Lets cannot (the
 	// page then says how to pair one). See home_actions.go.
@@ -73,6 +80,8 @@ type homeState struct {
 	tokens map[string]time.Time // token → issued at
 	// peerUID replaces the socket-owner lookup (home_peer.go) in tests.
 	peerUID func(client, server netip.AddrPort) (int, error)
+	// claude is the one Install Claude Code that may run (home_install.go).
+	claude claudeInstallState
 }
 
 func oldest(m map[string]time.Time) string {
@@ -173,6 +182,7 @@ func (s *Server) registerHome(mux *http.ServeMux) {
 	mux.Handle("POST /home/api/install", s.requireHomeToken(s.lipOnly(s.handleHomeInstall)))
 	mux.Handle("DELETE /home/api/uniques/{name}", s.requireHomeToken(s.lipOnly(s.handleRemove)))
 	s.registerHomeActions(mux)
+	s.registerHomeInstallClaude(mux)
 }
 
 func (s *Server) handleHomeLink(w http.ResponseWriter, r *http.Request) {
@@ -243,8 +253,17 @@ type homeDevices struct {
 }
 
 type homeClaude struct {
-	CLI          bool   `json:"cli"`
-	CLIPath      string `json:"cli_path,omitempty"`
+	CLI     bool   `json:"cli"`
+	CLIPath string `json:"cli_path,omitempty"`
+	// Version is what `claude --version` said; Old says it is older than
+	// the version Lets is tested with (Tested).
+	Version string `json:"version,omitempty"`
+	Old     bool   `json:"old,omitempty"`
+	Tested  string `json:"tested"`
+	// Installable: the page may offer Install Claude Code; Installing:
+	// an install runs now (started from this page or another).
+	Installable  bool   `json:"installable"`
+	Installing   bool   `json:"installing"`
 	Hooks        bool   `json:"hooks"`
 	SettingsPath string `json:"settings_path"`
 }
@@ -298,23 +317,25 @@ func (s *Server) handleHomeOverview(w http.ResponseWriter, r *http.Request) {
 	if ov.Devices.List == nil {
 		ov.Devices.List = []PairedDevice{}
 	}
-	ov.Claude = s.claudeSetup()
+	ov.Claude = s.claudeSetup(r.Context())
 	ov.Chat = s.homeChats()
 	ov.Actions = s.homeActions()
 	writeJSON(w, http.StatusOK, ov)
 }
 
-// claudeSetup reports whether Claude Code is installed (claude on PATH)
-// and whether its user settings hold every hook `lets setup claude`
-// writes (CLAUDE_CONFIG_DIR or ~/.claude).
-func (s *Server) claudeSetup() homeClaude {
-	look := s.opts.Home.LookPath
-	if look == nil {
-		look = exec.LookPath
+// claudeSetup reports whether Claude Code is installed (the finder's
+// answer, as the chat sees it) and whether its user settings hold every
+// hook `lets setup claude` writes (CLAUDE_CONFIG_DIR or ~/.claude).
+func (s *Server) claudeSetup(ctx context.Context) homeClaude {
+	find := s.opts.Home.FindClaude
+	if find == nil {
+		find = func(ctx context.Context) (claudefind.Found, error) {
+			return claudefind.Find(ctx, claudefind.Options{Getenv: s.opts.Getenv})
+		}
 	}
-	var c homeClaude
-	if p, err := look("claude"); err == nil {
-		c.CLI, c.CLIPath = true, p
+	c := homeClaude{Tested: claudefind.TestedVersion, Installable: s.opts.Home.InstallClaude != nil, Installing: s.home.claude.running()}
+	if f, err := find(ctx); err == nil {
+		c.CLI, c.CLIPath, c.Version, c.Old = true, f.Path, f.Version, f.Old != nil
 	}
 	if dir, err := claudesetup.Dir(s.opts.Getenv); err == nil {
 		p := claudesetup.Paths{Dir: dir}

@@ -2,8 +2,8 @@ package host
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/netip"
@@ -15,6 +15,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/lets-app/lets/backend/claudefind"
 	"github.com/lets-app/lets/backend/claudesetup"
 )
 
@@ -136,16 +137,16 @@ func TestHomeOverview(t *testing.T) {
 		return os.Getenv(k)
 	}
 	claudeFound := false
-	look := func(name string) (string, error) {
-		if name == "claude" && claudeFound {
-			return "/opt/bin/claude", nil
+	find := func(context.Context) (claudefind.Found, error) {
+		if claudeFound {
+			return claudefind.Found{Path: "/opt/bin/claude", Source: claudefind.SourcePath, Version: claudefind.TestedVersion}, nil
 		}
-		return "", errors.New("not found")
+		return claudefind.Found{}, &claudefind.NotFoundError{Searched: []string{"/opt/bin"}}
 	}
 	paired := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	th := startLIPHost(t, func(o *Options) {
 		o.Getenv = getenv
-		o.Home = HomeOptions{LookPath: look, Devices: func() []PairedDevice {
+		o.Home = HomeOptions{FindClaude: find, Devices: func() []PairedDevice {
 			return []PairedDevice{{Name: "Ada's phone", PairedAt: paired, Connected: 1}}
 		}}
 	})
