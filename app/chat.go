@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lets-app/lets/backend/agent"
 	"github.com/lets-app/lets/backend/atomicfile"
 	"github.com/lets-app/lets/backend/chatdriver"
 	"github.com/lets-app/lets/backend/claudehook"
@@ -94,7 +95,7 @@ func newChat(env *Env, st *setup, cfg config.Config) (*chatdriver.Manager, error
 		return nil, err
 	}
 	claudeEnv := chatClaudeEnv(env)
-	find := chatFindClaude(env, st.paths)
+	find := func() (string, error) { return agent.Find(env.Getenv) }
 	opts := chatdriver.Options{
 		Paths: st.paths,
 		Store: store,
@@ -113,12 +114,12 @@ func newChat(env *Env, st *setup, cfg config.Config) (*chatdriver.Manager, error
 			// Lets stops all its parts within two seconds.
 			Grace: chatStopGrace,
 		},
-		FindClaude:    find,
-		InstallClaude: chatInstallClaude(env, st.paths),
-		OpenURL:       env.openURL,
-		Logger:        st.log.With("part", "chat"),
+		FindClaude: find,
+		OpenURL:    env.openURL,
+		Logger:     st.log.With("part", "chat"),
 	}
 	opts.Auth, opts.Login = chatdriver.ClaudeAuth(find, claudeEnv)
+	opts.Trust = chatTrust(env, st)
 	if env.ChatStart != nil {
 		// A test's agent: no Claude Code to find or ask.
 		opts.Start, opts.FindClaude, opts.Auth, opts.Login = env.ChatStart, nil, nil, nil
