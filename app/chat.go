@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lets-app/lets/backend/agent"
 	"github.com/lets-app/lets/backend/atomicfile"
 	"github.com/lets-app/lets/backend/chatdriver"
 	"github.com/lets-app/lets/backend/claudehook"
@@ -95,7 +94,7 @@ func newChat(env *Env, st *setup, cfg config.Config) (*chatdriver.Manager, error
 		return nil, err
 	}
 	claudeEnv := chatClaudeEnv(env)
-	find := func() (string, error) { return agent.Find(env.Getenv) }
+	find := chatFindClaude(env, st.paths)
 	opts := chatdriver.Options{
 		Paths: st.paths,
 		Store: store,
@@ -114,9 +113,10 @@ func newChat(env *Env, st *setup, cfg config.Config) (*chatdriver.Manager, error
 			// Lets stops all its parts within two seconds.
 			Grace: chatStopGrace,
 		},
-		FindClaude: find,
-		OpenURL:    env.openURL,
-		Logger:     st.log.With("part", "chat"),
+		FindClaude:    find,
+		InstallClaude: chatInstallClaude(env, st.paths),
+		OpenURL:       env.openURL,
+		Logger:        st.log.With("part", "chat"),
 	}
 	opts.Auth, opts.Login = chatdriver.ClaudeAuth(find, claudeEnv)
 	opts.Trust = chatTrust(env, st)
