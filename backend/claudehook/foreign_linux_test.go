@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/lets-app/lets/backend/claudehook"
-	"github.com/lets-app/lets/backend/peercred/peercredtest"
+	"github.com/lets-app/lets/backend/testenv/otheruser"
 	"github.com/lets-app/lets/backend/wire"
 	"github.com/lets-app/lets/backend/wireclient"
 	"github.com/lets-app/lets/backend/wireclient/wiretest"
@@ -21,9 +21,9 @@ import (
 // sending anything: the hook prints nothing (Claude Code asks in its own
 // terminal), returns without error and says why in its log.
 func TestSquattedSocketGetsNoApprovalAndNoReport(t *testing.T) {
-	peercredtest.RequireRoot(t)
-	path := filepath.Join(peercredtest.SharedDir(t), "pad.sock")
-	ln := peercredtest.ListenAs(t, peercredtest.Nobody, peercredtest.Nobody, path)
+	otheruser.RequireRoot(t)
+	path := filepath.Join(otheruser.SharedDir(t), "pad.sock")
+	ln := otheruser.ListenAs(t, otheruser.Nobody, otheruser.Nobody, path)
 	squatter := wiretest.Serve(t, ln, wiretest.Approver(wire.Status{}, wire.StateAck{}))
 
 	for _, event := range []string{claudehook.EventPermissionRequest, claudehook.EventPreToolUse, claudehook.EventStop} {
@@ -41,7 +41,7 @@ func TestSquattedSocketGetsNoApprovalAndNoReport(t *testing.T) {
 			if out.Len() != 0 {
 				t.Fatalf("the hook printed %q; with only another user's socket it must print nothing", out.String())
 			}
-			if l := logs.String(); !strings.Contains(l, path) || !strings.Contains(l, strconv.Itoa(peercredtest.Nobody)) {
+			if l := logs.String(); !strings.Contains(l, path) || !strings.Contains(l, strconv.Itoa(otheruser.Nobody)) {
 				t.Fatalf("the log should say whose socket was refused:\n%s", l)
 			}
 			for _, r := range host.Reports() {

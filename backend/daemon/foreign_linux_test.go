@@ -14,7 +14,7 @@ import (
 
 	"github.com/lets-app/lets/backend/daemon"
 	"github.com/lets-app/lets/backend/daemon/daemontest"
-	"github.com/lets-app/lets/backend/peercred/peercredtest"
+	"github.com/lets-app/lets/backend/testenv/otheruser"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 	"github.com/lets-app/lets/backend/wire"
 	"github.com/lets-app/lets/backend/wireclient"
@@ -28,14 +28,14 @@ import (
 
 func squatter(t *testing.T, path string) *wiretest.Server {
 	t.Helper()
-	ln := peercredtest.ListenAs(t, peercredtest.Nobody, peercredtest.Nobody, path)
+	ln := otheruser.ListenAs(t, otheruser.Nobody, otheruser.Nobody, path)
 	return wiretest.Serve(t, ln, wiretest.Approver(wire.Status{}, wire.StateAck{}))
 }
 
 // defaultName is the protocol's per-user socket name for this process
 // (the name of /tmp/pad-lattice-<uid>.sock), in a test's own shared folder.
 func defaultName(t *testing.T) string {
-	return filepath.Join(peercredtest.SharedDir(t), "pad-lattice-"+strconv.Itoa(os.Geteuid())+".sock")
+	return filepath.Join(otheruser.SharedDir(t), "pad-lattice-"+strconv.Itoa(os.Geteuid())+".sock")
 }
 
 func wantOwnerNamed(t *testing.T, err error, path string, listener bool) *daemon.SocketError {
@@ -44,11 +44,11 @@ func wantOwnerNamed(t *testing.T, err error, path string, listener bool) *daemon
 	if !errors.As(err, &se) || !errors.Is(err, daemon.ErrForeignOwner) || errors.Is(err, daemon.ErrAlreadyRunning) {
 		t.Fatalf("err = %v, want a *SocketError for ErrForeignOwner", err)
 	}
-	if se.Path != path || se.Owner != peercredtest.Nobody || se.Listener != listener {
-		t.Fatalf("error %+v, want path %s, owner %d, listener %v", *se, path, peercredtest.Nobody, listener)
+	if se.Path != path || se.Owner != otheruser.Nobody || se.Listener != listener {
+		t.Fatalf("error %+v, want path %s, owner %d, listener %v", *se, path, otheruser.Nobody, listener)
 	}
 	msg := err.Error()
-	if strings.Contains(msg, "already running") || !strings.Contains(msg, path) || !strings.Contains(msg, "user "+strconv.Itoa(peercredtest.Nobody)) || !strings.Contains(msg, "not you") {
+	if strings.Contains(msg, "already running") || !strings.Contains(msg, path) || !strings.Contains(msg, "user "+strconv.Itoa(otheruser.Nobody)) || !strings.Contains(msg, "not you") {
 		t.Fatalf("message %q should name the path and the other user, not call it a daemon already running", msg)
 	}
 	return se
@@ -57,8 +57,8 @@ func wantOwnerNamed(t *testing.T, err error, path string, listener bool) *daemon
 // A path the person chose (no private fallback): the start fails naming
 // the other user, for the socket's owner and for the process behind it.
 func TestSquattedSocketNamesTheOtherUser(t *testing.T) {
-	peercredtest.RequireRoot(t)
-	path := filepath.Join(peercredtest.SharedDir(t), "pad.sock")
+	otheruser.RequireRoot(t)
+	path := filepath.Join(otheruser.SharedDir(t), "pad.sock")
 	srv := squatter(t, path)
 	surface := daemontest.NewSurface()
 	_, err := daemon.Listen(daemon.Options{SocketPath: path, Surface: surface})
@@ -82,7 +82,7 @@ func TestSquattedSocketNamesTheOtherUser(t *testing.T) {
 // says so in its log, and a client given the default path reaches it
 // while the squatter gets nothing.
 func TestSquattedDefaultPathMovesToPrivateFolder(t *testing.T) {
-	peercredtest.RequireRoot(t)
+	otheruser.RequireRoot(t)
 	spec := defaultName(t)
 	srv := squatter(t, spec)
 	var logs testutil.SyncBuffer
@@ -99,7 +99,7 @@ func TestSquattedDefaultPathMovesToPrivateFolder(t *testing.T) {
 		t.Fatalf("private folder %v, %v: want ours, mode 0700", dir.Mode(), err)
 	}
 	log := logs.String()
-	for _, want := range []string{priv, spec, "user " + strconv.Itoa(peercredtest.Nobody), "PAD_LATTICE_SOCKET"} {
+	for _, want := range []string{priv, spec, "user " + strconv.Itoa(otheruser.Nobody), "PAD_LATTICE_SOCKET"} {
 		if !strings.Contains(log, want) {
 			t.Fatalf("log %q should mention %q", log, want)
 		}
@@ -129,21 +129,21 @@ func TestSquattedDefaultPathMovesToPrivateFolder(t *testing.T) {
 // The other user made the private folder first too: the start fails and
 // names them for both places; nothing listens.
 func TestPrivateFolderOfAnotherUserIsRefused(t *testing.T) {
-	peercredtest.RequireRoot(t)
+	otheruser.RequireRoot(t)
 	spec := defaultName(t)
 	squatter(t, spec)
 	priv := wire.PrivateSocketPath(spec)
 	if err := os.Mkdir(filepath.Dir(priv), 0o777); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Lchown(filepath.Dir(priv), peercredtest.Nobody, peercredtest.Nobody); err != nil {
+	if err := os.Lchown(filepath.Dir(priv), otheruser.Nobody, otheruser.Nobody); err != nil {
 		t.Fatal(err)
 	}
 	_, err := daemon.Listen(daemon.Options{SocketPath: spec, Surface: daemontest.NewSurface()})
 	se := wantOwnerNamed(t, err, spec, false)
 	var fe *daemon.SocketError
-	if !errors.As(se.Fallback, &fe) || fe.Path != filepath.Dir(priv) || fe.Owner != peercredtest.Nobody || !strings.Contains(err.Error(), "the folder "+filepath.Dir(priv)) {
-		t.Fatalf("fallback error %v, want the folder %s owned by %d", se.Fallback, filepath.Dir(priv), peercredtest.Nobody)
+	if !errors.As(se.Fallback, &fe) || fe.Path != filepath.Dir(priv) || fe.Owner != otheruser.Nobody || !strings.Contains(err.Error(), "the folder "+filepath.Dir(priv)) {
+		t.Fatalf("fallback error %v, want the folder %s owned by %d", se.Fallback, filepath.Dir(priv), otheruser.Nobody)
 	}
 	if _, err := os.Lstat(priv); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("nothing should listen in the other user's folder: %v", err)
@@ -155,9 +155,9 @@ func TestPrivateFolderOfAnotherUserIsRefused(t *testing.T) {
 // killed, its stale socket is cleared and the default path used again, so
 // the Python client finds the daemon where the protocol says.
 func TestDaemonInPrivateFolderIsFoundAfterTheSquatterLeft(t *testing.T) {
-	peercredtest.RequireRoot(t)
+	otheruser.RequireRoot(t)
 	spec := defaultName(t)
-	sq := peercredtest.ListenAs(t, peercredtest.Nobody, peercredtest.Nobody, spec)
+	sq := otheruser.ListenAs(t, otheruser.Nobody, otheruser.Nobody, spec)
 	first, err := daemon.Listen(daemon.Options{SocketPath: spec, Surface: daemontest.NewSurface()})
 	if err != nil {
 		t.Fatal(err)

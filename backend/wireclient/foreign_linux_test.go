@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lets-app/lets/backend/peercred/peercredtest"
+	"github.com/lets-app/lets/backend/testenv/otheruser"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 	"github.com/lets-app/lets/backend/wire"
 	"github.com/lets-app/lets/backend/wireclient/wiretest"
@@ -24,7 +24,7 @@ import (
 // approve, as the attacker did.
 func squat(t *testing.T, path string) *wiretest.Server {
 	t.Helper()
-	ln := peercredtest.ListenAs(t, peercredtest.Nobody, peercredtest.Nobody, path)
+	ln := otheruser.ListenAs(t, otheruser.Nobody, otheruser.Nobody, path)
 	return wiretest.Serve(t, ln, wiretest.Approver(sampleStatus(), sampleAck()))
 }
 
@@ -75,17 +75,17 @@ func wantForeign(t *testing.T, what string, err error, path string, listener boo
 	if !errors.As(err, &fe) || !errors.Is(err, ErrForeignSocket) {
 		t.Fatalf("%s: err = %v, want a *ForeignPeerError", what, err)
 	}
-	if fe.Path != path || fe.UID != peercredtest.Nobody || fe.Listener != listener {
-		t.Fatalf("%s: %+v, want path %s, uid %d, listener %v", what, *fe, path, peercredtest.Nobody, listener)
+	if fe.Path != path || fe.UID != otheruser.Nobody || fe.Listener != listener {
+		t.Fatalf("%s: %+v, want path %s, uid %d, listener %v", what, *fe, path, otheruser.Nobody, listener)
 	}
-	if msg := err.Error(); !strings.Contains(msg, path) || !strings.Contains(msg, strconv.Itoa(peercredtest.Nobody)) || !strings.Contains(msg, "sent it nothing") {
+	if msg := err.Error(); !strings.Contains(msg, path) || !strings.Contains(msg, strconv.Itoa(otheruser.Nobody)) || !strings.Contains(msg, "sent it nothing") {
 		t.Fatalf("%s: message %q should name the socket and its owner and say nothing was sent", what, msg)
 	}
 }
 
 func TestSquattedSocketGetsNoByte(t *testing.T) {
-	peercredtest.RequireRoot(t)
-	dir := peercredtest.SharedDir(t)
+	otheruser.RequireRoot(t)
+	dir := otheruser.SharedDir(t)
 	// Both a path of the person's choosing and the protocol's default
 	// name: with no private daemon to move to, the client stays on the
 	// default path and refuses it.
@@ -104,8 +104,8 @@ func TestSquattedSocketGetsNoByte(t *testing.T) {
 // The socket file is ours (root moved it to us) but the process answering
 // on it is another user's: SO_PEERCRED refuses it before a byte goes out.
 func TestForeignListenerBehindOurFileGetsNoByte(t *testing.T) {
-	peercredtest.RequireRoot(t)
-	path := filepath.Join(peercredtest.SharedDir(t), "pad.sock")
+	otheruser.RequireRoot(t)
+	path := filepath.Join(otheruser.SharedDir(t), "pad.sock")
 	srv := squat(t, path)
 	if err := os.Lchown(path, os.Geteuid(), os.Getegid()); err != nil {
 		t.Fatal(err)
@@ -123,8 +123,8 @@ func TestForeignListenerBehindOurFileGetsNoByte(t *testing.T) {
 // taken: a client given the default path finds it there, and the squatter
 // still gets nothing.
 func TestClientFindsTheDaemonInItsPrivateFolder(t *testing.T) {
-	peercredtest.RequireRoot(t)
-	dir := peercredtest.SharedDir(t)
+	otheruser.RequireRoot(t)
+	dir := otheruser.SharedDir(t)
 	spec := filepath.Join(dir, "pad-lattice-"+strconv.Itoa(os.Geteuid())+".sock")
 	squatter := squat(t, spec)
 	priv := wire.PrivateSocketPath(spec)

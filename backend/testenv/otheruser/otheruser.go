@@ -1,10 +1,10 @@
 //go:build linux
 
-// Package peercredtest plays another local user in attack tests: it makes
+// Package otheruser plays another local user in attack tests: it makes
 // Unix listeners whose socket file and listening process belong to a
 // second uid, the way a squatter in /tmp would. Tests run as root (as in
 // CI); without root they skip loudly, or fail under LETS_REQUIRE_TOOLS=1.
-package peercredtest
+package otheruser
 
 import (
 	"fmt"
