@@ -1,0 +1,60 @@
+package app
+
+import (
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/lets-app/lets/backend/testenv/testutil"
+)
+
+// Point (#23 High 1): the desktop opener Lets runs for a window's,
+// home's or admin's one-time link (headless `lets open`, `lets chat`
+// without lets-window) never has the link on its command line, which every
+// local user can read; it gets the file:// address of a private page.
+// Before the fix xdg-open got http://127.0.0.1:P/w/wN/?t=KEY itself.
+func TestDesktopOpenerCommandLineHoldsNoKey(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the fake opener stands in for xdg-open")
+	}
+	sh := testutil.Command(t, "sh")
+	bin, record := t.TempDir(), filepath.Join(t.TempDir(), "argv")
+	script := "#!" + sh + "\nfor a in \"$0\" \"$@\"; do printf '%s\\n' \"$a\"; done > " + record + ".tmp && mv " + record + ".tmp " + record + "\n"
+	if err := os.WriteFile(filepath.Join(bin, "xdg-open"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	rt := filepath.Join(t.TempDir(), "run")
+	if err := os.Mkdir(rt, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_RUNTIME_DIR", rt)
+	t.Setenv("LETS_HOME", filepath.Join(t.TempDir(), "lets-home"))
+
+	const link = "http://127.0.0.1:41234/w/w3/?t=window-one-time-key-42"
+	env := &Env{} // no OpenURL seam: the real opener
+	if err := env.openURL(link); err != nil {
+		t.Fatal(err)
+	}
+	var data []byte
+	testutil.EventuallyNoError(t, "the desktop opener ran", func() error {
+		var err error
+		data, err = os.ReadFile(record)
+		return err
+	})
+	args := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if strings.Contains(string(data), "t=") || strings.Contains(string(data), "window-one-time-key") {
+		t.Fatalf("the opener's command line holds the one-time link: %q", args)
+	}
+	u, err := url.Parse(args[len(args)-1])
+	if err != nil || u.Scheme != "file" || !strings.HasPrefix(u.Path, filepath.Join(rt, "lets", "open")+"/") {
+		t.Fatalf("the opener got %q, want a page in %s", args, filepath.Join(rt, "lets", "open"))
+	}
+	page, err := os.ReadFile(u.Path)
+	if err != nil || !strings.Contains(string(page), link) {
+		t.Fatalf("the page does not lead to the link (%v):\n%s", err, page)
+	}
+}
