@@ -251,7 +251,7 @@ func Listen(opts Options) (*Server, error) {
 		// The hint (a flag or a config.json key) is the command's to add.
 		return nil, fmt.Errorf("listen on %s: %w", opts.Addr, err)
 	}
-	s.ln = netguard.Limit(ln, opts.MaxConns, "host", opts.Log)
+	s.ln = netguard.LimitLocal(ln, opts.MaxConns, "host", opts.Log)
 	s.port.Store(int64(ln.Addr().(*net.TCPAddr).Port))
 	s.srv = &http.Server{
 		Handler:           s.Handler(),

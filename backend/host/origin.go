@@ -194,7 +194,7 @@ func (s *originSet) ensure(u *manifest.Unique) (*uniqueOrigin, error) {
 		return nil, err
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
-	ln = netguard.Limit(ln, s.maxConns, "unique "+u.Name(), s.log)
+	ln = netguard.LimitLocal(ln, s.maxConns, "unique "+u.Name(), s.log)
 	o := &uniqueOrigin{set: s, unique: u, port: port, ln: ln, secret: secret, cookie: "lets_u_" + strconv.Itoa(port), windows: map[string]*window{}}
 	o.fresh.Store(fresh)
 	o.srv = &http.Server{

@@ -335,7 +335,7 @@ func (s *Server) Open(ctx context.Context) error {
 	}
 	// Each listener has its own cap: filling one (say the loopback one)
 	// leaves the other working.
-	loop = netguard.Limit(loop, s.opts.MaxListenerConnections, "browser pad (this computer)", s.log)
+	loop = netguard.LimitLocal(loop, s.opts.MaxListenerConnections, "browser pad (this computer)", s.log)
 	s.port, s.lnLoop = port, loop
 	if lan != nil {
 		lan = s.trackLANLocked(lan)
