@@ -9,6 +9,7 @@ import (
 	"github.com/lets-app/lets/backend/daemon"
 	"github.com/lets-app/lets/backend/surface/midi"
 	"github.com/lets-app/lets/backend/surface/web"
+	"github.com/lets-app/lets/backend/wireclient"
 )
 
 // The commands that start pad parts. Backend packages return typed errors
@@ -50,6 +51,17 @@ func hintFor(cmd string, err error) string {
 	switch {
 	case errors.As(err, &he):
 		return "" // already advised
+	case errors.Is(err, daemon.ErrForeignOwner):
+		// Issue #23: another user's socket on the pad path is a trap,
+		// never "another daemon of yours".
+		if serve {
+			return `another user of this computer may be trying to see your agents and answer their questions; Lets sent nothing there. Ask whoever looks after this computer to remove it, or give Lets a place only you can open with "wire": {"socket": "/path/to/pad.sock"} in config.json`
+		}
+		return "another user of this computer may be trying to see your agents and answer their questions; Lets sent nothing there. Ask whoever looks after this computer to remove it, or choose a place only you can open with --socket or PAD_LATTICE_SOCKET"
+	case errors.Is(err, daemon.ErrPrivateFolder):
+		return "remove that folder and start again (Lets makes it anew, open only to you)"
+	case errors.Is(err, wireclient.ErrForeignSocket):
+		return "another user of this computer may be trying to see your agents and answer their questions, so Lets sent nothing. Start Lets again (its pad daemon then listens in a private place), or ask whoever looks after this computer to remove that socket"
 	case errors.Is(err, daemon.ErrAlreadyRunning):
 		if serve {
 			return `stop it first, or give Lets another socket with "wire": {"socket": "/path/to/pad.sock"} in config.json; "wire": {"enabled": false} or --no-pad runs Lets without its own pad daemon`
