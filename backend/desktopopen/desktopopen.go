@@ -180,12 +180,18 @@ func (o *Opener) privateDir() (string, error) {
 	return "", fmt.Errorf("%w: %s", ErrNoPrivateFolder, strings.Join(reasons, "; "))
 }
 
-// ensurePrivate makes dir and its parent (Lets' own "lets" or "state"
-// folder) if missing, mode 0700, and checks that both and the folder above
+// ensurePrivate makes dir, its parent (Lets' own "lets" or "state"
+// folder) and the folder above if missing, mode 0700, and checks that both and the folder above
 // them are real folders of this user that nobody else can write to.
 func ensurePrivate(dir string) error {
 	parent := filepath.Dir(dir)
 	base := filepath.Dir(parent)
+	// A missing data folder (Lets not set up yet) is made as Lets makes it.
+	if _, err := os.Lstat(base); errors.Is(err, os.ErrNotExist) {
+		if err := os.MkdirAll(base, 0o700); err != nil {
+			return fmt.Errorf("create %s: %w", base, err)
+		}
+	}
 	if err := checkFolder(base, false); err != nil {
 		return err
 	}

@@ -130,9 +130,8 @@ func TestOpenFallsBackToTheDataFolder(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "lets-home")
 	t.Setenv("XDG_RUNTIME_DIR", "")
 	t.Setenv("LETS_HOME", home)
-	if err := os.MkdirAll(filepath.Join(home, "state"), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	// Lets' data folder does not exist yet (a pad daemon started first):
+	// it is made, private.
 	o := &Opener{Clock: clock.NewFake(time.Unix(1_800_000_000, 0))}
 	if err := o.Open(context.Background(), secretURL); err != nil {
 		t.Fatal(err)
@@ -140,6 +139,11 @@ func TestOpenFallsBackToTheDataFolder(t *testing.T) {
 	file := pageOf(t, recordedArgs(t, record))
 	if want := filepath.Join(home, "state", "open"); filepath.Dir(file) != want {
 		t.Fatalf("the page is at %s, want it in %s", file, want)
+	}
+	for _, d := range []string{home, filepath.Join(home, "state")} {
+		if fi, err := os.Stat(d); err != nil || fi.Mode().Perm() != 0o700 {
+			t.Errorf("%s: %v %v, want mode 0700", d, fi, err)
+		}
 	}
 }
 
@@ -239,6 +243,29 @@ func TestOpenRefusesFoldersThatAreNotPrivate(t *testing.T) {
 	}
 	if file := pageOf(t, recordedArgs(t, record)); filepath.Dir(file) != good {
 		t.Fatalf("the page is at %s, want it in the next private folder %s", file, good)
+	}
+}
+
+// Point: a folder of another user is not used, even when private.
+func TestOpenRefusesAnotherUsersFolder(t *testing.T) {
+	if os.Geteuid() != 0 {
+		testutil.Missing(t, testutil.RequireToolsEnv, "only root can give a folder to another user", "run this test as root (CI and `make test` do)")
+	}
+	record := fakeOpener(t)
+	rt := privateRuntimeDir(t)
+	theirs := filepath.Join(rt, "lets")
+	if err := os.Mkdir(theirs, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(theirs, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	o := &Opener{Dirs: []string{filepath.Join(theirs, "open")}, Clock: clock.NewFake(time.Unix(1_800_000_000, 0))}
+	if err := o.Open(context.Background(), secretURL); !errors.Is(err, ErrNoPrivateFolder) || !strings.Contains(err.Error(), "uid 65534") {
+		t.Fatalf("open into another user's folder: %v, want ErrNoPrivateFolder naming the owner", err)
+	}
+	if _, err := os.Stat(record); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the opener ran with no private folder")
 	}
 }
 
