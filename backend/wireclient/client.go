@@ -3,6 +3,14 @@
 // and without reply, end a session, status, ping, action subscriptions,
 // session leases and previews. Every call takes a context and is bounded by
 // a timeout.
+//
+// Every connection goes to the user's own daemon only: before a byte is
+// sent, the socket file (seen without following a link) and the process
+// listening on it (SO_PEERCRED) must belong to this user, or the call
+// fails with a *ForeignPeerError (issue #23: another user listening first
+// on /tmp/pad-lattice-<uid>.sock would read the agents' reports and answer
+// their approvals). When that default path is taken, the client finds the
+// daemon in its private folder (wire.ChooseSocketPath).
 package wireclient
 
 import (
