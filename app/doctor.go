@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lets-app/lets/backend/claudefind"
 	"github.com/lets-app/lets/backend/claudesetup"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/host"
@@ -317,11 +318,32 @@ func (d *doctor) checkClaude(ctx context.Context) []checkResult {
 	// A broken config.json gives the defaults; the config.json check says so.
 	cfg, _ := config.Load(d.paths.ConfigFile())
 	return []checkResult{
+		d.claudeCodeResult(ctx),
 		claudeHooksResult(rep, lets),
 		claudeSkillResult(claudesetup.Paths{Dir: dir}.SkillFile(), rep, setUp),
 		d.claudeMCPResult(ctx, lets, setUp),
 		claudeApprovalResult(rep, cfg.Claude.ApprovalTimeout()),
 	}
+}
+
+// claudeCodeResult says where Claude Code is (the finder every part of
+// Lets uses) and whether its version is the tested one.
+func (d *doctor) claudeCodeResult(ctx context.Context) checkResult {
+	r := checkResult{name: "claude code"}
+	ctx, cancel := context.WithTimeout(ctx, doctorClaudeTimeout)
+	defer cancel()
+	f, err := claudefind.Find(ctx, claudefind.Options{DataDir: d.paths.Home, Getenv: d.env.Getenv, VersionTimeout: doctorClaudeTimeout})
+	if err != nil {
+		r.level, r.detail = checkInfo, "not installed; the Install Claude Code button in Chat with Claude (or on the home page) installs it into Lets' own folder, no password needed"
+		return r
+	}
+	where := map[claudefind.Source]string{claudefind.SourceLets: "Lets' own folder", claudefind.SourcePath: "your PATH", claudefind.SourceUsual: "a usual place outside your PATH"}[f.Source]
+	if note := claudeVersionNote(f); note != "" {
+		r.level, r.detail = checkWarn, fmt.Sprintf("%s (from %s): %s", f.Path, where, note)
+		return r
+	}
+	r.level, r.detail = checkOK, fmt.Sprintf("%s, version %s (from %s)", f.Path, f.Version, where)
+	return r
 }
 
 func claudeHooksResult(rep claudesetup.Report, lets string) checkResult {
@@ -374,9 +396,12 @@ func (d *doctor) claudeMCPResult(ctx context.Context, lets string, setUp bool) c
 	if cli.getenv == nil {
 		cli.getenv = d.env.Getenv
 	}
+	if cli.dataDir == "" {
+		cli.dataDir = d.paths.Home
+	}
 	claude, ok := cli.find()
 	if !ok {
-		r.level, r.detail = checkInfo, "Claude Code's `claude` command is not on your PATH, so Lets cannot check its MCP server (`claude mcp get lets` shows it where claude is installed)"
+		r.level, r.detail = checkInfo, "Claude Code's `claude` command is not on your PATH (nor in Lets' own folder or the usual places), so Lets cannot check its MCP server (`claude mcp get lets` shows it where claude is installed)"
 		return r
 	}
 	ctx, cancel := context.WithTimeout(ctx, doctorClaudeTimeout)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/lets-app/lets/app/front"
 	"github.com/lets-app/lets/app/tray"
+	"github.com/lets-app/lets/backend/claudefind"
 	"github.com/lets-app/lets/backend/claudesetup"
 	"github.com/lets-app/lets/backend/config"
 )
@@ -82,10 +83,12 @@ func newClaudeSetup(env *Env, out io.Writer) (*claudeSetup, error) {
 		return nil, fmt.Errorf("%w; set HOME, or %s to Claude Code's settings folder", err, claudesetup.ConfigDirEnv)
 	}
 	approval := time.Duration(config.DefaultApprovalTimeoutS) * time.Second
+	dataDir := ""
 	if home, err := config.ResolveHome(env.Getenv); err == nil {
 		// A broken config.json gives the defaults; `lets doctor` says why.
 		cfg, _ := config.Load(config.Paths{Home: home}.ConfigFile())
 		approval = cfg.Claude.ApprovalTimeout()
+		dataDir = home
 	}
 	return &claudeSetup{
 		out:      out,
@@ -93,7 +96,7 @@ func newClaudeSetup(env *Env, out io.Writer) (*claudeSetup, error) {
 		letsPath: lets,
 		version:  Version,
 		approval: approval,
-		claude:   claudeCLI{getenv: env.Getenv},
+		claude:   claudeCLI{getenv: env.Getenv, dataDir: dataDir},
 	}, nil
 }
 
@@ -251,7 +254,7 @@ func (s *claudeSetup) registerMCP(ctx context.Context) bool {
 	claude, ok := s.claude.find()
 	if !ok {
 		s.manual = true
-		s.note("Claude Code's `claude` command is not on your PATH, so register the MCP server yourself:\n      %s", s.mcpCommand())
+		s.note("Claude Code's `claude` command is not on your PATH (nor in Lets' own folder or the usual places), so register the MCP server yourself:\n      %s", s.mcpCommand())
 		return true
 	}
 	entry, found := s.claude.get(ctx, claude)
@@ -339,6 +342,9 @@ func firstLine(out string, err error) string {
 // claudeCLI finds and runs Claude Code's `claude` command.
 type claudeCLI struct {
 	getenv func(string) string
+	// dataDir is Lets' data folder, where the Install Claude Code button
+	// puts claude; "" leaves it out.
+	dataDir string
 	// environ is the environment claude runs with; nil is this process's.
 	environ []string
 }
@@ -347,22 +353,13 @@ type claudeCLI struct {
 // server to check its health).
 const claudeTimeout = 60 * time.Second
 
-// find looks for claude on $PATH as the environment gives it, then where
-// Claude Code's installers put it in the home folder (a tray started at
-// login often has a shorter PATH than a terminal).
+// find looks for claude where every part of Lets does (claudefind): in
+// Lets' own folder, on $PATH as the environment gives it, then where
+// Claude Code's installers put it (a tray started at login often has a
+// shorter PATH than a terminal).
 func (c claudeCLI) find() (string, bool) {
-	if p, ok := findInPath(c.getenv("PATH"), "claude"); ok {
-		return p, true
-	}
-	home := c.getenv("HOME")
-	if home == "" || !filepath.IsAbs(home) {
-		return "", false
-	}
-	var dirs []string
-	for _, d := range []string{".claude/local", ".local/bin", ".npm-global/bin"} {
-		dirs = append(dirs, filepath.Join(home, d))
-	}
-	return findInPath(strings.Join(dirs, string(filepath.ListSeparator)), "claude")
+	f, err := claudefind.Find(context.Background(), claudefind.Options{DataDir: c.dataDir, Getenv: c.getenv, SkipVersion: true})
+	return f.Path, err == nil
 }
 
 func (c claudeCLI) run(ctx context.Context, path string, args ...string) (string, error) {
@@ -404,22 +401,6 @@ func parseMCPGet(out string) mcpEntry {
 		}
 	}
 	return e
-}
-
-// findInPath finds an executable file called name in a PATH list. Empty
-// and relative entries are skipped: a command Lets registers must not
-// depend on the current folder.
-func findInPath(pathList, name string) (string, bool) {
-	for _, dir := range filepath.SplitList(pathList) {
-		if dir == "" || !filepath.IsAbs(dir) {
-			continue
-		}
-		p := filepath.Join(dir, name)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
-			return p, true
-		}
-	}
-	return "", false
 }
 
 // setupClaudeInProcess runs `lets setup claude` for the tray: it returns
