@@ -47,7 +47,14 @@ var (
 
 // listFolders lists the folders in path, which must lie inside home (both
 // with links resolved).
-func listFolders(home, path string) (folderList, error) {
+func listFolders(home, path string) (folderList, error) { return listFoldersChecked(home, path, nil) }
+
+// listFoldersChecked is listFolders; afterCheck, when set, runs between
+// the check that path lies inside home and the read (tests swap the folder
+// for a link there). The read goes through an os.Root of the home folder,
+// which follows no link out of it: a folder swapped for a link to /etc
+// after the check is refused, not listed.
+func listFoldersChecked(home, path string, afterCheck func()) (folderList, error) {
 	realHome, err := filepath.EvalSymlinks(home)
 	if err != nil || home == "" {
 		return folderList{}, errFolderMissing
@@ -68,14 +75,10 @@ func listFolders(home, path string) (folderList, error) {
 	if !inside(realHome, real) {
 		return folderList{}, errFolderOutside
 	}
-	fi, err := os.Stat(real)
-	if err != nil {
-		return folderList{}, errFolderMissing
+	if afterCheck != nil {
+		afterCheck()
 	}
-	if !fi.IsDir() {
-		return folderList{}, errNotAFolder
-	}
-	entries, err := os.ReadDir(real)
+	entries, err := readDirBeneath(realHome, real)
 	if err != nil {
 		return folderList{}, err
 	}
@@ -112,6 +115,39 @@ func listFolders(home, path string) (folderList, error) {
 		return strings.ToLower(out.Folders[i].Name) < strings.ToLower(out.Folders[j].Name)
 	})
 	return out, nil
+}
+
+// readDirBeneath reads the folder dir, which lies inside home, without
+// following any link out of home on the way (os.Root).
+func readDirBeneath(home, dir string) ([]fs.DirEntry, error) {
+	rel, err := filepath.Rel(home, dir)
+	if err != nil {
+		return nil, errFolderOutside
+	}
+	root, err := os.OpenRoot(home)
+	if err != nil {
+		return nil, errFolderMissing
+	}
+	defer root.Close()
+	f, err := root.Open(rel)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, errFolderMissing
+	case errors.Is(err, fs.ErrPermission):
+		return nil, err
+	case err != nil:
+		// A link that leads out of home (swapped in after the check).
+		return nil, errFolderOutside
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, errFolderMissing
+	}
+	if !fi.IsDir() {
+		return nil, errNotAFolder
+	}
+	return f.ReadDir(-1)
 }
 
 // inside says whether p is dir or lies below it (both cleaned, absolute).
