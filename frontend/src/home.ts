@@ -5,7 +5,9 @@
 
 import { HomeAPI, HostError, type ChatInfo, type HomeUnique, type Overview } from "./home/api";
 import { chatMeta, claudeStatus, formatUptime, formatWhen, initial, phonesStatus } from "./home/format";
+import { ClaudeInstall } from "./home/claude";
 import { focusHeading, wantsWelcome, welcomeCard } from "./home/welcome";
+import { TrustedCard } from "./home/trusted";
 
 export { formatUptime } from "./home/format";
 
@@ -78,6 +80,8 @@ async function refreshHealth(announce = true): Promise<void> {
 
 class Home {
   private busy = false;
+  /** The Claude card's Install Claude Code button (home/claude.ts), made on the first overview. */
+  private claudeInstall: ClaudeInstall | null = null;
   // The last overview shown: an unchanged one is not drawn again, so a
   // refresh never takes the keyboard focus away.
   private shown = "";
@@ -127,6 +131,13 @@ class Home {
     claude.dataset.state = c.state;
     claude.replaceChildren(...rich(c.text));
     this.renderActions(ov, c.state !== "ready");
+    if (!this.claudeInstall) {
+      this.claudeInstall = new ClaudeInstall(
+        (progress, signal) => this.api.installClaude(progress, signal),
+        () => this.refresh(),
+      );
+    }
+    this.claudeInstall.render(ov.claude);
   }
 
   /**
@@ -605,6 +616,7 @@ async function startHome(): Promise<void> {
     return;
   }
   await home.refresh();
+  new TrustedCard((method, path, body) => api.call(method, path, body), byId("chat")).watch();
   if (welcome) {
     const card = welcomeCard({
       chat: (note, button) => {

@@ -2,6 +2,7 @@
 // address (#k=…) from Lets, trades it once for a home token and keeps
 // that token for this tab only (sessionStorage is per origin and per tab).
 
+import { readInstall, type ClaudeInstalled, type InstallProgress } from "./claude";
 import type { ClaudeSetup } from "./format";
 
 /** One folder listing of GET /home/api/folders. */
@@ -139,7 +140,8 @@ export class HomeAPI {
     return `/home/api/icon/${encodeURIComponent(name)}?t=${encodeURIComponent(this.token)}`;
   }
 
-  private async call(method: string, path: string, body?: unknown): Promise<Response> {
+  /** One call with the home token; a failed answer throws its HostError. */
+  async call(method: string, path: string, body?: unknown): Promise<Response> {
     const headers: Record<string, string> = { Authorization: `Bearer ${this.token}` };
     if (body !== undefined) headers["Content-Type"] = "application/json";
     const res = await fetch(path, {
@@ -183,6 +185,19 @@ export class HomeAPI {
   /** Opens the pad page's pairing view in the browser (what the tray's "Pair a phone…" does). */
   async pairPhone(): Promise<void> {
     await this.call("POST", "/home/api/pair-phone", {});
+  }
+
+  /** Installs Claude Code into Lets' own folder, calling progress for each step; signal cancels it. */
+  async installClaude(progress: (p: InstallProgress) => void, signal: AbortSignal): Promise<ClaudeInstalled> {
+    const res = await fetch("/home/api/install-claude", {
+      method: "POST",
+      headers: { Authorization: `Bearer ${this.token}`, "Content-Type": "application/json" },
+      cache: "no-store",
+      body: "{}",
+      signal,
+    });
+    if (!res.ok) throw await errorOf(res);
+    return readInstall(res, progress);
   }
 
   /** Connects Claude Code to Lets (what the tray's "Set up Claude…" does). */
