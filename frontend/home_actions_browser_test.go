@@ -2,13 +2,13 @@ package frontend_test
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/lets-app/lets/backend/claudefind"
 	"github.com/lets-app/lets/backend/host"
 	"github.com/lets-app/lets/backend/testenv/browsertest"
 	"github.com/lets-app/lets/backend/testenv/testutil"
@@ -24,7 +24,9 @@ func noClaude(t *testing.T, o host.Options) host.Options {
 		}
 		return ""
 	}
-	o.Home.LookPath = func(string) (string, error) { return "", errors.New("not found") }
+	o.Home.FindClaude = func(context.Context) (claudefind.Found, error) {
+		return claudefind.Found{}, &claudefind.NotFoundError{Searched: []string{"/usr/bin"}}
+	}
 	return o
 }
 

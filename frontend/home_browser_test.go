@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
+	"github.com/lets-app/lets/backend/claudefind"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/host"
 	"github.com/lets-app/lets/backend/sessions"
@@ -461,7 +462,9 @@ func TestBrowserHomeResumesASavedSession(t *testing.T) {
 			return os.Getenv(k)
 		},
 		Home: host.HomeOptions{
-			LookPath: func(string) (string, error) { return "/usr/local/bin/claude", nil },
+			FindClaude: func(context.Context) (claudefind.Found, error) {
+				return claudefind.Found{Path: "/usr/local/bin/claude", Source: claudefind.SourcePath, Version: claudefind.TestedVersion}, nil
+			},
 			Devices: func() []host.PairedDevice {
 				return []host.PairedDevice{{Name: "Ada's phone", PairedAt: time.Now().Add(-3 * time.Hour), Connected: 1}}
 			},
