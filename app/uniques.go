@@ -7,12 +7,15 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"text/tabwriter"
 	"time"
 
 	"github.com/lets-app/lets/backend/config"
+	"github.com/lets-app/lets/backend/host"
 	"github.com/lets-app/lets/backend/manifest"
 	"github.com/lets-app/lets/backend/registry"
 	"github.com/lets-app/lets/uniques"
@@ -112,7 +115,24 @@ func runInstall(ctx context.Context, env *Env, args []string) error {
 	return nil
 }
 
-func runUninstall(_ context.Context, env *Env, args []string) error {
+// uninstall removes the unique name the one way Lets has: through the
+// running Lets when there is one (DELETE /lip/uniques/{name}: it also
+// stops the unique's origin and forgets its port, so a later unique of the
+// same name never inherits its browser storage), else with the same steps
+// done here (host.Uninstall).
+func uninstall(ctx context.Context, paths config.Paths, reg *registry.Registry, name string) error {
+	if c, err := newHostClient(paths); err == nil {
+		err := c.do(ctx, http.MethodDelete, "/lip/uniques/"+url.PathEscape(name), nil, nil, 0)
+		var ae *apiError
+		if err == nil || errors.As(err, &ae) {
+			return err
+		}
+		// host.json names a Lets that does not answer: do it here.
+	}
+	return host.Uninstall(paths, reg, name, nil)
+}
+
+func runUninstall(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags("uninstall")
 	if err := parseFlags(env, "uninstall", fs, args); err != nil {
 		return err
@@ -129,12 +149,13 @@ func runUninstall(_ context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	err = reg.Remove(name)
+	err = uninstall(ctx, paths, reg, name)
+	var ae *apiError
 	switch {
-	case errors.Is(err, registry.ErrBuiltin):
+	case errors.Is(err, registry.ErrBuiltin), errors.As(err, &ae) && ae.Status == http.StatusForbidden:
 		fmt.Fprintf(env.Stderr, "%s comes with Lets, so it cannot be uninstalled. It stays out of your way until someone opens it.\n", name)
 		return exitError{code: 1}
-	case errors.Is(err, registry.ErrUnknownUnique):
+	case errors.Is(err, registry.ErrUnknownUnique), errors.As(err, &ae) && ae.Status == http.StatusNotFound:
 		fmt.Fprintf(env.Stderr, "No unique called %q is installed, so there is nothing to remove. `lets uniques` lists what is.\n", name)
 		return exitError{code: 1}
 	case err != nil:

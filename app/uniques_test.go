@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lets-app/lets/backend/runner"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
@@ -263,5 +264,43 @@ func TestInstallPlainFolder(t *testing.T) {
 	e.out.Reset()
 	if code := runUniqueCmd(e, "uniques"); code != 0 || !strings.Contains(e.out.String(), dir) {
 		t.Fatalf("uniques: %d %q", code, e.out.String())
+	}
+}
+
+// #23 (low): `lets uninstall` with no Lets running takes the same steps as
+// the API's DELETE: the unique's remembered port and its "Always" answers
+// are forgotten, so a unique installed later under the same name gets a
+// new origin (empty browser storage) and is asked again. Before, the CLI
+// removed only the folder.
+func TestUninstallWithoutLetsForgetsPortAndAnswers(t *testing.T) {
+	e := newTestEnv(t)
+	repo := gitRepo(t, sketchFiles("sketch", "0.1.0"))
+	if code := runUniqueCmd(e, "install", repo); code != 0 {
+		t.Fatalf("install: %s", e.err)
+	}
+	state := filepath.Join(e.home, "state")
+	if err := os.MkdirAll(state, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ports := `{"uniques":{"sketch":40123,"hello":40124},"sources":{"sketch":"` + repo + `","hello":"built-in"}}`
+	if err := os.WriteFile(filepath.Join(state, "ports.json"), []byte(ports), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	perms := runner.OpenPermissions(filepath.Join(e.home, "permissions.json"))
+	if err := perms.Allow("sketch", "c0ffee", "shell", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if code := runUniqueCmd(e, "uninstall", "sketch"); code != 0 {
+		t.Fatalf("uninstall exit %d: %s", code, e.err)
+	}
+	b, err := os.ReadFile(filepath.Join(state, "ports.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "sketch") || !strings.Contains(string(b), "40124") {
+		t.Fatalf("ports.json after uninstall:\n%s", b)
+	}
+	if perms.Allowed("sketch", "c0ffee", "shell") {
+		t.Fatal("the removed unique's Always answer is still there")
 	}
 }
