@@ -31,4 +31,3 @@ func Uninstall(paths config.Paths, reg *registry.Registry, name string, log *slo
 	ports.forget(name)
 	return nil
 }
-
