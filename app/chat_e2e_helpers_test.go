@@ -84,7 +84,7 @@ func startChatE2E(t *testing.T, o chatE2EOptions) *chatE2E {
 		t.Fatal(err)
 	}
 	c.opened = filepath.Join(browser, "opened")
-	script := "#!/bin/sh\nprintf '%s\\n' \"$1\" >> '" + c.opened + "'\n"
+	script := fakeBrowserScript(c.opened)
 	if err := os.WriteFile(filepath.Join(browser, "xdg-open"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lets-app/lets/backend/desktopopen"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
@@ -56,5 +58,51 @@ func TestDesktopOpenerCommandLineHoldsNoKey(t *testing.T) {
 	page, err := os.ReadFile(u.Path)
 	if err != nil || !strings.Contains(string(page), link) {
 		t.Fatalf("the page does not lead to the link (%v):\n%s", err, page)
+	}
+}
+
+// fakeBrowserScript is a fake xdg-open for tests that run Lets as a
+// process: it appends to record the address a browser would land on. Lets
+// hands the opener a file:// redirect page (desktopopen), so the script
+// reads the address from the page's refresh line; anything else it writes
+// down as given.
+func fakeBrowserScript(record string) string {
+	return `#!/bin/sh
+a="$1"
+case "$a" in
+file://*) a=$(sed -n 's/^<meta http-equiv="refresh" content="0;url=\(.*\)">$/\1/p' "${a#file://}" | sed "s/&#39;/'/g; s/&#34;/\"/g; s/&lt;/</g; s/&gt;/>/g; s/&amp;/\&/g") ;;
+esac
+printf '%s\n' "$a" >> '` + record + `'
+`
+}
+
+// Point: the fake browser of the process tests writes down the address
+// the redirect page leads to, keys and all.
+func TestFakeBrowserScriptReadsThePage(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the fake browser is a shell script")
+	}
+	testutil.Command(t, "sh")
+	bin, record := t.TempDir(), filepath.Join(t.TempDir(), "opened")
+	script := filepath.Join(bin, "xdg-open")
+	if err := os.WriteFile(script, []byte(fakeBrowserScript(record)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	o := &desktopopen.Opener{Dirs: []string{filepath.Join(t.TempDir(), "lets", "open")}, Command: []string{script}}
+	const link = "http://127.0.0.1:41234/w/w1/?t=key&b='x'"
+	if err := o.Open(context.Background(), link); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Open(context.Background(), "http://127.0.0.1:41234/#k=home"); err != nil {
+		t.Fatal(err)
+	}
+	var data []byte
+	testutil.Eventually(t, "the fake browser wrote both addresses down", func() bool {
+		data, _ = os.ReadFile(record)
+		return strings.Count(string(data), "\n") >= 2
+	})
+	u, _ := url.Parse(link)
+	if want := u.String() + "\nhttp://127.0.0.1:41234/#k=home\n"; string(data) != want {
+		t.Fatalf("the fake browser wrote %q, want %q", data, want)
 	}
 }

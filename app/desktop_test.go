@@ -226,7 +226,7 @@ func startDesktopLetsBin(t testing.TB, binary string, ds desktopSession, home, s
 	// the test neither starts a real browser nor waits for one.
 	bin := t.TempDir()
 	l.opened = filepath.Join(bin, "opened")
-	script := "#!/bin/sh\nprintf '%s\\n' \"$1\" >> '" + l.opened + "'\n"
+	script := fakeBrowserScript(l.opened)
 	if err := os.WriteFile(filepath.Join(bin, "xdg-open"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
