@@ -2,7 +2,9 @@
 
 // Package otheruser plays another local user in attack tests: it makes
 // Unix listeners whose socket file and listening process belong to a
-// second uid, the way a squatter in /tmp would. Tests run as root (as in
+// second uid, the way a squatter in /tmp would, and connections whose
+// socket belongs to that uid, the way a flooding or link-stealing user
+// would. Tests run as root (as in
 // CI); without root they skip loudly, or fail under LETS_REQUIRE_TOOLS=1.
 package otheruser
 
@@ -11,7 +13,9 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"strconv"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -90,4 +94,41 @@ func ListenAs(tb testing.TB, uid, gid int, path string) *net.UnixListener {
 		tb.Fatalf("the socket %s should belong to uid %d: stat %+v, %v", path, uid, st.Uid, err)
 	}
 	return r.ln
+}
+
+// DialAs opens a connection to addr on network ("tcp" or "unix") whose
+// socket belongs to uid. The kernel gives a new socket the file-system
+// uid of the thread that creates it, so a thread locked for the purpose
+// sets its fsuid and dials; the goroutine then ends without unlocking, so
+// the thread is thrown away and no other goroutine runs with that fsuid.
+// It needs root (RequireRoot).
+func DialAs(tb testing.TB, network, addr string, uid int) (net.Conn, error) {
+	tb.Helper()
+	RequireRoot(tb)
+	type result struct {
+		c   net.Conn
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread dies with this goroutine
+		_ = unix.Setfsgid(uid)
+		_ = unix.Setfsuid(uid)
+		if fs, _ := unix.SetfsuidRetUid(-1); fs != uid { // -1 changes nothing and reports the current fsuid
+			done <- result{err: fmt.Errorf("could not take the file-system uid %d (it stayed %d)", uid, fs)}
+			return
+		}
+		c, err := net.DialTimeout(network, addr, testutil.EventuallyTimeout)
+		done <- result{c: c, err: err}
+	}()
+	select {
+	case r := <-done:
+		if r.err == nil {
+			tb.Cleanup(func() { _ = r.c.Close() })
+		}
+		return r.c, r.err
+	case <-time.After(testutil.EventuallyTimeout + time.Second):
+		tb.Fatalf("dialling %s as uid %s did not finish", addr, strconv.Itoa(uid))
+		return nil, nil
+	}
 }

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/lets-app/lets/backend/netguard"
-	"github.com/lets-app/lets/backend/testenv/otheruid"
+	"github.com/lets-app/lets/backend/testenv/otheruser"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
@@ -16,7 +16,7 @@ import (
 // windows still connect. Before the share, the flood held every one of the
 // cap's slots and the person's next connection was closed at once.
 func TestOtherUserCannotFillOriginA(t *testing.T) {
-	otheruid.Require(t)
+	otheruser.RequireRoot(t)
 	th := startLIPHost(t, func(o *Options) { o.MaxConns = 32; o.IdleTimeout = time.Minute })
 	http.DefaultClient.CloseIdleConnections()
 	ln := th.ln.(*netguard.LimitListener)
@@ -24,7 +24,7 @@ func TestOtherUserCannotFillOriginA(t *testing.T) {
 	addr := "127.0.0.1:" + strconv.Itoa(th.Port())
 	share := netguard.OtherUsersShare(ln.Cap())
 	for range ln.Cap() + 4 {
-		if _, err := otheruid.Dial(t, "tcp", addr, otheruid.Nobody); err != nil {
+		if _, err := otheruser.DialAs(t, "tcp", addr, otheruser.Nobody); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lets-app/lets/backend/testenv/otheruid"
+	"github.com/lets-app/lets/backend/testenv/otheruser"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
@@ -48,7 +48,7 @@ func refused(t *testing.T, c net.Conn) bool {
 // theirs. Without SeparateOtherUsers the same flood takes the person's
 // slots and their next connection is closed at once.
 func TestOtherUsersCannotFillThePersonsConnections(t *testing.T) {
-	otheruid.Require(t)
+	otheruser.RequireRoot(t)
 	for _, separate := range []bool{false, true} {
 		raw, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -64,7 +64,7 @@ func TestOtherUsersCannotFillThePersonsConnections(t *testing.T) {
 		// The flood: more connections than the whole cap, as uid 65534.
 		var flood []net.Conn
 		for range 6 {
-			c, err := otheruid.Dial(t, "tcp", addr, otheruid.Nobody)
+			c, err := otheruser.DialAs(t, "tcp", addr, otheruser.Nobody)
 			if err != nil {
 				t.Fatal(err)
 			}
