@@ -43,3 +43,12 @@ func TestHintsForAnotherUsersSocket(t *testing.T) {
 		}
 	}
 }
+
+// `lets pad …` against another user's socket says what happened and what
+// to do, not only the client's error (padError routes it through the hint).
+func TestPadCommandAgainstAForeignSocketHasTheHint(t *testing.T) {
+	err := padError("/tmp/pad-lattice-1000.sock", &wireclient.ForeignPeerError{Path: "/tmp/pad-lattice-1000.sock", UID: 1001})
+	if !errors.Is(err, wireclient.ErrForeignSocket) || !strings.Contains(err.Error(), "Lets sent nothing") {
+		t.Fatalf("pad error: %v", err)
+	}
+}

@@ -206,6 +206,9 @@ func padError(socket string, err error) error {
 	if errors.Is(err, wireclient.ErrDaemonNotRunning) {
 		return &padNotRunningError{path: socket, err: err}
 	}
+	if errors.Is(err, wireclient.ErrForeignSocket) {
+		return withHint("pad", err)
+	}
 	var pe *wire.ProtocolError
 	if errors.As(err, &pe) {
 		switch pe.Code {
