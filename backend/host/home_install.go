@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -78,10 +79,14 @@ func (s *Server) handleHomeInstallClaude(w http.ResponseWriter, r *http.Request)
 		return
 	}
 	defer s.home.claude.stop()
+	// Reading the (empty) body to its end lets the server notice when the
+	// page closes the request (its Cancel), which ends r.Context().
+	_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, 4096))
 	w.Header().Set("Content-Type", "application/x-ndjson; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
+	_ = rc.Flush()
 	var mu sync.Mutex
 	enc := json.NewEncoder(w)
 	send := func(l claudeInstallLine) {

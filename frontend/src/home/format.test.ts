@@ -75,3 +75,16 @@ test("chatMeta says when, where, how long and whether it is open", () => {
   assert.equal(chatMeta({ dir: "", updated: "2026-11-30T08:00:00Z", turns: 1, window: "w3" }, now), "last used yesterday · 1 message · open now");
   assert.equal(chatMeta({ dir: "/x", updated: "not a date", turns: 0 }, now), "not used yet · folder /x · 0 messages");
 });
+
+test("claudeStatus offers Install Claude Code when Lets can install it, and warns kindly about an old one", () => {
+  const base = { settings_path: "/home/a/.claude/settings.json", tested: "2.1.332" };
+  const missing = claudeStatus({ ...base, cli: false, hooks: false, installable: true }, true);
+  assert.equal(missing.state, "missing");
+  assert.match(missing.text, /Press “Install Claude Code”/);
+  assert.doesNotMatch(missing.text, /terminal|npm|sudo/);
+  assert.match(claudeStatus({ ...base, cli: false, hooks: false, installable: true, installing: true }).text, /being installed/);
+  const old = claudeStatus({ ...base, cli: true, hooks: true, version: "2.0.1", old: true, installable: true });
+  assert.equal(old.state, "ready");
+  assert.match(old.text, /2\.0\.1 is older than 2\.1\.332/);
+  assert.doesNotMatch(claudeStatus({ ...base, cli: true, hooks: true, version: "2.1.332" }).text, /older/);
+});

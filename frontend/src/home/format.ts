@@ -28,6 +28,15 @@ export function formatWhen(ms: number, now: number): string {
 export interface ClaudeSetup {
   cli: boolean;
   cli_path?: string;
+  /** What `claude --version` said. */
+  version?: string;
+  /** Older than the version Lets is tested with (tested). */
+  old?: boolean;
+  tested?: string;
+  /** The page may offer its own Install Claude Code button. */
+  installable?: boolean;
+  /** An install runs now. */
+  installing?: boolean;
   hooks: boolean;
   settings_path: string;
 }
@@ -39,13 +48,28 @@ export function claudeStatus(c: ClaudeSetup, canSetUp = false): { state: "ready"
   // page has its own "Set up Claude" button; without it (Lets runs with
   // no desktop) the terminal command is the way.
   const next = canSetUp ? "press “Set up Claude” below" : "run `lets setup claude` in a terminal";
+  // An older Claude Code than Lets is tested with may still work: say so
+  // without alarm, and how to get the tested one.
+  const old =
+    c.cli && c.old && c.version
+      ? ` Its version ${c.version} is older than ${c.tested ?? "the one"} Lets is tested with; if something does not work, ${c.installable ? "press “Install Claude Code” to get the tested one" : "update it"}.`
+      : "";
   if (c.cli && c.hooks) {
-    return { state: "ready", text: "Claude is set up: Claude Code is installed and tells Lets what it is doing." };
+    return { state: "ready", text: `Claude is set up: Claude Code is installed and tells Lets what it is doing.${old}` };
   }
   if (c.cli) {
     return {
       state: "partial",
-      text: `Not yet: Claude Code is installed, but its settings do not call Lets yet. To connect them, ${next}.`,
+      text: `Not yet: Claude Code is installed, but its settings do not call Lets yet. To connect them, ${next}.${old}`,
+    };
+  }
+  if (c.installing) {
+    return { state: "missing", text: "Not yet: Claude Code is being installed. This takes a minute or two." };
+  }
+  if (c.installable) {
+    return {
+      state: "missing",
+      text: `Not yet: Claude Code (the program Lets talks to Claude through) is not on this computer. Press “Install Claude Code”: Lets puts it in its own folder, no password needed. Then ${next}.`,
     };
   }
   return {
