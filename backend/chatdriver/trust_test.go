@@ -195,7 +195,7 @@ func TestTrustQuestionOnlyForFoldersWithTheirOwnSettings(t *testing.T) {
 // folder's hook runs.
 func TestClaudeUntrustedFolderRunsNothingUntilTrusted(t *testing.T) {
 	claude := testutil.Claude(t)
-	stub := claudestub.Start(t, claudestub.Say("Hello."), claudestub.Say("Hello again."))
+	stub := claudestub.Start(t, claudestub.Say("Hello."), claudestub.Say("Hello again."), claudestub.Say("Hello, second folder."))
 	home := t.TempDir()
 	h := startHost(t)
 	r := newRigOn(t, h, func(o *Options) {
@@ -243,4 +243,20 @@ func TestClaudeUntrustedFolderRunsNothingUntilTrusted(t *testing.T) {
 		t.Fatalf("after Trust the folder's hooks did not run (settings.json %v, settings.local.json %v)", fileExists(projectHook), fileExists(localHook))
 	}
 	testutil.Eventually(t, "the trusted folder's MCP server to start", func() bool { return fileExists(mcpServer) })
+
+	// Trust pressed before anything was said: the new Claude starts the
+	// same (still empty) conversation with the folder's settings.
+	second := filepath.Join(home, "second-project")
+	marks2 := t.TempDir()
+	hook2, _, _ := ownSettings(t, second, marks2)
+	sh = dialShell(t, r.h, r.openIn(t, second))
+	sh.next("component.create", 30*time.Second, isComponent(idTrustChoice))
+	pressTrust(sh, "trust")
+	sh.next("ui.toast", 60*time.Second, func(f frame) bool { return strings.Contains(string(f.Data), "trusted now") })
+	if got := say("hi"); got != "Hello, second folder." {
+		t.Fatalf("reply in the second folder %q", got)
+	}
+	if !fileExists(hook2) {
+		t.Fatal("the second folder, trusted before the first message, did not run its hook")
+	}
 }
