@@ -67,6 +67,8 @@ func cliHostError(err error) error {
 	switch {
 	case err == nil:
 		return nil
+	case errors.Is(err, hostclient.ErrForeignHost):
+		return fmt.Errorf("Lets is not running: its last address is now used by another user's program, so nothing was sent there — start Lets again with `lets` (it picks a new address): %w", err)
 	case errors.As(err, &ae):
 		return &apiError{Status: ae.Status, Code: ae.Code, Message: ae.Message}
 	case errors.As(err, &ue) && ue.TimedOut:

@@ -2,6 +2,7 @@ package app
 
 import (
 	"errors"
+	"net"
 	"strings"
 	"testing"
 
@@ -19,6 +20,8 @@ func TestCLIHostErrorWords(t *testing.T) {
 		{&hostclient.UnreachableError{URL: "http://127.0.0.1:4000", PID: 42, Dial: true, Err: cause}, []string{"pid 42", "http://127.0.0.1:4000", "start it again with `lets`", "connection refused"}},
 		{&hostclient.UnreachableError{URL: "http://127.0.0.1:4000", PID: 42, TimedOut: true, Err: cause}, []string{"did not answer in time", "try again"}},
 		{&hostclient.DecodeError{Path: "/lip/status", Err: cause}, []string{"could not read", "same version"}},
+		{&hostclient.UnreachableError{URL: "http://127.0.0.1:4000", PID: 42, Dial: true, Err: &net.OpError{Op: "dial", Err: &hostclient.ForeignHostError{Addr: "127.0.0.1:4000", UID: 1001}}},
+			[]string{"another user's program", "nothing was sent", "start Lets again with `lets`", "user 1001"}},
 	}
 	for _, c := range cases {
 		got := cliHostError(c.in)
@@ -27,7 +30,7 @@ func TestCLIHostErrorWords(t *testing.T) {
 				t.Errorf("%T: %v, want it to say %q", c.in, got, w)
 			}
 		}
-		if !errors.Is(got, cause) && !errors.As(got, new(*apiError)) {
+		if !errors.Is(got, cause) && !errors.As(got, new(*apiError)) && !errors.Is(got, hostclient.ErrForeignHost) {
 			t.Errorf("%T: the cause is lost: %v", c.in, got)
 		}
 	}

@@ -76,7 +76,7 @@ func New(paths config.Paths, opts Options) *Client {
 	if opts.HTTP == nil {
 		opts.HTTP = &http.Client{Transport: &http.Transport{
 			Proxy:               nil,
-			DialContext:         (&net.Dialer{Timeout: 2 * time.Second}).DialContext,
+			DialContext:         newOwnedDialer(2 * time.Second).DialContext,
 			MaxIdleConnsPerHost: 4,
 			IdleConnTimeout:     30 * time.Second,
 		}}

@@ -132,3 +132,96 @@ func DialAs(tb testing.TB, network, addr string, uid int) (net.Conn, error) {
 		return nil, nil
 	}
 }
+
+// TCPSquatter is a loopback TCP listener of another user: its listening
+// socket and every connection it accepts belong to that uid, as a program
+// the other user runs would. It counts the bytes it receives and answers
+// nothing.
+type TCPSquatter struct {
+	Addr     string
+	received chan int
+}
+
+// Received is how many bytes the squatter has read so far.
+func (s *TCPSquatter) Received() int {
+	n := <-s.received
+	s.received <- n
+	return n
+}
+
+// ServeTCPAs listens on a free 127.0.0.1 port as uid/gid and accepts on
+// the same thread (the accepted socket takes the acceptor's uid), so the
+// whole listener is the other user's. Until the test ends.
+func ServeTCPAs(tb testing.TB, uid, gid int) *TCPSquatter {
+	tb.Helper()
+	RequireRoot(tb)
+	s := &TCPSquatter{received: make(chan int, 1)}
+	s.received <- 0
+	ready := make(chan error, 1)
+	stop := make(chan struct{})
+	var ln net.Listener
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread dies with this goroutine
+		if err := becomeUser(uid, gid); err != nil {
+			ready <- err
+			return
+		}
+		var err error
+		ln, err = net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			ready <- err
+			return
+		}
+		s.Addr = ln.Addr().String()
+		ready <- nil
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 4096)
+				for {
+					n, err := c.Read(buf)
+					if n > 0 {
+						s.received <- <-s.received + n
+					}
+					if err != nil {
+						return
+					}
+					select {
+					case <-stop:
+						return
+					default:
+					}
+				}
+			}()
+		}
+	}()
+	select {
+	case err := <-ready:
+		if err != nil {
+			tb.Fatalf("listen as uid %d: %v", uid, err)
+		}
+	case <-time.After(testutil.EventuallyTimeout):
+		tb.Fatalf("listening as uid %d did not finish", uid)
+	}
+	tb.Cleanup(func() { close(stop); ln.Close() })
+	return s
+}
+
+// becomeUser changes the calling thread's credentials to uid/gid with raw
+// system calls (only this thread; the caller has locked it for good).
+func becomeUser(uid, gid int) error {
+	if _, _, e := unix.RawSyscall(unix.SYS_SETGROUPS, 0, 0, 0); e != 0 {
+		return fmt.Errorf("setgroups: %w", e)
+	}
+	if _, _, e := unix.RawSyscall(unix.SYS_SETRESGID, uintptr(gid), uintptr(gid), uintptr(gid)); e != 0 {
+		return fmt.Errorf("setresgid %d: %w", gid, e)
+	}
+	if _, _, e := unix.RawSyscall(unix.SYS_SETRESUID, uintptr(uid), uintptr(uid), uintptr(uid)); e != 0 {
+		return fmt.Errorf("setresuid %d: %w", uid, e)
+	}
+	return nil
+}
