@@ -10,57 +10,14 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
-	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/lets-app/lets/backend/netguard"
+	"github.com/lets-app/lets/backend/testenv/otheruser"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 )
-
-// nobodyUID is the uid the attack runs as: another local user.
-const nobodyUID = 65534
-
-// dialAsUID opens a TCP connection to addr whose socket belongs to uid.
-// The kernel gives a new socket the file-system uid of the thread that
-// creates it, so a thread locked for the purpose sets its fsuid, dials and
-// then ends with its goroutine (a locked thread that is never unlocked is
-// thrown away, so no other goroutine ever runs with the changed fsuid).
-// It needs root (CAP_SETUID); the caller checks that first.
-func dialAsUID(t *testing.T, addr string, uid int) net.Conn {
-	t.Helper()
-	type result struct {
-		c   net.Conn
-		err error
-		fs  int
-	}
-	done := make(chan result, 1)
-	go func() {
-		runtime.LockOSThread()           // never unlocked: the thread dies with this goroutine
-		_ = unix.Setfsuid(uid)           // the kernel reports no error; the next line checks
-		fs, _ := unix.SetfsuidRetUid(-1) // -1 changes nothing and reports the current fsuid
-		if fs != uid {
-			done <- result{fs: fs}
-			return
-		}
-		c, err := net.DialTimeout("tcp", addr, ioTimeout)
-		done <- result{c: c, err: err, fs: fs}
-	}()
-	r := testutil.Wait(t, "the dial as uid "+strconv.Itoa(uid), done)
-	if r.fs != uid {
-		testutil.Missing(t, testutil.RequireToolsEnv, "could not take the file-system uid "+strconv.Itoa(uid)+" (it stayed "+strconv.Itoa(r.fs)+")",
-			"run the tests as root with CAP_SETUID and uid "+strconv.Itoa(uid)+" mapped (CI does)")
-	}
-	if r.err != nil {
-		t.Fatalf("dial %s as uid %d: %v", addr, uid, r.err)
-	}
-	t.Cleanup(func() { r.c.Close() })
-	return r.c
-}
 
 // getOver sends one GET for target over c and reads the answer.
 func getOver(t *testing.T, c net.Conn, host, target string) (int, string) {
@@ -83,10 +40,7 @@ func getOver(t *testing.T, c net.Conn, host, target string) (int, string) {
 // first. The host refuses it (403, the key unspent), and the person's own
 // browser still gets the window afterwards.
 func TestWindowLinkAttackFromAnotherUID(t *testing.T) {
-	if os.Geteuid() != 0 {
-		testutil.Missing(t, testutil.RequireToolsEnv, "the attack needs a socket of another uid, which only root can make",
-			"run this test as root (CI and `make test` do)")
-	}
+	otheruser.RequireRoot(t)
 	if _, err := os.Stat("/proc/net/tcp"); err != nil {
 		testutil.Missing(t, testutil.RequireToolsEnv, "no /proc/net/tcp here", "run the tests on Linux with /proc mounted")
 	}
@@ -101,12 +55,15 @@ func TestWindowLinkAttackFromAnotherUID(t *testing.T) {
 		t.Fatalf("the window link %q carries no one-time key", win.URL)
 	}
 
-	c := dialAsUID(t, u.Host, nobodyUID)
+	c, err := otheruser.DialAs(t, "tcp", u.Host, otheruser.Nobody)
+	if err != nil {
+		t.Fatalf("dial the host as uid %d: %v", otheruser.Nobody, err)
+	}
 	// The test checks itself: the kernel must list this socket as nobody's.
 	client, _ := netip.ParseAddrPort(c.LocalAddr().String())
 	server, _ := netip.ParseAddrPort(c.RemoteAddr().String())
-	if uid, err := netguard.SocketOwnerUID(client, server); err != nil || uid != nobodyUID {
-		t.Fatalf("the attacker's socket belongs to uid %d (%v), want %d", uid, err, nobodyUID)
+	if uid, err := netguard.SocketOwnerUID(client, server); err != nil || uid != otheruser.Nobody {
+		t.Fatalf("the attacker's socket belongs to uid %d (%v), want %d", uid, err, otheruser.Nobody)
 	}
 	code, page := getOver(t, c, u.Host, target)
 	if code != http.StatusForbidden {
