@@ -10,8 +10,11 @@ import (
 	"github.com/lets-app/lets/backend/netguard"
 )
 
-// A home link may be handed to the browser through xdg-open, whose command
-// line every local user can read for a moment. So on Linux the link's key
+// A home or window link reaches the browser through the desktop's opener.
+// Lets hands it a private redirect page (backend/desktopopen), never the
+// link, but a link could still leak (an older Lets, a link copied by
+// hand), and another local user who loads it first would become the
+// person. So on Linux a one-time link's key
 // is honoured only on a connection whose socket belongs to the user who
 // runs Lets: the kernel lists every TCP socket with its owner in
 // /proc/net/tcp and /proc/net/tcp6, and the browser's end of the
