@@ -45,11 +45,12 @@ func Start(tb testing.TB, version string) *Registry {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	// The URL is set before the server starts: its handler reads it.
+	r.URL = "http://" + l.Addr().String() + "/"
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(r.serve))
 	srv.Listener.Close()
 	srv.Listener = l
 	srv.Start()
-	r.URL = srv.URL + "/"
 	tb.Cleanup(func() {
 		r.mu.Lock()
 		if r.hold != nil {
