@@ -55,7 +55,8 @@ type Update struct {
 
 // UpdateSettings applies edit (Merge or Unmerge with their hooks) to the
 // settings file at path. When edit changes the text it writes the new
-// file atomically, keeping the old file's mode (0600 for a new file) and
+// file atomically, keeping the old file's mode without write access for
+// group and others (0600 for a new file) and
 // a copy of the old file at path+".bak"; a missing folder is created
 // private (0700). A symlinked settings file is updated where it points.
 // A file edit cannot read is never written (*SettingsError with Path).
@@ -73,7 +74,11 @@ func UpdateSettings(path string, edit func([]byte) ([]byte, bool, error)) (Updat
 		return up, fmt.Errorf("read %s: %w", path, err)
 	default:
 		if fi, err := os.Stat(path); err == nil {
-			mode = fi.Mode().Perm()
+			// Kept as found, except that nobody else may write it: the
+			// file runs programs as the person (its hooks), so a file
+			// another user can change is a way in. Reading it tells
+			// nothing secret (hook commands), so that is left alone.
+			mode = fi.Mode().Perm() &^ 0o022
 		}
 	}
 	out, changed, err := edit(old)

@@ -58,6 +58,33 @@ func TestUpdateSettingsCreatesAPrivateFolderAndFile(t *testing.T) {
 	}
 }
 
+// #23: a settings file others may write (0666, 0664) is a way to run
+// programs as the person through its hooks; setup writes it back without
+// their write access, and keeps the rest of the mode (reading tells
+// nothing secret). The backup of the old text gets the same mode.
+func TestUpdateSettingsTakesAwayOthersWriteAccess(t *testing.T) {
+	for _, old := range []fs.FileMode{0o666, 0o664, 0o646} {
+		p := Paths{Dir: t.TempDir()}
+		if err := os.WriteFile(p.Settings(), []byte(othersSettings), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p.Settings(), old); err != nil {
+			t.Fatal(err)
+		}
+		up, err := UpdateSettings(p.Settings(), merger(ours()))
+		if err != nil || !up.Changed {
+			t.Fatalf("UpdateSettings = %+v, %v", up, err)
+		}
+		want := old &^ 0o022
+		if m := modeOf(t, p.Settings()); m != want {
+			t.Errorf("from %o: mode %o, want %o", old, m, want)
+		}
+		if m := modeOf(t, up.Backup); m != want {
+			t.Errorf("from %o: backup mode %o, want %o", old, m, want)
+		}
+	}
+}
+
 func TestUpdateSettingsKeepsModeAndABackup(t *testing.T) {
 	p := Paths{Dir: t.TempDir()}
 	if err := os.WriteFile(p.Settings(), []byte(othersSettings), 0o644); err != nil {
