@@ -5,12 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -162,27 +162,26 @@ func (r *Runner) Run(ctx context.Context, unique string, req Request) (Result, e
 		return Result{}, fmt.Errorf("write the code to run: %w", err)
 	}
 
+	// The interpreter is looked up here, in the host's PATH, so a missing
+	// one is named in words before anything starts.
+	prog, err := exec.LookPath(lang.Program)
+	if err != nil {
+		return Result{}, fmt.Errorf("%s is not installed on this computer (%s): %w", lang.Program, lang.Name, err)
+	}
+
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, lang.Program, src)
-	cmd.Dir = work
-	cmd.Env = r.env
-	cmd.Stdin = bytes.NewReader([]byte(req.Stdin))
 	stdout := &capped{max: MaxOutput}
 	stderr := &capped{max: MaxOutput}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	// Its own process group, so a timeout kills children too.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error {
-		if cmd.Process != nil {
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		}
-		return nil
-	}
-	cmd.WaitDelay = time.Second
 	start := time.Now()
-	err = cmd.Run()
+	// runContained (contain_*.go) ends the program and everything it
+	// started when ctx ends or when the program itself exits.
+	code, err := r.runContained(ctx, job{
+		prog: prog, src: src, dir: work, env: r.env,
+		stdin: bytes.NewReader([]byte(req.Stdin)), stdout: stdout, stderr: stderr,
+	})
 	res := Result{
+		ExitCode:  code,
 		Stdout:    stdout.buf.String(),
 		Stderr:    stderr.buf.String(),
 		Truncated: stdout.cut || stderr.cut,
@@ -199,17 +198,19 @@ func (r *Runner) Run(ctx context.Context, unique string, req Request) (Result, e
 		res.ExitCode = -1
 		return res, fmt.Errorf("run %s: stopped before it finished: %w", lang.Name, context.Canceled)
 	}
-	var exitErr *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &exitErr):
-		res.ExitCode = exitErr.ExitCode()
-	case errors.Is(err, exec.ErrNotFound):
-		return res, fmt.Errorf("%s is not installed on this computer (%s): %w", lang.Program, lang.Name, err)
-	default:
+	if err != nil {
 		return res, fmt.Errorf("run %s: %w", lang.Name, err)
 	}
 	return res, nil
+}
+
+// job is one program to run: prog (an absolute path) with src as its one
+// argument, in dir, with exactly env.
+type job struct {
+	prog, src, dir string
+	env            []string
+	stdin          io.Reader
+	stdout, stderr io.Writer
 }
 
 // capped keeps the first max bytes written and drops the rest.

@@ -1,0 +1,140 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// How a run is contained on Linux.
+//
+// A process group is not enough: a program that calls setsid() (or
+// double-forks into a new session) leaves its group and outlives a group
+// kill. So the runner starts the interpreter through a reaper: this same
+// binary, re-executed through /proc/self/exe with reaperArg first. The
+// reaper marks itself a child subreaper, so everything the program starts
+// stays its descendant however it detaches: an orphan is adopted by the
+// reaper, not by init. When told to stop, or when the program exits, the
+// reaper kills every descendant it finds in /proc until none is left,
+// reaps them and reports the program's exit.
+//
+// The runner and the reaper talk over one Unix socket pair (the reaper's
+// fd 3). The runner closing its side for writing means stop; the runner
+// dying closes it too, so a run never outlives its host. The reaper
+// writes the program's exit ("exit N" or "signal N") back before it ends.
+//
+// The boundary: the program runs as the person, so it can signal the
+// reaper itself (kill -9 $PPID) before it detaches; what it started then
+// escapes. Stopping that needs a PID namespace, which a desktop app
+// cannot count on being allowed to make.
+
+// reaperArg is the hidden first argument that turns a Lets binary (or a
+// test binary) into the reaper; see init in reaper_linux.go.
+const reaperArg = "__lets-run-reaper"
+
+// reaperBinary is what the runner re-executes as the reaper. The kernel
+// resolves it to the running binary even after an upgrade replaced the
+// file on disk, and every binary that holds a Runner links this package
+// and so answers reaperArg.
+const reaperBinary = "/proc/self/exe"
+
+// Budgets of a stop: how long the reaper keeps killing and reaping, and
+// how long the runner waits for the reaper (and the output pipes) after
+// asking it to stop before it kills the reaper itself.
+const (
+	reaperKillBudget = 3 * time.Second
+	reaperWaitDelay  = 5 * time.Second
+)
+
+// runContained runs j under the reaper and returns the program's exit
+// code (-1 when a signal ended it).
+func (r *Runner) runContained(ctx context.Context, j job) (int, error) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return -1, fmt.Errorf("make the channel to the run's reaper: %w", err)
+	}
+	theirs := os.NewFile(uintptr(fds[1]), "lets-run-reaper-control")
+	defer theirs.Close()
+	oursFile := os.NewFile(uintptr(fds[0]), "lets-run-control")
+	conn, err := net.FileConn(oursFile)
+	_ = oursFile.Close()
+	if err != nil {
+		return -1, fmt.Errorf("open the channel to the run's reaper: %w", err)
+	}
+	defer conn.Close()
+	ctl, ok := conn.(*net.UnixConn)
+	if !ok {
+		return -1, fmt.Errorf("the channel to the run's reaper is a %T, not a Unix socket", conn)
+	}
+
+	cmd := exec.CommandContext(ctx, reaperBinary, reaperArg, j.prog, j.src)
+	cmd.Dir, cmd.Env = j.dir, j.env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = j.stdin, j.stdout, j.stderr
+	cmd.ExtraFiles = []*os.File{theirs} // fd 3 in the reaper
+	// Its own group: the runner's own group signals do not reach it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error {
+		if err := ctl.CloseWrite(); err != nil {
+			// No channel: ask by signal (the reaper stops the same way).
+			return cmd.Process.Signal(syscall.SIGTERM)
+		}
+		return nil
+	}
+	cmd.WaitDelay = reaperWaitDelay
+	if err := cmd.Start(); err != nil {
+		return -1, fmt.Errorf("start the run's reaper (%s): %w", reaperBinary, err)
+	}
+	_ = theirs.Close() // the reaper holds its own copy now
+	waitErr := cmd.Wait()
+
+	// The reaper is gone, so the socket is at its end: the read cannot
+	// block for long, and the deadline covers the unexpected.
+	_ = ctl.SetReadDeadline(time.Now().Add(time.Second))
+	report, _ := io.ReadAll(io.LimitReader(ctl, 64))
+	if code, ok := parseReaperReport(string(report)); ok {
+		return code, nil
+	}
+	// No report: the reaper itself was killed or could not start the
+	// program; it said why on stderr.
+	var exitErr *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		return -1, nil
+	case errors.As(waitErr, &exitErr):
+		return -1, fmt.Errorf("the run's reaper ended without a report (%v); what the program started may still be running", exitErr)
+	case waitErr != nil:
+		return -1, fmt.Errorf("wait for the run's reaper: %w", waitErr)
+	default:
+		return -1, errors.New("the run's reaper ended without a report")
+	}
+}
+
+// parseReaperReport reads "exit N" (the program's exit code) or
+// "signal N" (a signal ended it: -1, as os/exec says).
+func parseReaperReport(s string) (int, bool) {
+	kind, num, ok := strings.Cut(strings.TrimSpace(s), " ")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(num)
+	if err != nil {
+		return 0, false
+	}
+	switch kind {
+	case "exit":
+		return n, true
+	case "signal":
+		return -1, true
+	}
+	return 0, false
+}

@@ -1,0 +1,224 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/lets-app/lets/backend/testenv/testutil"
+)
+
+// These tests run the real reaper: the runner re-executes this test binary
+// through /proc/self/exe, and the package's init answers reaperArg.
+
+// escapedPID reads the pid a run wrote to file (written whole with a
+// rename, so a read never sees half a number).
+func escapedPID(t *testing.T, file string) int {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("the run did not start the process that detaches: %v", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 1 {
+		t.Fatalf("pid file holds %q", b)
+	}
+	return pid
+}
+
+// gone says whether pid has ended: no /proc entry, or a zombie waiting to
+// be reaped.
+func gone(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	_, state, ok := parseStat(string(b))
+	return ok && state == "Z"
+}
+
+// killLeft ends a process a failing test left behind, so a failure does
+// not leave it running for minutes.
+func killLeft(t *testing.T, pid *int) {
+	t.Cleanup(func() {
+		if *pid > 1 && !gone(*pid) {
+			p, err := os.FindProcess(*pid)
+			if err == nil {
+				_ = p.Kill()
+			}
+		}
+	})
+}
+
+// sessionOf is the session id of pid (field 6 of /proc/<pid>/stat).
+func sessionOf(t *testing.T, pid int) int {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		t.Fatalf("read the detached process %d: %v", pid, err)
+	}
+	f := strings.Fields(string(b)[strings.LastIndexByte(string(b), ')')+1:])
+	sid, _ := strconv.Atoi(f[3])
+	return sid
+}
+
+// TestRunTimeoutKillsASetsidChild: a shell run that starts a child in a
+// new session (setsid: out of the run's process group) and then runs past
+// its timeout is reported as timed out, and the setsid'd child is gone.
+// Before the reaper, the group kill missed it and it slept on.
+func TestRunTimeoutKillsASetsidChild(t *testing.T) {
+	testutil.Command(t, "setsid")
+	r := newRunner(t)
+	pidFile := filepath.Join(t.TempDir(), "escaped.pid")
+	var pid int
+	killLeft(t, &pid)
+	code := `setsid sh -c 'echo $$ > ` + pidFile + `.tmp; mv ` + pidFile + `.tmp ` + pidFile + `; exec sleep 300' </dev/null >/dev/null 2>&1 &
+while [ ! -s ` + pidFile + ` ]; do sleep 0.01; done
+echo started
+sleep 30`
+	res, err := r.Run(context.Background(), "demo", Request{Language: "shell", Code: code, TimeoutMs: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.TimedOut || res.ExitCode != -1 || res.Stdout != "started\n" {
+		t.Fatalf("%+v", res)
+	}
+	pid = escapedPID(t, pidFile)
+	testutil.Eventually(t, "the setsid'd process "+strconv.Itoa(pid)+" is gone", func() bool { return gone(pid) })
+}
+
+// TestRunTimeoutKillsAPythonDoubleForkDaemon: the classic daemon dance
+// (fork, setsid in the child, fork again, the middle one exits so the
+// grandchild is an orphan in its own session) does not outlive the run.
+func TestRunTimeoutKillsAPythonDoubleForkDaemon(t *testing.T) {
+	testutil.Command(t, "python3")
+	r := newRunner(t)
+	pidFile := filepath.Join(t.TempDir(), "daemon.pid")
+	var pid int
+	killLeft(t, &pid)
+	code := `import os, sys, time
+PID = ` + strconv.Quote(pidFile) + `
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        fd = os.open("/dev/null", os.O_RDWR)
+        for n in (0, 1, 2):
+            os.dup2(fd, n)
+        with open(PID + ".tmp", "w") as f:
+            f.write(str(os.getpid()))
+        os.rename(PID + ".tmp", PID)
+        time.sleep(300)
+    os._exit(0)
+os.wait()
+while not os.path.exists(PID):
+    time.sleep(0.01)
+print("started", flush=True)
+time.sleep(30)
+`
+	res, err := r.Run(context.Background(), "demo", Request{Language: "python", Code: code, TimeoutMs: 1500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.TimedOut || res.Stdout != "started\n" {
+		t.Fatalf("%+v", res)
+	}
+	pid = escapedPID(t, pidFile)
+	testutil.Eventually(t, "the double-forked daemon "+strconv.Itoa(pid)+" is gone", func() bool { return gone(pid) })
+}
+
+// TestRunCancelKillsTheWholeTree: the caller going away (the window
+// closed, the request ended) ends a setsid'd child just like a timeout.
+func TestRunCancelKillsTheWholeTree(t *testing.T) {
+	testutil.Command(t, "setsid")
+	r := newRunner(t)
+	pidFile := filepath.Join(t.TempDir(), "escaped.pid")
+	var pid int
+	killLeft(t, &pid)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.Run(ctx, "demo", Request{Language: "shell", Code: `setsid sh -c 'echo $$ > ` + pidFile + `.tmp; mv ` + pidFile + `.tmp ` + pidFile + `; exec sleep 300' </dev/null >/dev/null 2>&1 &
+sleep 30`, TimeoutMs: 30000})
+		done <- err
+	}()
+	testutil.Eventually(t, "the run started its setsid'd child", func() bool {
+		_, err := os.Stat(pidFile)
+		return err == nil
+	})
+	pid = escapedPID(t, pidFile)
+	if sid := sessionOf(t, pid); sid != pid {
+		t.Fatalf("the child is in session %d, not its own: the test does not test setsid", sid)
+	}
+	cancel()
+	if err := testutil.Wait(t, "the cancelled run returns", done); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled run: %v, want context.Canceled", err)
+	}
+	testutil.Eventually(t, "the setsid'd process "+strconv.Itoa(pid)+" is gone", func() bool { return gone(pid) })
+}
+
+// TestRunThatFinishesLeavesNothingBehind: a program that detaches a child
+// and exits at once is answered right away with its exit code, and the
+// child does not live on after the run.
+func TestRunThatFinishesLeavesNothingBehind(t *testing.T) {
+	testutil.Command(t, "setsid")
+	r := newRunner(t)
+	pidFile := filepath.Join(t.TempDir(), "escaped.pid")
+	var pid int
+	killLeft(t, &pid)
+	res, err := r.Run(context.Background(), "demo", Request{Language: "shell", Code: `setsid sh -c 'echo $$ > ` + pidFile + `.tmp; mv ` + pidFile + `.tmp ` + pidFile + `; exec sleep 300' </dev/null >/dev/null 2>&1 &
+while [ ! -s ` + pidFile + ` ]; do sleep 0.01; done
+echo bye; exit 7`, TimeoutMs: 20000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.TimedOut || res.ExitCode != 7 || res.Stdout != "bye\n" {
+		t.Fatalf("%+v", res)
+	}
+	pid = escapedPID(t, pidFile)
+	testutil.Eventually(t, "the detached process "+strconv.Itoa(pid)+" is gone", func() bool { return gone(pid) })
+}
+
+// TestRunReportsASignalAsMinusOne: a program ended by a signal answers
+// exitCode -1, as before the reaper (which itself must not pass the
+// signal off as an ordinary exit code).
+func TestRunReportsASignalAsMinusOne(t *testing.T) {
+	r := newRunner(t)
+	res, err := r.Run(context.Background(), "demo", Request{Language: "shell", Code: "echo x; kill -9 $$"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != -1 || res.TimedOut || res.Stdout != "x\n" {
+		t.Fatalf("%+v", res)
+	}
+}
+
+// TestReaperSurvivesKillZero: `kill -9 0` (kill my process group) in the
+// program does not reach the reaper, which still reports and cleans up.
+func TestReaperSurvivesKillZero(t *testing.T) {
+	r := newRunner(t)
+	res, err := r.Run(context.Background(), "demo", Request{Language: "shell", Code: "echo x; kill -9 0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != -1 || res.Stdout != "x\n" {
+		t.Fatalf("%+v", res)
+	}
+}
+
+func TestParseReaperReport(t *testing.T) {
+	for in, want := range map[string]int{"exit 0\n": 0, "exit 3": 3, "signal 9\n": -1} {
+		if got, ok := parseReaperReport(in); !ok || got != want {
+			t.Errorf("%q: %d %v", in, got, ok)
+		}
+	}
+	for _, in := range []string{"", "lost\n", "exit x", "quit 1"} {
+		if _, ok := parseReaperReport(in); ok {
+			t.Errorf("%q parsed", in)
+		}
+	}
+}
