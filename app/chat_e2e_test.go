@@ -338,7 +338,7 @@ func TestBrowserChatE2EResumesAfterRestart(t *testing.T) {
 }
 
 // TestBrowserChatE2EFirstRunScreens: through the real desktop Lets, with
-// no claude anywhere the chat window shows how to install it; once a
+// no claude anywhere the chat window offers Install Claude Code; once a
 // claude that is not signed in appears on PATH ({"loggedIn":false}, exit
 // 1), "Check again" shows the sign-in screen.
 func TestBrowserChatE2EFirstRunScreens(t *testing.T) {
@@ -349,11 +349,11 @@ func TestBrowserChatE2EFirstRunScreens(t *testing.T) {
 	c := startChatE2E(t, chatE2EOptions{approval: chatApproval, claudeDir: later})
 	_, url := c.openChat(t, "")
 	page := openChatPage(t, url, "light")
-	page.until(`!!document.querySelector('section[data-component="lets-setup-command"]')`, 30*time.Second)
+	page.until(`!!document.querySelector('section[data-component="lets-setup-check"] button[data-id="install"]')`, 30*time.Second)
 	var code string
-	page.eval(`document.querySelector('section[data-component="lets-setup-command"]').innerText`, &code)
-	if !strings.Contains(code, "install") {
-		t.Fatalf("the install screen shows %q, want an install command", code)
+	page.eval(`document.querySelector('section[data-component="lets-setup-check"]').innerText`, &code)
+	if !strings.Contains(code, "Install Claude Code") {
+		t.Fatalf("the install screen shows %q, want the Install Claude Code button", code)
 	}
 
 	fake := "#!/bin/sh\n" +
@@ -367,5 +367,5 @@ func TestBrowserChatE2EFirstRunScreens(t *testing.T) {
 	}
 	page.click(`section[data-component="lets-setup-check"] button[data-id="check"]`)
 	page.until(`!!document.querySelector('section[data-component="lets-signin-code"] input') || !!document.querySelector('section[data-component="lets-signin-open"]')`, 30*time.Second)
-	page.until(`!document.querySelector('section[data-component="lets-setup-command"]')`, 10*time.Second)
+	page.until(`!document.querySelector('section[data-component="lets-setup-check"] button[data-id="install"]')`, 10*time.Second)
 }

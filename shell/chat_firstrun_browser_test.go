@@ -9,28 +9,26 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
-	"github.com/lets-app/lets/backend/chatdriver"
 	"github.com/lets-app/lets/backend/testenv/browsertest"
 )
 
 // installScreen is what the chat's driver shows in the chat window when
 // Claude Code is not on the computer (backend/chatdriver showInstall):
 // the welcome line, and in Claude's dock slot (above the docked chat's
-// input) a note, the install command and "Check again"; the companion
-// looks curious.
+// input) a note and the choices Install Claude Code and "Check again";
+// the companion looks curious.
 func installScreen() []map[string]any {
 	dock := func(id, typ string, props map[string]any) map[string]any {
 		return map[string]any{"type": "component.create", "data": map[string]any{"id": id, "type": typ, "props": props, "slot": "dock"}}
 	}
 	return []map[string]any{
-		{"type": "talk.welcome", "data": map[string]any{"text": "Let's get Claude ready. It takes a few minutes, once."}},
+		{"type": "talk.welcome", "data": map[string]any{"text": "Let's get Claude ready. It takes a minute or two, once."}},
 		dock("lets-setup-note", "note", map[string]any{
 			"title": "Claude Code is not on this computer yet",
-			"text":  "Lets talks to Claude through Claude Code, Anthropic's program for working with Claude (you sign in with your Claude account). To install it, open a terminal once (on a Mac: Terminal; on Windows: PowerShell), paste the command below and press Enter. It needs Node.js from nodejs.org. When it is done, press “Check again”.",
+			"text":  "Lets talks to Claude through Claude Code, Anthropic's program for working with Claude (you sign in with your Claude account afterwards). Lets can install it for you: it goes into Lets' own folder, so no password is needed.",
 			"tone":  "info",
 		}),
-		dock("lets-setup-command", "code", map[string]any{"title": "Install command", "code": chatdriver.InstallCommand, "language": "sh"}),
-		dock("lets-setup-check", "options", map[string]any{"label": "When it is installed:", "items": []map[string]string{{"id": "check", "label": "Check again"}}}),
+		dock("lets-setup-check", "options", map[string]any{"label": "Get Claude Code:", "items": []map[string]string{{"id": "install", "label": "Install Claude Code"}, {"id": "check", "label": "Check again", "hint": "If you installed it yourself"}}}),
 		{"type": "entity.mood", "data": map[string]any{"mood": "curious"}},
 	}
 }
@@ -41,7 +39,7 @@ const checkAgain = `section[data-component="lets-setup-check"] button[data-id="c
 // first-run screen Pip sits on 'Check again'"): the chat unique, its chat
 // docked as the whole window, showing the install screen of a computer
 // without Claude Code. At the chat window's sizes the companion rests on
-// no control (Check again, the copy button, the chat's input and Send,
+// no control (Install Claude Code, Check again, the chat's input and Send,
 // the band's buttons), after the screen comes up and after every kind of
 // entity command; a real click on Check again presses Check again.
 func TestCompanionClearOfTheChatFirstRunScreen(t *testing.T) {
