@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -424,18 +423,8 @@ func (s *Server) handleHomeInstall(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, string(lip.CodeBadEnvelope), "give a git URL or a folder to install from")
 		return
 	}
-	w.Header().Set("Content-Type", "application/x-ndjson; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
-	var mu sync.Mutex
-	enc := json.NewEncoder(w)
-	send := func(l installLine) {
-		mu.Lock()
-		defer mu.Unlock()
-		_ = enc.Encode(l)
-		_ = rc.Flush()
-	}
+	line := ndjson(w)
+	send := func(l installLine) { line(l) }
 	ctx, cancel := context.WithTimeout(r.Context(), homeInstallTimeout)
 	defer cancel()
 	u, err := s.core.registry.Install(ctx, req.Source, func(msg string) { send(installLine{Progress: msg}) })

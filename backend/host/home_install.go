@@ -64,6 +64,25 @@ const (
 	codeCancelled     = "cancelled"
 )
 
+// ndjson starts a streamed NDJSON answer (200, not cached, the headers on
+// their way at once) and returns send, which writes one line and flushes
+// it; send is safe from several goroutines.
+func ndjson(w http.ResponseWriter) func(v any) {
+	w.Header().Set("Content-Type", "application/x-ndjson; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	_ = rc.Flush()
+	var mu sync.Mutex
+	enc := json.NewEncoder(w)
+	return func(v any) {
+		mu.Lock()
+		defer mu.Unlock()
+		_ = enc.Encode(v)
+		_ = rc.Flush()
+	}
+}
+
 func (s *Server) registerHomeInstallClaude(mux *http.ServeMux) {
 	mux.Handle("POST /home/api/install-claude", s.requireHomeToken(s.handleHomeInstallClaude))
 }
@@ -82,19 +101,8 @@ func (s *Server) handleHomeInstallClaude(w http.ResponseWriter, r *http.Request)
 	// Reading the (empty) body to its end lets the server notice when the
 	// page closes the request (its Cancel), which ends r.Context().
 	_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, 4096))
-	w.Header().Set("Content-Type", "application/x-ndjson; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
-	_ = rc.Flush()
-	var mu sync.Mutex
-	enc := json.NewEncoder(w)
-	send := func(l claudeInstallLine) {
-		mu.Lock()
-		defer mu.Unlock()
-		_ = enc.Encode(l)
-		_ = rc.Flush()
-	}
+	line := ndjson(w)
+	send := func(l claudeInstallLine) { line(l) }
 	ctx, cancel := context.WithTimeout(r.Context(), homeClaudeInstallTimeout)
 	defer cancel()
 	found, err := install(ctx, func(p claudeinstall.Progress) { send(claudeInstallLine{Progress: &p}) })
