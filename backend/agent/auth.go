@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -116,32 +115,6 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 		}
 	}
 	return len(p), nil
-}
-
-// Find locates claude: $PATH, then the usual install places under the
-// home folder (~/.claude/local, ~/.local/bin, ~/.npm-global/bin,
-// /usr/local/bin, /opt/homebrew/bin). It returns ErrNotInstalled when none
-// has an executable claude.
-func Find(getenv func(string) string) (string, error) {
-	var dirs []string
-	dirs = append(dirs, filepath.SplitList(getenv("PATH"))...)
-	if home := getenv("HOME"); home != "" {
-		dirs = append(dirs,
-			filepath.Join(home, ".claude", "local"),
-			filepath.Join(home, ".local", "bin"),
-			filepath.Join(home, ".npm-global", "bin"))
-	}
-	dirs = append(dirs, "/usr/local/bin", "/opt/homebrew/bin")
-	for _, d := range dirs {
-		if d == "" || !filepath.IsAbs(d) {
-			continue
-		}
-		p := filepath.Join(d, "claude")
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", ErrNotInstalled
 }
 
 // LoginError says `claude auth login` did not sign in.

@@ -74,43 +74,6 @@ func TestAuthStatusFake(t *testing.T) {
 	}
 }
 
-func TestFind(t *testing.T) {
-	home := t.TempDir()
-	pathDir := t.TempDir()
-	env := map[string]string{"HOME": home, "PATH": pathDir + ":relative/bin"}
-	getenv := func(k string) string { return env[k] }
-	if _, err := Find(getenv); !errors.Is(err, ErrNotInstalled) {
-		// /usr/local/bin/claude may exist on a developer machine.
-		if _, statErr := os.Stat("/usr/local/bin/claude"); statErr != nil {
-			t.Errorf("nothing installed: %v", err)
-		}
-	}
-	local := filepath.Join(home, ".claude", "local", "claude")
-	if err := os.MkdirAll(filepath.Dir(local), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	// Not executable: skipped.
-	if err := os.WriteFile(local, []byte("#!/bin/sh\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if p, err := Find(getenv); err == nil && p == local {
-		t.Errorf("found a file that is not executable")
-	}
-	if err := os.Chmod(local, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if p, err := Find(getenv); err != nil || p != local {
-		t.Errorf("~/.claude/local: %q %v", p, err)
-	}
-	onPath := filepath.Join(pathDir, "claude")
-	if err := os.WriteFile(onPath, []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if p, err := Find(getenv); err != nil || p != onPath {
-		t.Errorf("PATH first: %q %v", p, err)
-	}
-}
-
 func TestLoginURL(t *testing.T) {
 	for line, want := range map[string]string{
 		// As claude 2.1.332 printed it with a temporary HOME.

@@ -3,6 +3,7 @@ package chatdriver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lets-app/lets/backend/agent"
+	"github.com/lets-app/lets/backend/claudefind"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
@@ -234,7 +236,13 @@ func TestFirstRunWithFakeClaude(t *testing.T) {
 				}
 				return ""
 			}
-			find := func() (string, error) { return agent.Find(getenv) }
+			find := func() (string, error) {
+				f, err := claudefind.Find(context.Background(), claudefind.Options{Getenv: getenv, SkipVersion: true})
+				if err != nil {
+					return "", fmt.Errorf("%w: %w", agent.ErrNotInstalled, err)
+				}
+				return f.Path, nil
+			}
 			auth, _ := ClaudeAuth(find, env)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()

@@ -164,3 +164,24 @@ func TestTestedVersionIsTheMakefiles(t *testing.T) {
 		t.Fatalf("Makefile CLAUDE_CODE_VERSION = %q, claudefind.TestedVersion = %q: keep them equal", m, TestedVersion)
 	}
 }
+
+// TestSkipsWhatIsNotAProgram: a claude that is not executable, a folder
+// called claude and a relative PATH entry are passed over.
+func TestSkipsWhatIsNotAProgram(t *testing.T) {
+	home := t.TempDir()
+	notExec := filepath.Join(home, ".claude", "local", "claude")
+	if err := os.MkdirAll(filepath.Dir(notExec), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(home, ".local", "bin", "claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	want := fakeClaude(t, filepath.Join(home, ".npm-global", "bin"), TestedVersion)
+	f, err := Find(context.Background(), Options{SkipVersion: true, Getenv: env(map[string]string{"PATH": "relative/bin", "HOME": home})})
+	if err != nil || f.Path != want {
+		t.Fatalf("found %+v, %v; want %s", f, err, want)
+	}
+}
