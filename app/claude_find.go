@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/lets-app/lets/backend/agent"
 	"github.com/lets-app/lets/backend/chatdriver"
@@ -74,11 +75,18 @@ func chatInstallClaude(env *Env, p config.Paths) func(context.Context, func(chat
 	}
 }
 
+// homeClaudeVersionTimeout bounds the home page's `claude --version`.
+const homeClaudeVersionTimeout = 3 * time.Second
+
 // homeClaudeOptions gives the home page the finder and the installer.
 func homeClaudeOptions(o host.HomeOptions, env *Env, p config.Paths) host.HomeOptions {
 	finder := &claudefind.Finder{}
 	o.FindClaude = func(ctx context.Context) (claudefind.Found, error) {
-		return finder.Find(ctx, claudeFindOptions(env, p))
+		// The overview waits for this: a claude that hangs on --version
+		// costs the page three seconds once, not ten (the answer is cached).
+		fo := claudeFindOptions(env, p)
+		fo.VersionTimeout = homeClaudeVersionTimeout
+		return finder.Find(ctx, fo)
 	}
 	o.InstallClaude = func(ctx context.Context, progress func(claudeinstall.Progress)) (claudefind.Found, error) {
 		return installClaude(ctx, env, p, progress)
