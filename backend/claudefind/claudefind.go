@@ -113,7 +113,14 @@ func OwnBin(dataDir string) string {
 // ready; share one to keep the cache.
 type Finder struct {
 	mu    sync.Mutex
-	cache map[versionKey]string
+	cache map[versionKey]versionAnswer
+}
+
+// versionAnswer is what one claude said, or why it said nothing: a claude
+// that hangs is not asked again until the file changes.
+type versionAnswer struct {
+	version string
+	err     error
 }
 
 type versionKey struct {
@@ -262,23 +269,39 @@ func (f *Finder) version(ctx context.Context, path string, limit time.Duration) 
 	}
 	key := versionKey{path: path, mtime: fi.ModTime(), size: fi.Size()}
 	f.mu.Lock()
-	v, ok := f.cache[key]
+	a, ok := f.cache[key]
 	f.mu.Unlock()
 	if ok {
-		return v, nil
+		return a.version, a.err
 	}
 	if limit <= 0 {
 		limit = DefaultVersionTimeout
 	}
 	cctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	cmd := exec.CommandContext(cctx, path, "--version")
+	v, err := runVersion(cctx, path)
+	if ctx.Err() != nil {
+		// The caller gave up: that says nothing about this claude.
+		return "", &VersionError{Path: path, Err: ctx.Err()}
+	}
+	f.mu.Lock()
+	if f.cache == nil {
+		f.cache = map[versionKey]versionAnswer{}
+	}
+	f.cache[key] = versionAnswer{version: v, err: err}
+	f.mu.Unlock()
+	return v, err
+}
+
+// runVersion runs `claude --version` until ctx ends.
+func runVersion(ctx context.Context, path string) (string, error) {
+	cmd := exec.CommandContext(ctx, path, "--version")
 	// No update checks or telemetry for a version question.
 	cmd.Env = append(os.Environ(), "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
 	cmd.WaitDelay = time.Second
 	out, err := cmd.Output()
-	if cctx.Err() != nil {
-		return "", &VersionError{Path: path, Err: cctx.Err()}
+	if ctx.Err() != nil {
+		return "", &VersionError{Path: path, Err: ctx.Err()}
 	}
 	if err != nil {
 		return "", &VersionError{Path: path, Err: err}
@@ -287,12 +310,6 @@ func (f *Finder) version(ctx context.Context, path string, limit time.Duration) 
 	if m == nil {
 		return "", &VersionError{Path: path, Out: strings.TrimSpace(string(out))}
 	}
-	f.mu.Lock()
-	if f.cache == nil {
-		f.cache = map[versionKey]string{}
-	}
-	f.cache[key] = m[1]
-	f.mu.Unlock()
 	return m[1], nil
 }
 

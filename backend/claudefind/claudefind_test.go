@@ -124,16 +124,26 @@ func TestVersionCachedByPathAndMtime(t *testing.T) {
 func TestVersionBoundedByTimeout(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "claude")
-	if err := os.WriteFile(p, []byte("#!/bin/sh\nexec sleep 30\n"), 0o755); err != nil {
+	runs := filepath.Join(dir, "runs")
+	if err := os.WriteFile(p, []byte("#!/bin/sh\necho run >> '"+runs+"'\nexec sleep 30\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	f, err := Find(context.Background(), Options{Getenv: env(map[string]string{"PATH": dir}), VersionTimeout: 200e6})
+	var finder Finder
+	o := Options{Getenv: env(map[string]string{"PATH": dir}), VersionTimeout: 200e6}
+	f, err := finder.Find(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var ve *VersionError
 	if f.Path != p || !errors.As(f.VersionErr, &ve) || !errors.Is(f.VersionErr, context.DeadlineExceeded) {
 		t.Fatalf("found %+v (%v), want the path with a timed-out version", f, f.VersionErr)
+	}
+	// Asked again, a claude that hung is not run again until it changes.
+	if f, _ := finder.Find(context.Background(), o); !errors.Is(f.VersionErr, context.DeadlineExceeded) || f.Path != p {
+		t.Fatalf("second ask: %+v (%v)", f, f.VersionErr)
+	}
+	if b, _ := os.ReadFile(runs); string(b) != "run\n" {
+		t.Fatalf("claude --version ran %q times, want once", b)
 	}
 }
 
