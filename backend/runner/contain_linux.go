@@ -53,7 +53,9 @@ const reaperBinary = "/proc/self/exe"
 // asking it to stop before it kills the reaper itself.
 const (
 	reaperKillBudget = 3 * time.Second
-	reaperWaitDelay  = 5 * time.Second
+	backstopAfter    = reaperKillBudget + time.Second
+	backstopBudget   = 2 * time.Second
+	reaperWaitDelay  = backstopAfter + backstopBudget + time.Second
 )
 
 // runContained runs j under the reaper and returns the program's exit
@@ -83,11 +85,15 @@ func (r *Runner) runContained(ctx context.Context, j job) (int, error) {
 	cmd.ExtraFiles = []*os.File{theirs} // fd 3 in the reaper
 	// Its own group: the runner's own group signals do not reach it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	waited := make(chan struct{})
 	cmd.Cancel = func() error {
+		// The program may have stopped its reaper (kill -STOP $PPID).
+		_ = cmd.Process.Signal(syscall.SIGCONT)
 		if err := ctl.CloseWrite(); err != nil {
 			// No channel: ask by signal (the reaper stops the same way).
-			return cmd.Process.Signal(syscall.SIGTERM)
+			_ = cmd.Process.Signal(syscall.SIGTERM)
 		}
+		go backstop(cmd.Process, waited)
 		return nil
 	}
 	cmd.WaitDelay = reaperWaitDelay
@@ -96,6 +102,7 @@ func (r *Runner) runContained(ctx context.Context, j job) (int, error) {
 	}
 	_ = theirs.Close() // the reaper holds its own copy now
 	waitErr := cmd.Wait()
+	close(waited)
 
 	// The reaper is gone, so the socket is at its end: the read cannot
 	// block for long, and the deadline covers the unexpected.
@@ -117,6 +124,40 @@ func (r *Runner) runContained(ctx context.Context, j job) (int, error) {
 	default:
 		return -1, errors.New("the run's reaper ended without a report")
 	}
+}
+
+// backstop does the reaper's job from the runner when the reaper has not
+// ended backstopAfter after it was told to stop: the program froze it
+// (SIGSTOP again and again) or it is stuck. While the reaper lives, every
+// orphan of the run is still adopted by it, so its descendants in /proc
+// are exactly what the run started; they are killed, then the reaper.
+// waited closes once os/exec has reaped the reaper.
+func backstop(reaper *os.Process, waited <-chan struct{}) {
+	t := time.NewTimer(backstopAfter)
+	defer t.Stop()
+	select {
+	case <-waited:
+		return
+	case <-t.C:
+	}
+	end := time.Now().Add(backstopBudget)
+	// Signal 0 through the process handle (a pidfd) says the reaper is
+	// still this run's, not a reused pid.
+	for reaper.Signal(syscall.Signal(0)) == nil && time.Now().Before(end) {
+		pids := liveDescendants(reaper.Pid)
+		if len(pids) == 0 {
+			break
+		}
+		for _, pid := range pids {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		select {
+		case <-waited:
+			return
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	_ = reaper.Kill()
 }
 
 // parseReaperReport reads "exit N" (the program's exit code) or

@@ -222,3 +222,75 @@ func TestParseReaperReport(t *testing.T) {
 		}
 	}
 }
+
+// TestRunStopsEvenWhenTheProgramFreezesItsReaper: a program that keeps
+// its reaper stopped (SIGSTOP in a loop, from a detached child) and
+// detaches another child still times out, and the runner itself ends
+// what the run started when the reaper cannot.
+func TestRunStopsEvenWhenTheProgramFreezesItsReaper(t *testing.T) {
+	testutil.Command(t, "setsid")
+	r := newRunner(t)
+	pidFile := filepath.Join(t.TempDir(), "escaped.pid")
+	var pid, stopper int
+	killLeft(t, &pid)
+	killLeft(t, &stopper)
+	res, err := r.Run(context.Background(), "demo", Request{Language: "shell", Code: `setsid sh -c 'echo $$ > ` + pidFile + `.tmp; mv ` + pidFile + `.tmp ` + pidFile + `; exec sleep 300' </dev/null >/dev/null 2>&1 &
+while [ ! -s ` + pidFile + ` ]; do sleep 0.01; done
+R=$PPID
+setsid sh -c "echo \$\$ > ` + pidFile + `.s.tmp; mv ` + pidFile + `.s.tmp ` + pidFile + `.stopper; while :; do kill -STOP $R; done" </dev/null >/dev/null 2>&1 &
+while [ ! -s ` + pidFile + `.stopper ]; do sleep 0.01; done
+sleep 30`, TimeoutMs: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.TimedOut || res.ExitCode != -1 {
+		t.Fatalf("%+v", res)
+	}
+	pid = escapedPID(t, pidFile)
+	stopper = escapedPID(t, pidFile+".stopper")
+	testutil.Eventually(t, "the setsid'd process "+strconv.Itoa(pid)+" is gone", func() bool { return gone(pid) })
+	testutil.Eventually(t, "the process that froze the reaper is gone", func() bool { return gone(stopper) })
+}
+
+// TestRunTimeoutEndsAStormOfDetachingChildren: children that keep
+// detaching new ones (setsid in a loop) while the reaper kills are all
+// gone after the timeout: it scans and kills again until none is left.
+func TestRunTimeoutEndsAStormOfDetachingChildren(t *testing.T) {
+	testutil.Command(t, "setsid")
+	r := newRunner(t)
+	// A duration no other process uses marks the run's sleeps in /proc.
+	mark := "299." + strconv.Itoa(os.Getpid())
+	t.Cleanup(func() {
+		for _, pid := range pidsRunning(mark) {
+			if p, err := os.FindProcess(pid); err == nil {
+				_ = p.Kill()
+			}
+		}
+	})
+	spawner := `setsid sh -c 'while :; do setsid sleep ` + mark + ` </dev/null >/dev/null 2>&1 & done' </dev/null >/dev/null 2>&1 &`
+	res, err := r.Run(context.Background(), "demo", Request{Language: "shell", Code: spawner + "\n" + spawner + "\nsleep 30", TimeoutMs: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.TimedOut {
+		t.Fatalf("%+v", res)
+	}
+	testutil.Eventually(t, "no sleep "+mark+" is left", func() bool { return len(pidsRunning(mark)) == 0 })
+}
+
+// pidsRunning lists the live processes whose last argument is arg.
+func pidsRunning(arg string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || gone(pid) {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && strings.HasSuffix(string(b), "\x00"+arg+"\x00") {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
