@@ -24,6 +24,7 @@ func runSetup(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags("setup")
 	uninstall := fs.Bool("uninstall", false, "remove what setup added: the MCP server, the hooks and the skill")
 	pluginDir := fs.String("plugin-dir", "", "write a Claude Code plugin (MCP server, hooks, skill) to `DIR` instead of changing your Claude Code settings")
+	askTools := fs.Bool("ask-for-lets-tools", false, "keep Claude Code asking before each of Lets' own tools (open a window, listen, send) instead of allowing them")
 	if err := parseFlags(env, "setup", fs, args); err != nil {
 		return err
 	}
@@ -48,6 +49,7 @@ func runSetup(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	s.askTools = *askTools
 	switch {
 	case *pluginDir != "":
 		return s.writePlugin(*pluginDir)
@@ -69,6 +71,11 @@ type claudeSetup struct {
 	// manual is set when claude is not on PATH and the person has to
 	// register the MCP server themselves.
 	manual bool
+	// askTools keeps Claude Code asking before Lets' own MCP tools
+	// (--ask-for-lets-tools); by default setup allows them (mcp__lets),
+	// since in Claude Code's default mode every open, listen and send
+	// would otherwise wait for a pad or the terminal.
+	askTools bool
 }
 
 // newClaudeSetup reads where things are: the running lets program, Claude
@@ -140,19 +147,44 @@ func (s *claudeSetup) install(ctx context.Context) error {
 	if !s.registerMCP(ctx) {
 		failed = true
 	}
+	var hooksChanged, toolsChanged bool
 	up, err := claudesetup.UpdateSettings(s.paths.Settings(), func(b []byte) ([]byte, bool, error) {
-		return claudesetup.Merge(b, s.hooks())
+		out, changed, err := claudesetup.Merge(b, s.hooks())
+		if err != nil {
+			return nil, false, err
+		}
+		hooksChanged = changed
+		tools := claudesetup.AllowOurTools
+		if s.askTools {
+			tools = claudesetup.DisallowOurTools
+		}
+		out, toolsChanged, err = tools(out)
+		return out, hooksChanged || toolsChanged, err
 	})
+	kept := ""
+	if up.Backup != "" {
+		kept = fmt.Sprintf(" (the previous file is kept as %s)", filepath.Base(up.Backup))
+	}
 	switch {
 	case err != nil:
 		failed = true
 		s.fail("could not add the hooks: %v", settingsAdvice(err))
-	case !up.Changed:
+	case !hooksChanged:
 		s.ok("hooks already in place in %s", s.paths.Settings())
-	case up.Backup != "":
-		s.ok("hooks added to %s (the previous file is kept as %s)", s.paths.Settings(), filepath.Base(up.Backup))
 	default:
-		s.ok("hooks added to %s", s.paths.Settings())
+		s.ok("hooks added to %s%s", s.paths.Settings(), kept)
+		kept = ""
+	}
+	switch {
+	case err != nil:
+	case s.askTools && toolsChanged:
+		s.ok("Claude Code asks again before each of Lets' own tools%s", kept)
+	case s.askTools:
+		s.ok("Claude Code asks before each of Lets' own tools (as you chose)")
+	case toolsChanged:
+		s.ok("Lets' own tools (open a window, listen, send) run without asking each time%s; `lets setup claude --ask-for-lets-tools` undoes this", kept)
+	default:
+		s.ok("Lets' own tools already run without asking each time")
 	}
 	res, err := claudesetup.InstallSkill(s.paths)
 	switch {
@@ -195,7 +227,12 @@ func (s *claudeSetup) uninstall(ctx context.Context) error {
 		failed = true
 	}
 	up, err := claudesetup.UpdateSettings(s.paths.Settings(), func(b []byte) ([]byte, bool, error) {
-		return claudesetup.Unmerge(b, s.hooks())
+		out, hooks, err := claudesetup.Unmerge(b, s.hooks())
+		if err != nil {
+			return nil, false, err
+		}
+		out, tools, err := claudesetup.DisallowOurTools(out)
+		return out, hooks || tools, err
 	})
 	switch {
 	case err != nil:

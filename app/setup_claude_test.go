@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -500,5 +501,52 @@ func TestSetupClaudeWarnsAboutALetsInATemporaryFolder(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "temporary folder") {
 		t.Errorf("no warning for an installed lets:\n%s", out)
+	}
+}
+
+// #22: `lets setup claude` allows Lets' own MCP tools (mcp__lets), so in
+// Claude Code's default mode an open, listen or send does not wait for a
+// pad or the terminal; --ask-for-lets-tools takes the rule out again, and
+// --uninstall removes it with the hooks.
+func TestSetupClaudeAllowsLetsOwnToolsUnlessAsked(t *testing.T) {
+	e := newTestEnv(t)
+	home := e.Env.Getenv("HOME")
+	settingsPath := filepath.Join(home, ".claude", "settings.json")
+	allowed := func() bool {
+		b, err := os.ReadFile(settingsPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v struct {
+			Permissions struct {
+				Allow []string `json:"allow"`
+			} `json:"permissions"`
+		}
+		if err := json.Unmarshal(b, &v); err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		return slices.Contains(v.Permissions.Allow, "mcp__lets")
+	}
+	if code := e.run("setup", "claude"); code != 0 {
+		t.Fatalf("setup exit %d\n%s%s", code, e.out, e.err)
+	}
+	if !allowed() || !strings.Contains(e.out.String(), "Lets' own tools (open a window, listen, send) run without asking") {
+		t.Fatalf("setup did not allow Lets' tools:\n%s", e.out)
+	}
+	e.out.Reset()
+	if code := e.run("setup", "claude", "--ask-for-lets-tools"); code != 0 {
+		t.Fatalf("setup --ask-for-lets-tools exit %d\n%s%s", code, e.out, e.err)
+	}
+	if allowed() || !strings.Contains(e.out.String(), "asks again before each of Lets' own tools") || !strings.Contains(e.out.String(), "hooks already in place") {
+		t.Fatalf("the opt-out did not take the rule out:\n%s", e.out)
+	}
+	if code := e.run("setup", "claude"); code != 0 || !allowed() {
+		t.Fatalf("setup again: exit %d, allowed %v", code, allowed())
+	}
+	if code := e.run("setup", "--uninstall", "claude"); code != 0 {
+		t.Fatalf("uninstall exit %d", code)
+	}
+	if back, _ := os.ReadFile(settingsPath); !jsonEqual(t, back, []byte(`{}`)) {
+		t.Fatalf("after uninstall settings.json = %s", back)
 	}
 }
