@@ -48,14 +48,21 @@ const reaperArg = "__lets-run-reaper"
 // and so answers reaperArg.
 const reaperBinary = "/proc/self/exe"
 
-// Budgets of a stop: how long the reaper keeps killing and reaping, and
-// how long the runner waits for the reaper (and the output pipes) after
-// asking it to stop before it kills the reaper itself.
+// Budgets of a stop. The reaper keeps killing and reaping for up to
+// reaperKillBudget. The runner takes over (backstop) when it sees the
+// reaper held stopped, or when the reaper has not ended backstopAfter
+// after it was told to stop; it kills for up to backstopBudget, then
+// kills the reaper. os/exec's WaitDelay is the last resort after that.
+// They are generous on purpose: on a loaded machine a scan of /proc is
+// slow, and giving up early is what lets a process escape.
 const (
-	reaperKillBudget = 3 * time.Second
+	reaperKillBudget = 5 * time.Second
 	backstopAfter    = reaperKillBudget + time.Second
-	backstopBudget   = 2 * time.Second
+	backstopBudget   = 3 * time.Second
 	reaperWaitDelay  = backstopAfter + backstopBudget + time.Second
+	// backstopTick is how often the runner wakes a stopped reaper
+	// (SIGCONT) and looks whether it is held stopped.
+	backstopTick = 50 * time.Millisecond
 )
 
 // runContained runs j under the reaper and returns the program's exit
@@ -126,24 +133,38 @@ func (r *Runner) runContained(ctx context.Context, j job) (int, error) {
 	}
 }
 
-// backstop does the reaper's job from the runner when the reaper has not
-// ended backstopAfter after it was told to stop: the program froze it
-// (SIGSTOP again and again) or it is stuck. While the reaper lives, every
-// orphan of the run is still adopted by it, so its descendants in /proc
-// are exactly what the run started; they are killed, then the reaper.
-// waited closes once os/exec has reaped the reaper.
+// backstop does the reaper's job from the runner when the reaper cannot:
+// the program keeps it stopped (SIGSTOP in a loop from a detached child),
+// or it has not ended backstopAfter after it was told to stop. While the
+// reaper lives, every orphan of the run is still adopted by it, so its
+// descendants in /proc are exactly what the run started; they are
+// killed, then the reaper. waited closes once os/exec has reaped the
+// reaper.
 func backstop(reaper *os.Process, waited <-chan struct{}) {
-	t := time.NewTimer(backstopAfter)
-	defer t.Stop()
-	select {
-	case <-waited:
-		return
-	case <-t.C:
-	}
-	end := time.Now().Add(backstopBudget)
+	giveUp := time.NewTimer(backstopAfter)
+	defer giveUp.Stop()
+	tick := time.NewTicker(backstopTick)
+	defer tick.Stop()
 	// Signal 0 through the process handle (a pidfd) says the reaper is
 	// still this run's, not a reused pid.
-	for reaper.Signal(syscall.Signal(0)) == nil && time.Now().Before(end) {
+	alive := func() bool { return reaper.Signal(syscall.Signal(0)) == nil }
+	for stopped := 0; stopped < 2; {
+		select {
+		case <-waited:
+			return
+		case <-giveUp.C:
+			stopped = 2
+		case <-tick.C:
+			if alive() && processState(reaper.Pid) == "T" {
+				stopped++ // seen stopped on two ticks in a row: held
+			} else {
+				stopped = 0
+			}
+			_ = reaper.Signal(syscall.SIGCONT)
+		}
+	}
+	end := time.Now().Add(backstopBudget)
+	for alive() && time.Now().Before(end) {
 		pids := liveDescendants(reaper.Pid)
 		if len(pids) == 0 {
 			break
@@ -158,6 +179,16 @@ func backstop(reaper *os.Process, waited <-chan struct{}) {
 		}
 	}
 	_ = reaper.Kill()
+}
+
+// processState is the state letter of pid in /proc ("" when it is gone).
+func processState(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return ""
+	}
+	_, state, _ := parseStat(string(b))
+	return state
 }
 
 // parseReaperReport reads "exit N" (the program's exit code) or

@@ -80,7 +80,7 @@ func TestRunTimeoutKillsASetsidChild(t *testing.T) {
 while [ ! -s ` + pidFile + ` ]; do sleep 0.01; done
 echo started
 sleep 30`
-	res, err := r.Run(context.Background(), "demo", Request{Language: "shell", Code: code, TimeoutMs: 500})
+	res, err := r.Run(context.Background(), "demo", Request{Language: "shell", Code: code, TimeoutMs: 2000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ while not os.path.exists(PID):
 print("started", flush=True)
 time.sleep(30)
 `
-	res, err := r.Run(context.Background(), "demo", Request{Language: "python", Code: code, TimeoutMs: 1500})
+	res, err := r.Run(context.Background(), "demo", Request{Language: "python", Code: code, TimeoutMs: 3000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +240,7 @@ R=$PPID
 grep -q __lets-run-reaper /proc/$R/cmdline || { echo "not under the reaper: will not freeze $R" >&2; exit 9; }
 setsid sh -c "echo \$\$ > ` + pidFile + `.s.tmp; mv ` + pidFile + `.s.tmp ` + pidFile + `.stopper; while :; do kill -STOP $R; done" </dev/null >/dev/null 2>&1 &
 while [ ! -s ` + pidFile + `.stopper ]; do sleep 0.01; done
-sleep 30`, TimeoutMs: 1000})
+sleep 30`, TimeoutMs: 2000})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,7 +61,7 @@ func TestRunNoShellInterpolationOfTheCode(t *testing.T) {
 func TestRunTimeoutKillsTheProcessGroup(t *testing.T) {
 	r := newRunner(t)
 	pidFile := filepath.Join(t.TempDir(), "child.pid")
-	res, err := r.Run(context.Background(), "demo", Request{Language: "shell", Code: "sleep 30 & echo $! > " + pidFile + "; sleep 30", TimeoutMs: 150})
+	res, err := r.Run(context.Background(), "demo", Request{Language: "shell", Code: "sleep 30 & echo $! > " + pidFile + "; sleep 30", TimeoutMs: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
