@@ -1,12 +1,10 @@
 package app
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -18,6 +16,7 @@ import (
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/host"
 	"github.com/lets-app/lets/backend/wire"
+	"github.com/lets-app/lets/backend/wireclient"
 )
 
 // runtimePackage is a Debian package people need for Lets to run on their
@@ -197,8 +196,8 @@ func (d *doctor) checkHost(ctx context.Context) (checkResult, string) {
 	return r, st.WireSocket
 }
 
-// checkSocket pings the Pad-Lattice daemon socket with a raw Wire Protocol
-// 1 ping, so it works against any compatible daemon.
+// checkSocket pings the Pad-Lattice daemon socket with a Wire Protocol 1
+// ping, so it works against any compatible daemon of this user's.
 func (d *doctor) checkSocket(path string) checkResult {
 	r := checkResult{name: "pad socket"}
 	if path == "" {
@@ -208,20 +207,20 @@ func (d *doctor) checkSocket(path string) checkResult {
 		r.level, r.detail = checkInfo, path+" does not exist; the pad daemon is not running"
 		return r
 	}
-	conn, err := net.DialTimeout("unix", path, d.timeout)
-	if err != nil {
+	// Through wireclient, which checks that the socket and the daemon
+	// behind it belong to this user before it sends the ping.
+	ctx, cancel := context.WithTimeout(context.Background(), d.timeout)
+	defer cancel()
+	err := wireclient.New(path).Ping(ctx)
+	switch {
+	case errors.Is(err, wireclient.ErrForeignSocket):
+		r.level, r.detail = checkFail, fmt.Sprintf("%v — %s", err, hintFor("pad", err))
+		return r
+	case errors.Is(err, wireclient.ErrDaemonNotRunning):
 		r.level, r.detail = checkWarn, fmt.Sprintf("%s exists but nothing answers (%v); a crashed daemon may have left it — starting Lets replaces it", path, err)
 		return r
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(d.timeout))
-	if _, err := io.WriteString(conn, `{"protocol":1,"type":"ping"}`+"\n"); err != nil {
-		r.level, r.detail = checkWarn, fmt.Sprintf("%s: could not send a ping: %v", path, err)
-		return r
-	}
-	line, err := bufio.NewReader(io.LimitReader(conn, 1<<16)).ReadString('\n')
-	if err != nil || !strings.Contains(line, `"type":"pong"`) {
-		r.level, r.detail = checkWarn, fmt.Sprintf("%s did not answer a ping with pong", path)
+	case err != nil:
+		r.level, r.detail = checkWarn, fmt.Sprintf("%s did not answer a ping with pong (%v)", path, err)
 		return r
 	}
 	r.level, r.detail = checkOK, path+" answers ping"
