@@ -307,3 +307,19 @@ func pidsRunning(mark string) []int {
 	}
 	return out
 }
+
+// TestRunProgramGetsOnlyStdio: the program holds stdin, stdout and stderr
+// and nothing else: not the reaper's channel to the runner, nor anything
+// the host left open without close-on-exec.
+func TestRunProgramGetsOnlyStdio(t *testing.T) {
+	testutil.ProcFS(t)
+	r := newRunner(t)
+	res, err := r.Run(context.Background(), "demo", Request{Language: "python", Code: "import os; print(sorted(int(f) for f in os.listdir('/proc/self/fd')))"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// python3 main.py: 0, 1, 2, and the fd listdir itself holds open.
+	if !strings.HasPrefix(res.Stdout, "[0, 1, 2, ") || strings.Count(res.Stdout, ",") != 3 {
+		t.Fatalf("the program holds more than its stdio: %s (%s)", res.Stdout, res.Stderr)
+	}
+}

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"os/signal"
 	"strconv"
@@ -19,7 +20,10 @@ import (
 // any of the binary's own start-up runs.
 func init() {
 	if len(os.Args) > 1 && os.Args[1] == reaperArg {
-		os.Exit(reaperMain(os.Args[2:], os.NewFile(3, "lets-run-control")))
+		// syscall.Exit, not os.Exit: nothing of the binary is to be
+		// flushed, and a -race build would otherwise sleep a second at
+		// exit (the race runtime's atexit_sleep_ms) on every run.
+		syscall.Exit(reaperMain(os.Args[2:], os.NewFile(3, "lets-run-control")))
 	}
 }
 
@@ -32,8 +36,11 @@ func reaperMain(args []string, ctl *os.File) int {
 		fmt.Fprintln(os.Stderr, "lets: the run's reaper was started without a program; only Lets itself starts it")
 		return 125
 	}
-	// Not passed on: the program must not hold the runner's channel.
-	syscall.CloseOnExec(int(ctl.Fd()))
+	// The program gets stdin, stdout and stderr only: not the runner's
+	// channel, nor any descriptor the host let slip without close-on-exec.
+	if err := unix.CloseRange(3, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC); err != nil {
+		syscall.CloseOnExec(int(ctl.Fd())) // kernels before 5.11
+	}
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		fmt.Fprintf(os.Stderr, "lets: cannot keep hold of what the program starts (child subreaper: %v); not running it\n", err)
 		return 125
