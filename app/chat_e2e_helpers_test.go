@@ -44,6 +44,11 @@ type chatE2E struct {
 	bus     *dbus.Conn
 	watcher *fakeWatcher
 	proc    *exec.Cmd // the running lets desktop
+	// handed are the browser's URLs already returned by browserURL: after
+	// a restart window ids start again at w1, and the opener hands the
+	// browser its page a moment after `lets chat` answers, so the old
+	// w1 line must not count as the new one.
+	handed map[string]bool
 }
 
 // chatE2EOptions are the knobs of one chat rig.
@@ -192,15 +197,19 @@ func (c *chatE2E) browserURL(t *testing.T, window string) string {
 	testutil.EventuallyNoError(t, "the chat window's one-time URL reaches the browser", func() error {
 		data, _ := os.ReadFile(c.opened)
 		for _, line := range strings.Split(string(data), "\n") {
-			if strings.Contains(line, want) {
-				url = strings.TrimSpace(line)
+			if line = strings.TrimSpace(line); strings.Contains(line, want) && !c.handed[line] {
+				url = line
 			}
 		}
 		if url == "" {
-			return fmt.Errorf("the browser was given %q", data)
+			return fmt.Errorf("the browser was given %q (and %d addresses before)", data, len(c.handed))
 		}
 		return nil
 	})
+	if c.handed == nil {
+		c.handed = map[string]bool{}
+	}
+	c.handed[url] = true
 	return url
 }
 
