@@ -128,6 +128,13 @@ func TestStuckReaderIsClosedAndOthersUnaffected(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("writer to the stuck client never finished")
 	}
+	// Wait for the cut before reading: a read that starts while the
+	// daemon is still answering the queued statuses unsticks the client,
+	// the queue then never passes the bound, and nothing is cut (under
+	// load the answers come slowly).
+	testutil.Eventually(t, "the daemon cuts off the client that stopped reading", func() bool {
+		return strings.Contains(logs.String(), "stopped reading")
+	})
 	// The stuck connection is closed: draining it ends in EOF/reset.
 	stuck.c.SetReadDeadline(time.Now().Add(ioTimeout))
 	buf := make([]byte, 1<<16)
