@@ -140,7 +140,11 @@ func openWin(t *testing.T, s *host.Server, unique string, w, h int64, dpr float6
 			}
 		}
 	})
-	actions := []chromedp.Action{emulation.SetDeviceMetricsOverride(w, h, dpr, false)}
+	// Every tab of the shared browser behaves as the focused one: a person's
+	// window has the focus when they click in it, and without this only
+	// the tab the browser activated last does (document.hasFocus(), the
+	// caret, focus events), whichever test opened it.
+	actions := []chromedp.Action{emulation.SetDeviceMetricsOverride(w, h, dpr, false), emulation.SetFocusEmulationEnabled(true)}
 	if len(features) > 0 {
 		actions = append(actions, emulation.SetEmulatedMedia().WithFeatures(features))
 	}
