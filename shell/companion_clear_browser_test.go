@@ -147,6 +147,14 @@ func TestCompanionLeavesTheNoteBoxAfterAWave(t *testing.T) {
 			cx := math.Min(math.Max(pip[0], note[0]+4), note[0]+note[2]-4)
 			cy := math.Min(math.Max(pip[1], note[1]+4), note[1]+note[3]-4)
 			x.click(cx, cy)
+			// Where the click went, for the log: this test timed out
+			// waiting for the click to land in loaded CI runs (neither the
+			// note box focused nor the menu open) and passes in every
+			// local run, loaded or not; the line says which it was.
+			var diagS, diagU string
+			x.eval(fmt.Sprintf(`(() => { const e = document.elementFromPoint(%f, %f); const b = document.querySelector(".lets-companion-body").getBoundingClientRect(); return "shell: at=" + (e ? e.tagName + "#" + e.id + "." + e.className : "none") + " active=" + (document.activeElement ? document.activeElement.tagName + "#" + document.activeElement.id : "none") + " hasFocus=" + document.hasFocus() + " pip=" + [b.left,b.top,b.width,b.height] + " menuHidden=" + document.getElementById("lets-companion-menu").hidden + " ds=" + JSON.stringify(document.querySelector(".lets-companion").dataset); })()`, cx, cy), &diagS)
+			x.evalU(`"unique: active=" + (document.activeElement ? document.activeElement.tagName + "#" + document.activeElement.id : "none") + " hasFocus=" + document.hasFocus()`, &diagU)
+			t.Logf("the click at (%.0f,%.0f) note=%v: %s | %s", cx, cy, note, diagS, diagU)
 			// A person types once the click has landed: the caret is in the
 			// note box, or the companion's menu opened (the old bug). Under
 			// load focus reaches the unique's frame (another process) a
