@@ -12,11 +12,13 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,6 +48,9 @@ type originSet struct {
 	mu      sync.Mutex
 	origins map[string]*uniqueOrigin
 	stopped bool
+	// peerUID replaces the socket-owner lookup in tests (nil: the real
+	// one on Linux, none elsewhere). Guarded by mu.
+	peerUID func(client, server netip.AddrPort) (int, error)
 }
 
 // uniqueOrigin is the listener of one unique.
@@ -199,6 +204,7 @@ func (s *originSet) ensure(u *manifest.Unique) (*uniqueOrigin, error) {
 	o.fresh.Store(fresh)
 	o.srv = &http.Server{
 		Handler:           o,
+		ConnContext:       o.connContext,
 		ReadHeaderTimeout: s.readHeaderTimeout,
 		IdleTimeout:       s.idleTimeout,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
@@ -328,6 +334,11 @@ func (o *uniqueOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		o.plain(w, http.StatusMethodNotAllowed, "a unique's files are read-only")
 		return
 	}
+	owner := o.ownerOf(r)
+	if owner == connOther {
+		o.plain(w, http.StatusForbidden, "this unique belongs to another user of this computer")
+		return
+	}
 	if t := r.URL.Query().Get("t"); t != "" {
 		if !o.validFrameToken(t) {
 			o.plain(w, http.StatusUnauthorized, "this link has expired; open the unique again")
@@ -341,7 +352,7 @@ func (o *uniqueOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusSeeOther)
 		return
 	}
-	if !o.hasCookie(r) || !o.hasWindows() {
+	if !o.hasWindows() || !(o.hasCookie(r) || (owner == connPerson && fromOwnPage(r))) {
 		o.plain(w, http.StatusUnauthorized, "open this unique from Lets")
 		return
 	}
@@ -403,6 +414,102 @@ func (o *uniqueOrigin) hasCookie(r *http.Request) bool {
 		}
 	}
 	return ok
+}
+
+// Who may load a unique's files (issue #23, cookie flood). The cookie says
+// "a window of this unique was opened in this browser", but cookies are
+// not scoped by port: another unique can set a few hundred cookies on
+// 127.0.0.1 and make the browser evict this one's (Chromium keeps about
+// 180 per host). So a request is also let in without the cookie when both
+//
+//   - the connection's socket belongs to the person's uid (the kernel's
+//     socket table, as for one-time links: home_peer.go), and
+//   - the browser says a page of this very origin made it
+//     (Sec-Fetch-Site: same-origin).
+//
+// Only a page this origin served after the token exchange is of this
+// origin: every other answer carries CSP sandbox, which makes it an
+// opaque origin. Other uniques (same site, another port), web pages and
+// typed addresses are not same-origin, so they still need the cookie,
+// which SameSite=Strict keeps from them. A browser that sends no
+// Sec-Fetch-Site, and a system without the socket lookup, keep the cookie
+// alone. Either way a window of the unique must be open.
+//
+// On Linux a connection whose socket belongs to another uid is refused
+// outright, cookie or not: the cookie is HttpOnly in the person's browser
+// profile, but another user who somehow had its value still gets nothing.
+
+// connOwnership is what the socket table says about a connection.
+type connOwnership int
+
+const (
+	connUnknown connOwnership = iota // no lookup here, or it failed
+	connPerson                       // the uid running Lets
+	connOther                        // another local user
+)
+
+type connOwnerKey struct{}
+
+// connOwner resolves a connection's owner once, on its first request, in
+// the connection's own goroutine (ConnContext runs in the accept loop).
+type connOwner struct {
+	once           sync.Once
+	client, server netip.AddrPort
+	valid          bool
+	owner          connOwnership
+}
+
+// connContext hangs a connOwner on every connection of the origin.
+func (o *uniqueOrigin) connContext(ctx context.Context, c net.Conn) context.Context {
+	co := &connOwner{}
+	client, err1 := netip.ParseAddrPort(c.RemoteAddr().String())
+	server, err2 := netip.ParseAddrPort(c.LocalAddr().String())
+	if err1 == nil && err2 == nil {
+		co.client, co.server, co.valid = client, server, true
+	}
+	return context.WithValue(ctx, connOwnerKey{}, co)
+}
+
+// ownerLookup is the socket-owner lookup of this system, or nil.
+func (s *originSet) ownerLookup() func(client, server netip.AddrPort) (int, error) {
+	s.mu.Lock()
+	lookup := s.peerUID
+	s.mu.Unlock()
+	if lookup == nil && runtime.GOOS == "linux" {
+		lookup = netguard.SocketOwnerUID
+	}
+	return lookup
+}
+
+// ownerOf tells whose socket r came in on.
+func (o *uniqueOrigin) ownerOf(r *http.Request) connOwnership {
+	co, ok := r.Context().Value(connOwnerKey{}).(*connOwner)
+	if !ok || !co.valid {
+		return connUnknown
+	}
+	co.once.Do(func() {
+		lookup := o.set.ownerLookup()
+		if lookup == nil {
+			return
+		}
+		uid, err := lookup(co.client, co.server)
+		switch {
+		case err != nil:
+			o.set.log.Debug("could not tell who opened a connection to a unique; its cookie alone decides", "unique", o.unique.Name(), "peer", co.client, "err", err)
+		case uid == os.Getuid():
+			co.owner = connPerson
+		default:
+			o.set.log.Debug("another user of this computer tried to load a unique; refused it", "unique", o.unique.Name(), "peer", co.client, "uid", uid)
+			co.owner = connOther
+		}
+	})
+	return co.owner
+}
+
+// fromOwnPage reports whether the browser says a page of this origin made
+// r. Browsers set Sec-Fetch-Site themselves; a page cannot.
+func fromOwnPage(r *http.Request) bool {
+	return r.Header.Get("Sec-Fetch-Site") == "same-origin"
 }
 
 // sameOriginTarget is where the token exchange sends the browser: the
