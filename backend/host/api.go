@@ -154,16 +154,10 @@ func (s *Server) handleOpen(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	if s.opts.OnOpen != nil {
-		// The native window gets the one-time URL; the caller does not,
-		// so it cannot take the window's place. When no window could be
-		// started, the caller gets the URL for a browser instead.
-		if err := s.opts.OnOpen(WindowLaunch{Window: res.Window, Unique: win.name, Title: win.title, URL: res.URL}); err != nil {
-			s.opts.Log.Warn("no native window could be opened; the window's URL goes back to the caller for a browser", "window", res.Window, "err", err)
-		} else {
-			res.URL = ""
-		}
-	}
+	// The one-time URL goes to OnOpen (a native window, or the browser the
+	// app starts) or waits for the person's home page; a caller with the
+	// host token never gets it (waiting.go).
+	s.launch(&res, win, s.isPerson(r))
 	writeJSON(w, http.StatusOK, res)
 }
 

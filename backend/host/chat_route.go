@@ -48,12 +48,17 @@ type Chats interface {
 	Delete(id string) error
 }
 
-// ChatOpened is where an opened conversation shows: its window, and the
-// window's one-time URL when no native window took it (a headless Lets:
-// the person opens it in a browser), else "".
+// ChatOpened is where an opened conversation shows: its window, how it
+// was shown, and (for the person's home page only) the window's one-time
+// URL when it waits for the person. The host settles Shown, Home and URL
+// itself (waiting.go): whatever Chats put there is replaced.
 type ChatOpened struct {
 	Window string `json:"window"`
 	URL    string `json:"url,omitempty"`
+	// Shown is ShownWindow or ShownWaiting; Home the home page's address
+	// when it waits.
+	Shown string `json:"shown,omitempty"`
+	Home  string `json:"home,omitempty"`
 }
 
 // chatOpenTimeout bounds one Open: it may check Claude Code's sign-in and
@@ -156,6 +161,18 @@ func (s *Server) chatOpen(w http.ResponseWriter, r *http.Request, fromHome bool)
 	if err != nil {
 		s.writeChatError(w, err)
 		return
+	}
+	// The chat opened its window through the host API, so a window no
+	// native window took waits for the person; only the person's own home
+	// page gets its one-time URL back (issue #23).
+	opened.URL, opened.Shown, opened.Home = "", ShownWindow, ""
+	if s.core != nil && opened.Window != "" {
+		if u, waiting := s.core.waitingURL(opened.Window, s.URL()); waiting {
+			opened.Shown, opened.Home = ShownWaiting, s.URL()+"/"
+			if fromHome && s.isPerson(r) {
+				opened.URL = u
+			}
+		}
 	}
 	writeJSON(w, http.StatusOK, opened)
 }

@@ -64,6 +64,10 @@ func (th *testHost) openBoundOnly(t *testing.T, unique, pid string) testWindow {
 	if err := json.Unmarshal(raw, &res); err != nil {
 		t.Fatal(err)
 	}
+	if res.URL != "" {
+		t.Fatalf("open %s: the answer to the host token carries the window's one-time URL (issue #23)", unique)
+	}
+	res.URL = th.launches.get(res.Window) // the test is the native window
 	return testWindow{openResult: res}
 }
 

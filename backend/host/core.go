@@ -169,13 +169,21 @@ type openRequest struct {
 }
 
 // openResult is the answer of POST /lip/open: what spec lip-1 §8.1 lists,
-// plus the window's one-time URL. It never carries the window token.
+// plus how the window was shown. It never carries the window token, and
+// never the one-time URL for a caller with the host token (issue #23).
 type openResult struct {
 	Window string `json:"window"`
-	// URL is the shell page with a one-time key, for a browser (or a
-	// native window) to load once; a second load is refused. Empty when
-	// Options.OnOpen launched the window itself.
-	URL      string            `json:"url,omitempty"`
+	// URL is the shell page with a one-time key. It goes only to a
+	// person's own surface: the home page (a real home token) asking for
+	// a window no native window took. Empty for every other caller.
+	URL string `json:"url,omitempty"`
+	// Shown is ShownWindow (Options.OnOpen took the launch) or
+	// ShownWaiting (the window waits for the person on the home page,
+	// Home).
+	Shown string `json:"shown,omitempty"`
+	// Home is the home page's address (no key) when Shown is
+	// ShownWaiting, so a caller can tell the person where to look.
+	Home     string            `json:"home,omitempty"`
 	Guide    string            `json:"guide"`
 	Events   map[string]string `json:"events"`
 	Commands map[string]string `json:"commands"`
@@ -255,7 +263,7 @@ func (c *lipCore) open(req openRequest, origins *originSet, hostURL string) (ope
 	c.mu.Unlock()
 	origin.addWindow(w)
 
-	res := openResult{Window: w.id, URL: hostURL + "/w/" + w.id + "/?t=" + launch, Guide: guide,
+	res := openResult{Window: w.id, URL: launchURL(hostURL, w.id, launch), Guide: guide,
 		Events: summaries(u.Manifest.Events), Commands: summaries(u.Manifest.Commands)}
 	openData := map[string]any{"unique": u.Name(), "window": w.id}
 	if saved != nil {

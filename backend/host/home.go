@@ -182,15 +182,30 @@ func (s *Server) registerHome(mux *http.ServeMux) {
 	mux.Handle("DELETE /home/api/uniques/{name}", s.requireHomeToken(s.lipOnly(s.handleRemove)))
 	s.registerHomeActions(mux)
 	s.registerHomeInstallClaude(mux)
+	s.registerWaiting(mux)
 }
 
+// handleHomeLink is POST /lip/home-link (host token: a second `lets`
+// finding a headless one). The link is a person's sign-in, so it never
+// goes back to the caller (issue #23): the host shows it itself through
+// Options.OnShowHomeLink (the desktop browser, or the terminal `lets
+// serve` runs in) and says where.
 func (s *Server) handleHomeLink(w http.ResponseWriter, r *http.Request) {
+	if s.opts.OnShowHomeLink == nil {
+		writeError(w, http.StatusNotImplemented, "no_home_link", "this Lets cannot show its home page by itself; open Home from the Lets tray menu")
+		return
+	}
 	link, err := s.HomeLink()
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, string(lip.CodeInternal), err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"url": link, "expires_in_s": int(homeKeyTTL / time.Second)})
+	shown, err := s.opts.OnShowHomeLink(link)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "home_not_shown", "Lets could not show its home page: "+err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"shown": shown})
 }
 
 // requireHomeToken lets through a home token (or the host token, for the
@@ -279,13 +294,16 @@ type homeOverview struct {
 	Actions homeActions `json:"actions"`
 	// Problems are things the page could not read, said kindly.
 	Problems []string `json:"problems"`
+	// Waiting are the windows nothing could show (waiting.go); listed for
+	// the person's home token only, empty for the host token.
+	Waiting []waitingWindow `json:"waiting"`
 }
 
 // maxHomeSessions bounds the saved sessions listed.
 const maxHomeSessions = 50
 
 func (s *Server) handleHomeOverview(w http.ResponseWriter, r *http.Request) {
-	ov := homeOverview{Version: s.opts.Version, Uniques: []homeUnique{}, Sessions: []sessions.Info{}, Windows: []windowInfo{}, Problems: []string{}}
+	ov := homeOverview{Version: s.opts.Version, Uniques: []homeUnique{}, Sessions: []sessions.Info{}, Windows: []windowInfo{}, Problems: []string{}, Waiting: []waitingWindow{}}
 	if s.core == nil {
 		ov.Problems = append(ov.Problems, "This Lets runs without a data folder, so it has no uniques.")
 	} else {
@@ -309,6 +327,9 @@ func (s *Server) handleHomeOverview(w http.ResponseWriter, r *http.Request) {
 			ov.Sessions = list
 		}
 		ov.Windows = s.core.listWindows()
+		if s.isPerson(r) {
+			ov.Waiting = s.core.waitingWindows()
+		}
 	}
 	if d := s.opts.Home.Devices; d != nil {
 		ov.Devices = homeDevices{Available: true, List: d()}

@@ -100,12 +100,17 @@ type Options struct {
 	Getenv func(string) string
 
 	// OnOpen, when set, is told about every window POST /lip/open made, so
-	// the app can start a native window process for it (pass URL through
-	// the child's environment or stdin, never argv). When it returns nil
-	// the one-time URL went only to OnOpen, not into the API answer; an
-	// error (no window could be started) leaves the URL in the answer, so
-	// the caller can show it in a browser. It must not block.
+	// the app can show it: a native window process (pass URL through the
+	// child's environment or stdin, never argv) or the desktop browser.
+	// The one-time URL never goes into the answer of a host-token caller:
+	// when OnOpen is nil or returns an error, the window waits for the
+	// person on the home page (waiting.go). It must not block.
 	OnOpen func(WindowLaunch) error
+	// OnShowHomeLink, when set, shows the person a fresh one-time home
+	// link for POST /lip/home-link (the desktop browser, or the terminal
+	// `lets serve` runs in) and says where ("browser", "terminal"); the
+	// link never goes back to the caller. nil answers 501.
+	OnShowHomeLink func(link string) (shown string, err error)
 	// OnWindowClosed, when set, is told when a window is gone for good
 	// (session.close done, a handoff, the process ended), so the app ends
 	// that window's native process. It must not block.

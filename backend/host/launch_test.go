@@ -28,10 +28,10 @@ func TestOpenAnswerHoldsNoWindowSecret(t *testing.T) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	if strings.Join(keys, ",") != "commands,events,guide,url,window" {
-		t.Fatalf("open answered %v, want only window, url, guide, events, commands", keys)
+	if strings.Join(keys, ",") != "commands,events,guide,shown,window" {
+		t.Fatalf("open answered %v, want only window, shown, guide, events, commands", keys)
 	}
-	launchURL := raw["url"].(string)
+	launchURL := th.launches.get("w1")
 	u, err := url.Parse(launchURL)
 	if err != nil || u.Path != "/w/w1/" || u.Query().Get("t") == "" {
 		t.Fatalf("url %q", launchURL)

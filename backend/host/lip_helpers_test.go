@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -82,7 +83,62 @@ type testHost struct {
 	logBuf *syncBuffer
 	cancel context.CancelFunc
 	done   chan error
+	// launches are what Options.OnOpen got (the test acts as the native
+	// window): the one-time URL by window id. The open answer never
+	// carries it for the host token (issue #23).
+	launches *launchBook
 }
+
+// launchBook keeps the launches a test host's OnOpen took.
+type launchBook struct {
+	mu  sync.Mutex
+	url map[string]string
+}
+
+func (b *launchBook) record(l WindowLaunch) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.url == nil {
+		b.url = map[string]string{}
+	}
+	b.url[l.Window] = l.URL
+}
+
+func (b *launchBook) get(id string) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.url[id]
+}
+
+// wrap is the test host's OnOpen: by default the test is the native
+// window (every launch is taken and kept); a test's own OnOpen runs first
+// and its taken launches are kept too; headless leaves OnOpen nil.
+func (b *launchBook) wrap(own func(WindowLaunch) error) func(WindowLaunch) error {
+	switch {
+	case own == nil:
+		return func(l WindowLaunch) error { b.record(l); return nil }
+	case reflect.ValueOf(own).Pointer() == reflect.ValueOf(headlessMarker).Pointer():
+		return nil
+	}
+	return func(l WindowLaunch) error {
+		if err := own(l); err != nil {
+			return err
+		}
+		b.record(l)
+		return nil
+	}
+}
+
+// headless makes a test host without any window: OnOpen stays nil, so
+// every opened window waits for the person (as `lets serve` without a
+// display).
+func headless(o *Options) { o.OnOpen = headlessMarker }
+
+// headlessMarker stands for "no OnOpen" in the options until the host
+// starts (startLIPHostAt puts nil back).
+var headlessMarker = func(WindowLaunch) error { return errHeadlessMarker }
+
+var errHeadlessMarker = errors.New("headless test host")
 
 type hostOpt func(*Options)
 
@@ -110,15 +166,17 @@ func startLIPHostAt(t testing.TB, home string, opts ...hostOpt) *testHost {
 		Token: testHostToken, Version: "0.1.0", DataDir: home, Builtin: builtin,
 		Log: slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	}
+	book := &launchBook{}
 	for _, f := range opts {
 		f(&o)
 	}
+	o.OnOpen = book.wrap(o.OnOpen)
 	s, err := Listen(o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	th := &testHost{Server: s, home: home, logBuf: buf, cancel: cancel, done: make(chan error, 1)}
+	th := &testHost{Server: s, home: home, logBuf: buf, cancel: cancel, done: make(chan error, 1), launches: book}
 	go func() { th.done <- s.Run(ctx) }()
 	t.Cleanup(th.stop)
 	return th
@@ -200,6 +258,11 @@ func (th *testHost) openOnly(t testing.TB, unique string, resume string) testWin
 	if err := json.Unmarshal(raw, &res); err != nil {
 		t.Fatal(err)
 	}
+	if res.URL != "" {
+		t.Fatalf("open %s: the answer to the host token carries the window's one-time URL %q (issue #23)", unique, res.URL)
+	}
+	// The test is the native window: it takes the URL OnOpen got.
+	res.URL = th.launches.get(res.Window)
 	return testWindow{openResult: res}
 }
 

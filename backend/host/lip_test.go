@@ -76,7 +76,7 @@ func TestOnOpenAndWindowGone(t *testing.T) {
 	win := th.openOnly(t, "board", "")
 	l := <-launched
 	// The one-time URL goes to the native window only, not to the caller.
-	if l.Window != win.Window || win.URL != "" || !strings.Contains(l.URL, "/w/w1/?t=") || l.Unique != "board" || l.Title != "Board board" {
+	if l.Window != win.Window || win.Shown != ShownWindow || !strings.Contains(l.URL, "/w/w1/?t=") || l.Unique != "board" || l.Title != "Board board" {
 		t.Fatalf("launch %+v, answer URL %q", l, win.URL)
 	}
 	win.Token = loadShellToken(t, l.URL)

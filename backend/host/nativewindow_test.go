@@ -7,16 +7,21 @@ import (
 	"time"
 )
 
-// TestOnOpenFailureKeepsURL: when the app cannot start a native window
-// (OnOpen fails), the caller still gets the one-time URL, so `lets open`
-// can show the window in a browser instead.
-func TestOnOpenFailureKeepsURL(t *testing.T) {
+// TestOnOpenFailureWaitsForThePerson: when the app cannot show a window
+// (OnOpen fails), the caller does not get the one-time URL (issue #23):
+// the window waits for the person, whose home page gets the URL.
+func TestOnOpenFailureWaitsForThePerson(t *testing.T) {
 	th := startLIPHost(t, func(o *Options) {
 		o.OnOpen = func(WindowLaunch) error { return errors.New("no display") }
 	})
 	win := th.openOnly(t, "board", "")
-	if !strings.Contains(win.URL, "/w/"+win.Window+"/?t=") {
-		t.Fatalf("answer URL %q: a failed native launch must leave the URL for a browser", win.URL)
+	if win.URL != "" || win.Shown != ShownWaiting || win.Home != th.URL()+"/" {
+		t.Fatalf("answer %+v: a window nothing showed waits for the person on the home page", win.openResult)
+	}
+	_, tok := claimHome(t, th, homeKey(t, th))
+	code, body := th.call(t, "POST", "/home/api/windows/"+win.Window+"/show", nil, tok)
+	if u, _ := body["url"].(string); code != 200 || !strings.Contains(u, "/w/"+win.Window+"/?t=") {
+		t.Fatalf("show: %d %v", code, body)
 	}
 }
 

@@ -50,6 +50,11 @@ type window struct {
 	// first load of the shell page spends it; launched says it was spent.
 	launch   string
 	launched bool
+	// waiting says no native window (nor the app's own browser opener)
+	// took the launch: the one-time URL waits for the person, who gets it
+	// from the home page (waiting.go), never from the API caller that
+	// opened the window.
+	waiting bool
 	// token authorises the shell page's assets, /lip/ws, /lip/upload and
 	// /lip/run of this window only. It is minted when the shell page is
 	// served and lives only in that page: the API never returns it, so

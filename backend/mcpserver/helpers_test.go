@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -138,6 +139,45 @@ type shell struct {
 	mu     sync.Mutex
 	frames chan json.RawMessage
 	n      int
+}
+
+// personShows gets a waiting window's one-time URL the way the person
+// does: the home page signed in from a home link, then its Open button.
+func personShows(t testing.TB, srv *host.Server, window string) string {
+	t.Helper()
+	link, err := srv.HomeLink()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, key, _ := strings.Cut(link, "#k=")
+	post := func(path, tok string, body any, out any) {
+		t.Helper()
+		data, _ := json.Marshal(body)
+		req, _ := http.NewRequest("POST", srv.URL()+path, bytes.NewReader(data))
+		req.Header.Set("Content-Type", "application/json")
+		if tok != "" {
+			req.Header.Set("Authorization", "Bearer "+tok)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != 200 {
+			raw, _ := io.ReadAll(resp.Body)
+			t.Fatalf("POST %s: %d %s", path, resp.StatusCode, raw)
+		}
+		_ = json.NewDecoder(resp.Body).Decode(out)
+	}
+	var claimed struct {
+		Token string `json:"token"`
+	}
+	post("/home/api/claim", "", map[string]string{"key": key}, &claimed)
+	var shown struct {
+		URL string `json:"url"`
+	}
+	post("/home/api/windows/"+window+"/show", claimed.Token, struct{}{}, &shown)
+	return shown.URL
 }
 
 // loadWindow loads a window's one-time URL and connects its shell channel.

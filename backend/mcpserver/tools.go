@@ -101,6 +101,8 @@ func (s *server) open(ctx context.Context, in openInput) *mcp.CallToolResult {
 	var ans struct {
 		Window   string            `json:"window"`
 		URL      string            `json:"url"`
+		Shown    string            `json:"shown"`
+		Home     string            `json:"home"`
 		Guide    string            `json:"guide"`
 		Events   map[string]string `json:"events"`
 		Commands map[string]string `json:"commands"`
@@ -110,10 +112,23 @@ func (s *server) open(ctx context.Context, in openInput) *mcp.CallToolResult {
 		} `json:"session"`
 	}
 	_ = json.Unmarshal(raw, &ans)
+	if ans.URL != "" {
+		// An older host answered with the window's one-time link. Whoever
+		// loads it becomes the window's person, so it never reaches
+		// Claude (issue #23): only the person opens a window.
+		raw = withoutURL(raw)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Opened %s as window %s.\n", in.Unique, ans.Window)
-	if ans.URL != "" {
-		fmt.Fprintf(&b, "No Lets window could be shown on screen, so give the person this link to open in their browser (it works once): %s\n", ans.URL)
+	switch {
+	case ans.Shown == "waiting":
+		where := "their Lets home page"
+		if ans.Home != "" {
+			where += " (" + ans.Home + ")"
+		}
+		fmt.Fprintf(&b, "No window could be shown on the screen here, so it is waiting for the person on %s: tell them it is there, under \"Waiting for you\". Only the person can open it; you get no link to it.\n", where)
+	case ans.Shown == "window":
+		b.WriteString("It is on the person's screen now.\n")
 	}
 	if ans.Session != nil {
 		fmt.Fprintf(&b, "Resumed session %s: %s\n", ans.Session.ID, oneLine(ans.Session.Summary, 300))
@@ -344,4 +359,19 @@ func oneLine(s string, max int) string {
 func cutText(s string, max int) (string, bool) {
 	v, n := cutString(s, max)
 	return v.(string), n > 0
+}
+
+// withoutURL is a JSON object without its "url" member (obj unchanged if
+// it is not an object).
+func withoutURL(obj []byte) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(obj, &m) != nil {
+		return obj
+	}
+	delete(m, "url")
+	out, err := json.Marshal(m)
+	if err != nil {
+		return obj
+	}
+	return out
 }
