@@ -285,24 +285,15 @@ func runListen(ctx context.Context, env *Env, args []string) error {
 // compactJSON is raw on one line for a terminal. JSON strings may hold
 // characters a terminal acts on — C1 controls such as NEL (U+0085, a new
 // line on some terminals), DEL, the line and paragraph separators, the
-// bidi controls — so those are written as \u escapes, which keeps the
-// JSON the same value and what a unique sent unable to forge lines.
+// bidi controls — so those are written as \u escapes
+// (textsafe.EscapeJSONControls), which keeps the JSON the same value and
+// what a unique sent unable to forge lines.
 func compactJSON(raw json.RawMessage) string {
 	var b bytes.Buffer
 	if err := json.Compact(&b, raw); err != nil {
 		return printable(string(raw))
 	}
-	out := b.String()
-	var e strings.Builder
-	e.Grow(len(out))
-	for _, r := range out {
-		if (r >= 0x7F && r <= 0x9F) || r == 0x2028 || r == 0x2029 || textsafe.IsBidiControl(r) {
-			fmt.Fprintf(&e, "\\u%04x", r)
-			continue
-		}
-		e.WriteRune(r)
-	}
-	return e.String()
+	return string(textsafe.EscapeJSONControls(b.Bytes()))
 }
 
 func runSend(ctx context.Context, env *Env, args []string) error {

@@ -69,13 +69,14 @@ type server struct {
 }
 
 // Run serves the tools over t (mcp.StdioTransport for `lets mcp`) until
-// the client disconnects or ctx ends.
+// the client disconnects or ctx ends. What it writes to a stream transport
+// carries no C1, DEL, line-separator or bidi control raw (safeout.go).
 func Run(ctx context.Context, opts Options, t mcp.Transport) error {
 	s, err := newServer(opts)
 	if err != nil {
 		return err
 	}
-	return s.Run(ctx, t)
+	return s.Run(ctx, safeTransport(t))
 }
 
 // New returns the MCP server with the Lets tools. It panics when

@@ -85,3 +85,55 @@ func Line(s string, max int) string {
 	}
 	return strings.TrimRight(string(out), " ") + "…"
 }
+
+// IsJSONControl reports whether r is a character JSON lets pass raw inside
+// a string but a reader of the text may act on: DEL, the C1 controls
+// U+0080–U+009F (NEL, U+0085, is a line break for some terminals and
+// line readers), the line and paragraph separators U+2028 and U+2029, and
+// the bidi controls (IsBidiControl).
+func IsJSONControl(r rune) bool {
+	return (r >= 0x7F && r <= 0x9F) || r == 0x2028 || r == 0x2029 || IsBidiControl(r)
+}
+
+// EscapeJSONControls returns JSON text with every IsJSONControl character
+// written as a \uXXXX escape: the same JSON value, so a decoder reads the
+// same strings, but no such character reaches a terminal or a
+// line-delimited stream raw. Such characters can only stand inside JSON
+// strings, where an escape means the same, so it works on any piece of a
+// JSON stream that does not cut a UTF-8 sequence. Everything else,
+// invalid UTF-8 included, is left byte for byte. When nothing needs
+// escaping, data itself is returned.
+func EscapeJSONControls(data []byte) []byte {
+	first := -1
+	for i := 0; i < len(data); {
+		if data[i] < 0x7F {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(data[i:])
+		if IsJSONControl(r) {
+			first = i
+			break
+		}
+		i += size
+	}
+	if first < 0 {
+		return data
+	}
+	out := make([]byte, 0, len(data)+16)
+	out = append(out, data[:first]...)
+	for i := first; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if IsJSONControl(r) {
+			out = append(out, '\\', 'u', hexDigit(r>>12), hexDigit(r>>8), hexDigit(r>>4), hexDigit(r))
+		} else {
+			out = append(out, data[i:i+size]...)
+		}
+		i += size
+	}
+	return out
+}
+
+func hexDigit(r rune) byte {
+	return "0123456789abcdef"[r&0xF]
+}
