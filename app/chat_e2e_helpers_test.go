@@ -596,9 +596,9 @@ func (c *chatE2E) quit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, ok := layout.find("Quit Lets")
+	q, ok := layout.Find("Quit Lets")
 	if !ok {
-		t.Fatalf("no Quit in the tray menu:\n%s", strings.Join(layout.labels(""), "\n"))
+		t.Fatalf("no Quit in the tray menu:\n%s", strings.Join(layout.Shown(""), "\n"))
 	}
 	call := c.bus.Object(item.sender, dbus.ObjectPath(item.path+"/menu")).Call("com.canonical.dbusmenu.Event", 0, q.ID, "clicked", dbus.MakeVariant(""), uint32(time.Now().Unix()))
 	if de, isDBus := call.Err.(dbus.Error); call.Err != nil && (!isDBus || de.Name != "org.freedesktop.DBus.Error.NoReply") {
@@ -617,9 +617,9 @@ func clickLabelWhenShown(t *testing.T, conn *dbus.Conn, item registration, prefi
 		if err != nil {
 			return err
 		}
-		n, found := layout.find(prefix)
+		n, found := layout.Find(prefix)
 		if !found {
-			return fmt.Errorf("the menu reads:\n%s", strings.Join(layout.labels(""), "\n"))
+			return fmt.Errorf("the menu reads:\n%s", strings.Join(layout.Shown(""), "\n"))
 		}
 		clickMenu(t, conn, item, n.ID)
 		return nil

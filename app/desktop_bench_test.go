@@ -87,7 +87,7 @@ func BenchmarkTrayBurstRedraws(b *testing.B) {
 		reportBurst(b, ctx, wc, 10+i%2)
 		if !testutil.Poll(testutil.EventuallyTimeout, func() bool {
 			layout, _ := getLayout(conn, item)
-			_, ok := layout.find(want)
+			_, ok := layout.Find(want)
 			return ok
 		}) {
 			b.Fatalf("the menu never showed %q after the burst", want)

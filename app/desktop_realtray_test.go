@@ -77,7 +77,7 @@ func realTrayMenu(t *testing.T, conn *dbus.Conn, item registration) (dbus.Object
 	if call.Err != nil || len(call.Body) != 2 {
 		t.Fatalf("GetLayout on %s: %v %v", path, call.Err, call.Body)
 	}
-	layout, err := parseLayout(call.Body[1])
+	layout, err := traytest.ParseLayout(call.Body[1])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,9 +171,9 @@ func TestLetsInARealTrayHost(t *testing.T) {
 	}
 	mark = realTray.LogMark()
 	_, layout := realTrayMenu(t, conn, item)
-	labels := strings.Join(layout.labels(""), "\n")
+	labels := strings.Join(layout.Shown(""), "\n")
 	for _, want := range []string{"Home…", "Pair a phone…", "Set up Claude…", "Quit"} {
-		if _, ok := layout.find(want); !ok {
+		if _, ok := layout.Find(want); !ok {
 			t.Errorf("the menu the panel reads has no %q:\n%s", want, labels)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/lets-app/lets/app/tray/traytest"
 	"github.com/lets-app/lets/app/window/guitest"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/testenv/bustest"
@@ -89,89 +90,10 @@ func startWatcher(t testing.TB, busAddr string) (*dbus.Conn, *fakeWatcher) {
 }
 
 // menuNode is one entry of a com.canonical.dbusmenu layout.
-type menuNode struct {
-	ID      int32
-	Label   string
-	Type    string
-	Enabled bool
-	// Visible is false for the places the menu keeps hidden for lists
-	// that may grow.
-	Visible  bool
-	Children []menuNode
-}
-
-func parseLayout(v any) (menuNode, error) {
-	fields, ok := v.([]any)
-	if !ok || len(fields) != 3 {
-		return menuNode{}, fmt.Errorf("layout node is %T %v, want (ia{sv}av)", v, v)
-	}
-	n := menuNode{Enabled: true, Visible: true}
-	n.ID, _ = fields[0].(int32)
-	props, _ := fields[1].(map[string]dbus.Variant)
-	if l, ok := props["label"]; ok {
-		n.Label, _ = l.Value().(string)
-	}
-	if ty, ok := props["type"]; ok {
-		n.Type, _ = ty.Value().(string)
-	}
-	if e, ok := props["enabled"]; ok {
-		n.Enabled, _ = e.Value().(bool)
-	}
-	if v, ok := props["visible"]; ok {
-		n.Visible, _ = v.Value().(bool)
-	}
-	children, _ := fields[2].([]dbus.Variant)
-	for _, c := range children {
-		child, err := parseLayout(c.Value())
-		if err != nil {
-			return n, err
-		}
-		n.Children = append(n.Children, child)
-	}
-	return n, nil
-}
+type menuNode = traytest.MenuNode
 
 func getLayout(conn *dbus.Conn, item registration) (menuNode, error) {
-	obj := conn.Object(item.sender, dbus.ObjectPath(item.path+"/menu"))
-	call := obj.Call("com.canonical.dbusmenu.GetLayout", 0, int32(0), int32(-1), []string{})
-	if call.Err != nil {
-		return menuNode{}, call.Err
-	}
-	if len(call.Body) != 2 {
-		return menuNode{}, fmt.Errorf("GetLayout answered %v", call.Body)
-	}
-	return parseLayout(call.Body[1])
-}
-
-func (n menuNode) find(prefix string) (menuNode, bool) {
-	for _, c := range n.Children {
-		if !c.Visible {
-			continue
-		}
-		if strings.HasPrefix(c.Label, prefix) {
-			return c, true
-		}
-		if f, ok := c.find(prefix); ok {
-			return f, true
-		}
-	}
-	return menuNode{}, false
-}
-
-func (n menuNode) labels(indent string) []string {
-	var out []string
-	for _, c := range n.Children {
-		if !c.Visible {
-			continue
-		}
-		l := c.Label
-		if c.Type == "separator" {
-			l = "---"
-		}
-		out = append(out, indent+l)
-		out = append(out, c.labels(indent+"  ")...)
-	}
-	return out
+	return traytest.GetLayout(conn, item.sender, dbus.ObjectPath(item.path+"/menu"))
 }
 
 // desktopLets starts the real `lets` (this test binary as the CLI) in the
@@ -310,23 +232,23 @@ func TestDesktopTrayOverDBus(t *testing.T) {
 	if !testutil.Poll(testutil.EventuallyTimeout, func() bool {
 		var err error
 		layout, err = getLayout(conn, item)
-		_, ok := layout.find("Quit Lets")
+		_, ok := layout.Find("Quit Lets")
 		return err == nil && ok
 	}) {
-		t.Fatalf("the menu never showed Quit; layout:\n%s", strings.Join(layout.labels(""), "\n"))
+		t.Fatalf("the menu never showed Quit; layout:\n%s", strings.Join(layout.Shown(""), "\n"))
 	}
 	for _, want := range []string{"Home…", "No agents are working right now", "Open", "Resume", "Pair a phone…", "Virtual pad", "Set up Claude…", "Start at login"} {
-		if _, ok := layout.find(want); !ok {
-			t.Errorf("the menu lacks %q:\n%s", want, strings.Join(layout.labels(""), "\n"))
+		if _, ok := layout.Find(want); !ok {
+			t.Errorf("the menu lacks %q:\n%s", want, strings.Join(layout.Shown(""), "\n"))
 		}
 	}
 	var open menuNode
 	if !testutil.Poll(testutil.EventuallyTimeout, func() bool {
 		layout, _ = getLayout(conn, item)
-		open, _ = layout.find("Open")
+		open, _ = layout.Find("Open")
 		return len(open.Children) > 0 && open.Children[0].Enabled
 	}) {
-		t.Errorf("Open does not list the built-in uniques:\n%s", strings.Join(layout.labels(""), "\n"))
+		t.Errorf("Open does not list the built-in uniques:\n%s", strings.Join(layout.Shown(""), "\n"))
 	}
 	if status := trayProp(t, conn, item, "Status"); status != "Active" {
 		t.Errorf("tray Status = %q", status)
@@ -350,11 +272,11 @@ func TestDesktopTrayOverDBus(t *testing.T) {
 	if !testutil.Poll(testutil.EventuallyTimeout, func() bool {
 		layout, _ = getLayout(conn, item)
 		var ok1, ok2 bool
-		ask, ok1 = layout.find("Needs your approval: fix tests — Claude Code")
-		run, ok2 = layout.find("Working: tidy docs — Codex")
+		ask, ok1 = layout.Find("Needs your approval: fix tests — Claude Code")
+		run, ok2 = layout.Find("Working: tidy docs — Codex")
 		return ok1 && ok2
 	}) {
-		t.Fatalf("the menu does not show both sessions:\n%s", strings.Join(layout.labels(""), "\n"))
+		t.Fatalf("the menu does not show both sessions:\n%s", strings.Join(layout.Shown(""), "\n"))
 	}
 	t.Logf("both sessions in the menu %v after they were reported (debounce %v)", time.Since(reported).Round(time.Millisecond), 200*time.Millisecond)
 	if !ask.Enabled || !run.Enabled {
@@ -379,12 +301,12 @@ func TestDesktopTrayOverDBus(t *testing.T) {
 	if !testutil.Poll(testutil.EventuallyTimeout, func() bool {
 		layout, _ = getLayout(conn, item)
 		var ok bool
-		now, ok = layout.find("Waiting for you: tidy docs — Codex")
+		now, ok = layout.Find("Waiting for you: tidy docs — Codex")
 		return ok
 	}) {
-		t.Errorf("the menu never showed the last state of the burst:\n%s", strings.Join(layout.labels(""), "\n"))
+		t.Errorf("the menu never showed the last state of the burst:\n%s", strings.Join(layout.Shown(""), "\n"))
 	} else if now.ID != run.ID {
-		t.Errorf("after the state change the entry is %+v, want id %d updated in place:\n%s", now, run.ID, strings.Join(layout.labels(""), "\n"))
+		t.Errorf("after the state change the entry is %+v, want id %d updated in place:\n%s", now, run.ID, strings.Join(layout.Shown(""), "\n"))
 	}
 
 	// 4. Clicking a session selects it on the pads.
@@ -429,7 +351,7 @@ func TestDesktopTrayOverDBus(t *testing.T) {
 		clickLabel(t, conn, item, open.Children[0].Label)
 		if !testutil.Poll(testutil.EventuallyTimeout, func() bool {
 			layout, _ = getLayout(conn, item)
-			if _, ok := layout.find("Windows"); !ok {
+			if _, ok := layout.Find("Windows"); !ok {
 				return false
 			}
 			for _, c := range layout.Children {
@@ -439,7 +361,7 @@ func TestDesktopTrayOverDBus(t *testing.T) {
 			}
 			return false
 		}) {
-			t.Errorf("the opened window is not in the menu:\n%s", strings.Join(layout.labels(""), "\n"))
+			t.Errorf("the opened window is not in the menu:\n%s", strings.Join(layout.Shown(""), "\n"))
 		}
 		if !testutil.Poll(testutil.EventuallyTimeout, func() bool { data, _ := os.ReadFile(l.opened); return strings.Contains(string(data), "/w/w1/?t=") }) {
 			t.Error("the window's one-time URL did not go to the browser")
@@ -482,9 +404,9 @@ func clickLabel(t *testing.T, conn *dbus.Conn, item registration, prefix string)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, ok := layout.find(prefix)
+	n, ok := layout.Find(prefix)
 	if !ok {
-		t.Fatalf("no %q in the menu:\n%s", prefix, strings.Join(layout.labels(""), "\n"))
+		t.Fatalf("no %q in the menu:\n%s", prefix, strings.Join(layout.Shown(""), "\n"))
 	}
 	clickMenu(t, conn, item, n.ID)
 }
@@ -689,9 +611,9 @@ func TestLetsWithoutATrayHostSaysSo(t *testing.T) {
 func quitFromTray(t *testing.T, conn *dbus.Conn, item registration, l *desktopLets) {
 	t.Helper()
 	layout, _ := getLayout(conn, item)
-	quit, ok := layout.find("Quit Lets")
+	quit, ok := layout.Find("Quit Lets")
 	if !ok {
-		t.Fatalf("no Quit in the menu:\n%s", strings.Join(layout.labels(""), "\n"))
+		t.Fatalf("no Quit in the menu:\n%s", strings.Join(layout.Shown(""), "\n"))
 	}
 	call := conn.Object(item.sender, dbus.ObjectPath(item.path+"/menu")).Call("com.canonical.dbusmenu.Event", 0, quit.ID, "clicked", dbus.MakeVariant(""), uint32(time.Now().Unix()))
 	if de, isDBus := call.Err.(dbus.Error); call.Err != nil && (!isDBus || de.Name != "org.freedesktop.DBus.Error.NoReply") {

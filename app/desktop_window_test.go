@@ -113,7 +113,7 @@ func TestDesktopTrayOpensNativeWindows(t *testing.T) {
 		if err != nil {
 			return false
 		}
-		open, ok := layout.find("Open")
+		open, ok := layout.Find("Open")
 		if !ok {
 			return false
 		}
@@ -126,7 +126,7 @@ func TestDesktopTrayOpensNativeWindows(t *testing.T) {
 		return false
 	}) {
 		layout, _ := getLayout(conn, item)
-		t.Fatalf("the tray's Open submenu does not list hello:\n%s", strings.Join(layout.labels(""), "\n"))
+		t.Fatalf("the tray's Open submenu does not list hello:\n%s", strings.Join(layout.Shown(""), "\n"))
 	}
 
 	// Open → hello: a window process, its window on screen, its shell

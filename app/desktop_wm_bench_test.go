@@ -70,7 +70,7 @@ func clickHome(tb testing.TB, conn *dbus.Conn, item registration) {
 			return false
 		}
 		var ok bool
-		home, ok = layout.find("Home…")
+		home, ok = layout.Find("Home…")
 		return ok
 	}) {
 		tb.Fatal("the tray menu has no Home…")

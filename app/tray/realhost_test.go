@@ -238,104 +238,19 @@ func (c *trayChild) rss(t testing.TB) int {
 }
 
 // node is one entry of the item's com.canonical.dbusmenu layout.
-type node struct {
-	ID      int32
-	Label   string
-	Type    string
-	Enabled bool
-	Visible bool
-	// ChildrenDisplay is the node's "children-display" ("submenu" on a
-	// node with entries).
-	ChildrenDisplay string
-	Children        []node
-}
-
-func parseNode(v any) (node, error) {
-	fields, ok := v.([]any)
-	if !ok || len(fields) != 3 {
-		return node{}, fmt.Errorf("layout node is %T %v, want (ia{sv}av)", v, v)
-	}
-	n := node{Enabled: true, Visible: true}
-	n.ID, _ = fields[0].(int32)
-	props, _ := fields[1].(map[string]dbus.Variant)
-	if v, ok := props["label"]; ok {
-		n.Label, _ = v.Value().(string)
-	}
-	if v, ok := props["type"]; ok {
-		n.Type, _ = v.Value().(string)
-	}
-	if v, ok := props["enabled"]; ok {
-		n.Enabled, _ = v.Value().(bool)
-	}
-	if v, ok := props["visible"]; ok {
-		n.Visible, _ = v.Value().(bool)
-	}
-	if v, ok := props["children-display"]; ok {
-		n.ChildrenDisplay, _ = v.Value().(string)
-	}
-	children, _ := fields[2].([]dbus.Variant)
-	for _, c := range children {
-		child, err := parseNode(c.Value())
-		if err != nil {
-			return n, err
-		}
-		n.Children = append(n.Children, child)
-	}
-	return n, nil
-}
+type node = traytest.MenuNode
 
 func (c *trayChild) layout(t testing.TB, conn *dbus.Conn) node {
 	t.Helper()
-	call := conn.Object(c.bus, "/StatusNotifierItem/menu").Call("com.canonical.dbusmenu.GetLayout", 0, int32(0), int32(-1), []string{})
-	if call.Err != nil {
-		t.Fatalf("GetLayout: %v", call.Err)
-	}
-	if len(call.Body) != 2 {
-		t.Fatalf("GetLayout answered %v", call.Body)
-	}
-	n, err := parseNode(call.Body[1])
+	n, err := traytest.GetLayout(conn, c.bus, "/StatusNotifierItem/menu")
 	if err != nil {
 		t.Fatal(err)
 	}
 	return n
 }
 
-// shown are the visible entries as "label" lines (children indented,
-// separators "---").
-func (n node) shown(indent string) []string {
-	var out []string
-	for _, c := range n.Children {
-		if !c.Visible {
-			continue
-		}
-		l := c.Label
-		if c.Type == "separator" {
-			l = "---"
-		}
-		out = append(out, indent+l)
-		out = append(out, c.shown(indent+"  ")...)
-	}
-	return out
-}
-
-// find is the visible entry whose label starts with prefix.
-func (n node) find(prefix string) (node, bool) {
-	for _, c := range n.Children {
-		if !c.Visible {
-			continue
-		}
-		if c.Type != "separator" && strings.HasPrefix(c.Label, prefix) {
-			return c, true
-		}
-		if f, ok := c.find(prefix); ok {
-			return f, true
-		}
-	}
-	return node{}, false
-}
-
-// ids maps every visible label to its id.
-func (n node) ids(into map[string]int32) map[string]int32 {
+// ids maps every visible label of n to its id.
+func ids(n node, into map[string]int32) map[string]int32 {
 	if into == nil {
 		into = map[string]int32{}
 	}
@@ -343,7 +258,7 @@ func (n node) ids(into map[string]int32) map[string]int32 {
 		if c.Visible && c.Type != "separator" {
 			into[c.Label] = c.ID
 		}
-		c.ids(into)
+		ids(c, into)
 	}
 	return into
 }
@@ -361,7 +276,7 @@ func waitLayout(t testing.TB, c *trayChild, conn *dbus.Conn, what string, cond f
 func has(labels ...string) func(node) bool {
 	return func(n node) bool {
 		for _, l := range labels {
-			if _, ok := n.find(l); !ok {
+			if _, ok := n.Find(l); !ok {
 				return false
 			}
 		}
@@ -372,7 +287,7 @@ func has(labels ...string) func(node) bool {
 // hasWords says every word shows in some visible entry's label.
 func hasWords(words ...string) func(node) bool {
 	return func(n node) bool {
-		all := strings.Join(n.shown(""), "\n")
+		all := strings.Join(n.Shown(""), "\n")
 		for _, w := range words {
 			if !strings.Contains(all, w) {
 				return false
@@ -422,7 +337,7 @@ func TestRealTrayHostShowsTheIconAndReadsItsMenu(t *testing.T) {
 			t.Errorf("the item's %s is %v, want %q", prop, v.Value(), want)
 		}
 	}
-	got := strings.Join(c.layout(t, conn).shown(""), "\n")
+	got := strings.Join(c.layout(t, conn).Shown(""), "\n")
 	want := strings.Join([]string{
 		"Home…", "---", "No agents are working right now", "---", "Chat with Claude", "---",
 		"Open", "  Graph", "  hello", "Resume", "  Nothing saved yet", "---",
@@ -489,7 +404,7 @@ func TestRealTrayHostClickRunsTheAction(t *testing.T) {
 	s.Sessions = []Session{{Backend: "codex", ID: "s1", Label: "tidy docs", State: wire.StateRunning}}
 	c, conn, _ := startInHost(t, s)
 	n := waitLayout(t, c, conn, "the agent shows", has("Working: tidy docs — Codex"))
-	agent, _ := n.find("Working: tidy docs")
+	agent, _ := n.Find("Working: tidy docs")
 	c.click(t, conn, agent.ID)
 	if a := c.clicked(t); a != (Action{Kind: ActionSelectSession, Backend: "codex", Session: "s1"}) {
 		t.Errorf("clicking the agent ran %+v", a)
@@ -499,7 +414,7 @@ func TestRealTrayHostClickRunsTheAction(t *testing.T) {
 		t.Fatal("the menu has no hidden place")
 	}
 	c.click(t, conn, hidden)
-	home, _ := n.find("Home…")
+	home, _ := n.Find("Home…")
 	c.click(t, conn, home.ID)
 	if a := c.clicked(t); a.Kind != ActionShowHome {
 		t.Errorf("after a click on a hidden place and on Home…, the tray ran %+v first, want Home", a)
@@ -552,9 +467,9 @@ func TestRealTrayHostRebuildKeepsIdsWithoutWarnings(t *testing.T) {
 	// The entries change one after another (the conversation's place is
 	// hidden before the note's), so the menu is read until all of them
 	// are back.
-	start := strings.Join(before.shown(""), "\n")
+	start := strings.Join(before.Shown(""), "\n")
 	back := waitLayout(t, c, conn, "the menu is back to the start:\n"+start, func(n node) bool {
-		return strings.Join(n.shown(""), "\n") == start
+		return strings.Join(n.Shown(""), "\n") == start
 	})
 	mon.Settle(t)
 
@@ -576,15 +491,15 @@ func TestRealTrayHostRebuildKeepsIdsWithoutWarnings(t *testing.T) {
 			t.Errorf("entry %d was removed when the menu grew", id)
 		}
 	}
-	for label, id := range before.ids(nil) {
-		if gid, ok := grown.ids(nil)[label]; ok && gid != id {
+	for label, id := range ids(before, nil) {
+		if gid, ok := ids(grown, nil)[label]; ok && gid != id {
 			t.Errorf("%q was id %d, is %d after the menu grew", label, id, gid)
 		}
-		if bid := back.ids(nil)[label]; bid != id {
+		if bid := ids(back, nil)[label]; bid != id {
 			t.Errorf("%q was id %d, is %d after it shrank again", label, id, bid)
 		}
 	}
-	if got, want := strings.Join(back.shown(""), "\n"), strings.Join(before.shown(""), "\n"); got != want {
+	if got, want := strings.Join(back.Shown(""), "\n"), strings.Join(before.Shown(""), "\n"); got != want {
 		t.Errorf("after the changes went, the menu is:\n%s\nwant:\n%s", got, want)
 	}
 	if w := desk.Warnings(mark); len(w) > 0 {
@@ -598,7 +513,7 @@ func TestRealTrayHostIdsAreStableAcrossRuns(t *testing.T) {
 	var runs [2]map[string]int32
 	for i := range runs {
 		c, conn, _ := startInHost(t, realHostBase)
-		runs[i] = c.layout(t, conn).ids(nil)
+		runs[i] = ids(c.layout(t, conn), nil)
 		c.stop(t)
 	}
 	if len(runs[0]) == 0 {
