@@ -3,11 +3,12 @@ package app
 import (
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/lets-app/lets/backend/testenv/otheruser"
+	"github.com/lets-app/lets/backend/wire"
+	"github.com/lets-app/lets/backend/wireclient/wiretest"
 )
 
 // #23: `lets doctor` pinged the pad socket with a raw connection, so a
@@ -15,36 +16,16 @@ import (
 // wireclient: the squatter gets nothing and doctor says who holds it.
 func TestDoctorSendsNothingToAnotherUsersSocket(t *testing.T) {
 	otheruser.RequireRoot(t)
-	dir := otheruser.SharedDir(t)
-	path := filepath.Join(dir, "pad.sock")
+	path := filepath.Join(otheruser.SharedDir(t), "pad.sock")
 	ln := otheruser.ListenAs(t, otheruser.Nobody, otheruser.Nobody, path)
-	var got atomic.Int64
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				buf := make([]byte, 512)
-				for {
-					n, err := c.Read(buf)
-					got.Add(int64(n))
-					if err != nil {
-						return
-					}
-				}
-			}()
-		}
-	}()
+	squatter := wiretest.Serve(t, ln, wiretest.Approver(wire.Status{}, wire.StateAck{}))
 	e := newTestEnv(t)
 	d := &doctor{env: e.Env, timeout: 2 * time.Second}
 	r := d.checkSocket(path)
 	if r.level != checkFail || !strings.Contains(r.detail, "another user") {
 		t.Fatalf("doctor on a squatted socket: %v %q", r.level, r.detail)
 	}
-	if n := got.Load(); n != 0 {
-		t.Fatalf("the other user's socket received %d bytes", n)
+	if n := squatter.Received(); n != 0 {
+		t.Fatalf("the other user's socket received %d bytes: %+v", n, squatter.Lines())
 	}
 }
