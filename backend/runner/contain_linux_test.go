@@ -66,6 +66,18 @@ func sessionOf(t *testing.T, pid int) int {
 	return sid
 }
 
+// detachNoWait is shell code that starts a child in a session of its own
+// (setsid: out of the run's process group), which writes its pid to
+// pidFile (whole, with a rename) and sleeps for five minutes.
+func detachNoWait(pidFile string) string {
+	return `setsid sh -c 'echo $$ > ` + pidFile + `.tmp; mv ` + pidFile + `.tmp ` + pidFile + `; exec sleep 300' </dev/null >/dev/null 2>&1 &`
+}
+
+// detach is detachNoWait, then waits until the child has written its pid.
+func detach(pidFile string) string {
+	return detachNoWait(pidFile) + "\nwhile [ ! -s " + pidFile + " ]; do sleep 0.01; done"
+}
+
 // TestRunTimeoutKillsASetsidChild: a shell run that starts a child in a
 // new session (setsid: out of the run's process group) and then runs past
 // its timeout is reported as timed out, and the setsid'd child is gone.
@@ -76,8 +88,7 @@ func TestRunTimeoutKillsASetsidChild(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "escaped.pid")
 	var pid int
 	killLeft(t, &pid)
-	code := `setsid sh -c 'echo $$ > ` + pidFile + `.tmp; mv ` + pidFile + `.tmp ` + pidFile + `; exec sleep 300' </dev/null >/dev/null 2>&1 &
-while [ ! -s ` + pidFile + ` ]; do sleep 0.01; done
+	code := detach(pidFile) + `
 echo started
 sleep 30`
 	res, err := r.Run(context.Background(), "demo", Request{Language: "shell", Code: code, TimeoutMs: 2000})
@@ -142,7 +153,7 @@ func TestRunCancelKillsTheWholeTree(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
-		_, err := r.Run(ctx, "demo", Request{Language: "shell", Code: `setsid sh -c 'echo $$ > ` + pidFile + `.tmp; mv ` + pidFile + `.tmp ` + pidFile + `; exec sleep 300' </dev/null >/dev/null 2>&1 &
+		_, err := r.Run(ctx, "demo", Request{Language: "shell", Code: detachNoWait(pidFile) + `
 sleep 30`, TimeoutMs: 30000})
 		done <- err
 	}()
@@ -170,8 +181,7 @@ func TestRunThatFinishesLeavesNothingBehind(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "escaped.pid")
 	var pid int
 	killLeft(t, &pid)
-	res, err := r.Run(context.Background(), "demo", Request{Language: "shell", Code: `setsid sh -c 'echo $$ > ` + pidFile + `.tmp; mv ` + pidFile + `.tmp ` + pidFile + `; exec sleep 300' </dev/null >/dev/null 2>&1 &
-while [ ! -s ` + pidFile + ` ]; do sleep 0.01; done
+	res, err := r.Run(context.Background(), "demo", Request{Language: "shell", Code: detach(pidFile) + `
 echo bye; exit 7`, TimeoutMs: 20000})
 	if err != nil {
 		t.Fatal(err)
@@ -234,8 +244,7 @@ func TestRunStopsEvenWhenTheProgramFreezesItsReaper(t *testing.T) {
 	var pid, stopper int
 	killLeft(t, &pid)
 	killLeft(t, &stopper)
-	res, err := r.Run(context.Background(), "demo", Request{Language: "shell", Code: `setsid sh -c 'echo $$ > ` + pidFile + `.tmp; mv ` + pidFile + `.tmp ` + pidFile + `; exec sleep 300' </dev/null >/dev/null 2>&1 &
-while [ ! -s ` + pidFile + ` ]; do sleep 0.01; done
+	res, err := r.Run(context.Background(), "demo", Request{Language: "shell", Code: detach(pidFile) + `
 R=$PPID
 grep -q __lets-run-reaper /proc/$R/cmdline || { echo "not under the reaper: will not freeze $R" >&2; exit 9; }
 setsid sh -c "echo \$\$ > ` + pidFile + `.s.tmp; mv ` + pidFile + `.s.tmp ` + pidFile + `.stopper; while :; do kill -STOP $R; done" </dev/null >/dev/null 2>&1 &
