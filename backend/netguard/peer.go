@@ -23,10 +23,26 @@ var socketTables = [...]string{"/proc/net/tcp", "/proc/net/tcp6"}
 // SocketOwnerUID returns the uid owning the TCP socket whose local end is
 // client and whose remote end is server: for a connection a server
 // accepted, client is the request's remote address and server its local
-// one. The kernel lists every TCP socket of the network namespace, with
-// its owner, in /proc/net/tcp and /proc/net/tcp6 (Linux only; elsewhere
-// the tables are missing and the answer is ErrSocketOwnerUnknown).
+// one. On Linux the kernel's sock_diag interface finds the socket by its
+// addresses (as `ss` does); where that is not allowed, the answer comes
+// from /proc/net/tcp and /proc/net/tcp6, which list every TCP socket of
+// the network namespace with its owner. Elsewhere the answer is
+// ErrSocketOwnerUnknown.
 func SocketOwnerUID(client, server netip.AddrPort) (int, error) {
+	uid, found, err := diagSocketUID(client, server)
+	switch {
+	case err == nil && found:
+		return uid, nil
+	case err == nil:
+		return -1, ErrSocketOwnerUnknown
+	}
+	return tableSocketUID(client, server)
+}
+
+// tableSocketUID is SocketOwnerUID from the socket tables, for a system
+// without the sock_diag lookup (sockdiag_linux.go). The tables are read in
+// large pieces: the kernel walks its sockets again for every read.
+func tableSocketUID(client, server netip.AddrPort) (int, error) {
 	for _, name := range socketTables {
 		f, err := os.Open(name)
 		if err != nil {
@@ -35,7 +51,7 @@ func SocketOwnerUID(client, server netip.AddrPort) (int, error) {
 			}
 			return -1, fmt.Errorf("read the socket table: %w", err)
 		}
-		uid, found, err := FindSocketUID(f, client, server)
+		uid, found, err := FindSocketUID(bufio.NewReaderSize(f, 1<<18), client, server)
 		f.Close()
 		if err != nil {
 			return -1, fmt.Errorf("read %s: %w", name, err)
