@@ -8,6 +8,7 @@ import { chatMeta, claudeStatus, formatUptime, formatWhen, initial, phonesStatus
 import { ClaudeInstall } from "./home/claude";
 import { focusHeading, wantsWelcome, welcomeCard } from "./home/welcome";
 import { TrustedCard } from "./home/trusted";
+import { WaitingCard, type WaitingWindow } from "./home/waiting";
 
 export { formatUptime } from "./home/format";
 
@@ -86,6 +87,9 @@ class Home {
   // refresh never takes the keyboard focus away.
   private shown = "";
 
+  /** The "Waiting for you" card (home/waiting.ts), made once the page has access. */
+  waiting: WaitingCard | null = null;
+
   constructor(private readonly api: HomeAPI) {}
 
   /** Shows the locked card with a reason (no link, used link, restart). */
@@ -113,6 +117,7 @@ class Home {
     const problems = byId("problems");
     problems.hidden = ov.problems.length === 0;
     problems.textContent = ov.problems.join(" ");
+    this.waiting?.render((ov as Overview & { waiting?: WaitingWindow[] }).waiting ?? []);
     this.renderChats(ov);
     this.renderUniques(ov);
     this.renderSessions(ov);
@@ -276,10 +281,15 @@ class Home {
     note.dataset.state = "working";
     note.textContent = id ? `Opening ${title}…` : "Opening a new chat… (the first time, Lets checks that Claude is ready)";
     try {
-      const res = await this.api.chat(id || undefined, folder);
+      const res = (await this.api.chat(id || undefined, folder)) as { window: string; shown?: string };
       note.dataset.state = "ok";
       note.dataset.window = res.window;
-      note.textContent = id ? `${title} is opening in its own window.` : "The chat is opening in its own window. Say hello to Claude there.";
+      if (res.shown === "waiting") {
+        note.textContent = "The chat is ready: open it under “Waiting for you” at the top of this page.";
+        await this.waiting?.poll();
+      } else {
+        note.textContent = id ? `${title} is opening in its own window.` : "The chat is opening in its own window. Say hello to Claude there.";
+      }
       await this.refresh(note);
     } catch (e) {
       note.dataset.state = "error";
@@ -615,7 +625,9 @@ async function startHome(): Promise<void> {
     home.lock();
     return;
   }
+  home.waiting = new WaitingCard((method, path, body) => api.call(method, path, body), byId("chat"));
   await home.refresh();
+  home.waiting.watch();
   new TrustedCard((method, path, body) => api.call(method, path, body), byId("chat")).watch();
   if (welcome) {
     const card = welcomeCard({
