@@ -182,6 +182,7 @@ func TestBrowserHomeListsOpensAndInstalls(t *testing.T) {
 			ctx := browsertest.New(t, browsertest.Options{Width: 1000, Height: 900})
 			var desc string
 			var iconWidth int
+			var iconSrc, token string
 			var addr, bg, anim string
 			err := chromedp.Run(ctx,
 				// One call: each SetEmulatedMedia replaces the features before.
@@ -192,6 +193,8 @@ func TestBrowserHomeListsOpensAndInstalls(t *testing.T) {
 				chromedp.Text(`li.unique[data-unique="hello"] p`, &desc, chromedp.ByQuery),
 				chromedp.Poll(`(document.querySelector('li.unique[data-unique="hello"] img') || {}).naturalWidth > 0`, nil, chromedp.WithPollingTimeout(testutil.EventuallyTimeout)),
 				chromedp.Evaluate(`document.querySelector('li.unique[data-unique="hello"] img').naturalWidth`, &iconWidth),
+				chromedp.Evaluate(`document.querySelector('li.unique[data-unique="hello"] img').src`, &iconSrc),
+				chromedp.Evaluate(`sessionStorage.getItem("lets-home-token") || ""`, &token),
 				chromedp.Evaluate(`location.href`, &addr),
 				chromedp.Evaluate(`getComputedStyle(document.body).backgroundColor`, &bg),
 				chromedp.Evaluate(`getComputedStyle(document.querySelector('.status .dot')).animationName`, &anim),
@@ -201,6 +204,11 @@ func TestBrowserHomeListsOpensAndInstalls(t *testing.T) {
 			}
 			if !strings.Contains(desc, "smallest unique") || iconWidth == 0 {
 				t.Errorf("hello shows description %q, icon width %d", desc, iconWidth)
+			}
+			// #23: the icon comes from an object URL; the home token never
+			// goes in an address (the host refuses it there).
+			if !strings.HasPrefix(iconSrc, "blob:") || token == "" || strings.Contains(iconSrc, token) {
+				t.Errorf("the icon's address is %q (home token %q), want a blob: URL without the token", iconSrc, token)
 			}
 			if want := map[string]string{"light": "rgb(246, 245, 242)", "dark": "rgb(18, 19, 22)"}[scheme]; bg != want {
 				t.Errorf("%s background %s, want %s", scheme, bg, want)

@@ -46,18 +46,27 @@ func allowedOrigin(origin, port string) bool {
 // presentedToken finds the token in Authorization: Bearer, X-Lets-Token, or
 // (GET only) the query parameter t.
 func presentedToken(r *http.Request) string {
-	if a := r.Header.Get("Authorization"); a != "" {
-		if t, ok := strings.CutPrefix(a, "Bearer "); ok {
-			return strings.TrimSpace(t)
-		}
-	}
-	if t := r.Header.Get("X-Lets-Token"); t != "" {
+	if t := headerToken(r); t != "" {
 		return t
 	}
 	if r.Method == http.MethodGet {
 		return r.URL.Query().Get("t")
 	}
 	return ""
+}
+
+// headerToken is the token in Authorization: Bearer or X-Lets-Token. The
+// home token is taken only from there (issue #23): an address with a
+// token in it stays in the browser's history and can leak, and the home
+// token lives for hours. The one-time window link and the unique's frame
+// token still come in ?t=, as they are spent or good for one frame only.
+func headerToken(r *http.Request) string {
+	if a := r.Header.Get("Authorization"); a != "" {
+		if t, ok := strings.CutPrefix(a, "Bearer "); ok {
+			return strings.TrimSpace(t)
+		}
+	}
+	return r.Header.Get("X-Lets-Token")
 }
 
 // requireHostToken lets only holders of the host token through: no or an

@@ -208,12 +208,12 @@ func (s *Server) handleHomeLink(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"shown": shown})
 }
 
-// requireHomeToken lets through a home token (or the host token, for the
-// CLI); a window token is 403, anything else 401.
+// requireHomeToken lets through a home token in a header (or the host
+// token, for the CLI); a window token is 403, anything else 401.
 func (s *Server) requireHomeToken(next http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t := presentedToken(r)
-		if s.home.valid(t) || token.Equal(t, s.opts.Token) {
+		if s.home.valid(headerToken(r)) || token.Equal(t, s.opts.Token) {
 			next(w, r)
 			return
 		}

@@ -234,7 +234,9 @@ func TestHomeIconIsSandboxed(t *testing.T) {
 	builtin["board/icon.svg"] = &fstest.MapFile{Data: []byte(svg), Mode: 0o644}
 	th := startLIPHost(t, func(o *Options) { o.Builtin = builtin })
 	_, tok := claimHome(t, th, homeKey(t, th))
-	resp, err := http.Get(th.URL() + "/home/api/icon/board?t=" + tok)
+	req, _ := http.NewRequest("GET", th.URL()+"/home/api/icon/board", nil)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

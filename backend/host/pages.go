@@ -6,8 +6,11 @@ import (
 	"os"
 )
 
-// pageCSP keeps the app's own pages to their own files.
-const pageCSP = "default-src 'self'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'; object-src 'none'"
+// pageCSP keeps the app's own pages to their own files. Images may also
+// be blob: URLs the page made itself: the home page fetches the uniques'
+// icons with its token in a header and shows them from object URLs, so
+// the token never goes in an address (issue #23).
+const pageCSP = "default-src 'self'; img-src 'self' blob:; base-uri 'self'; form-action 'self'; frame-ancestors 'none'; object-src 'none'"
 
 // pagesHandler serves the embedded frontend. The FS is embedded in the
 // binary, so there are no symlinks or outside paths to defend against here;

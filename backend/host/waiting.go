@@ -78,7 +78,7 @@ func (c *lipCore) waitingURL(id, hostURL string) (string, bool) {
 // home page the person signed in to from a home link. The host token is
 // not a person (it is what `lets mcp` and the agent's scripts hold).
 func (s *Server) isPerson(r *http.Request) bool {
-	return s.home.valid(presentedToken(r))
+	return s.home.valid(headerToken(r))
 }
 
 // requirePerson lets through a real home token only: the host token and a
@@ -87,7 +87,7 @@ func (s *Server) requirePerson(next http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t := presentedToken(r)
 		switch {
-		case s.home.valid(t):
+		case s.home.valid(headerToken(r)):
 			next(w, r)
 		case token.Equal(t, s.opts.Token) && t != "":
 			writeError(w, http.StatusForbidden, "forbidden", "only the person's own home page can show a waiting window; the host token cannot")

@@ -9,6 +9,7 @@ import { ClaudeInstall } from "./home/claude";
 import { focusHeading, wantsWelcome, welcomeCard } from "./home/welcome";
 import { TrustedCard } from "./home/trusted";
 import { WaitingCard, type WaitingWindow } from "./home/waiting";
+import { Icons } from "./home/icons";
 
 export { formatUptime } from "./home/format";
 
@@ -89,6 +90,8 @@ class Home {
 
   /** The "Waiting for you" card (home/waiting.ts), made once the page has access. */
   waiting: WaitingCard | null = null;
+
+  private readonly icons = new Icons((name) => this.api.icon(name));
 
   constructor(private readonly api: HomeAPI) {}
 
@@ -398,15 +401,15 @@ class Home {
     const open = new Map<string, number>();
     for (const w of ov.windows) open.set(w.unique, (open.get(w.unique) ?? 0) + 1);
     for (const u of ov.uniques) list.append(this.uniqueItem(u, latest.get(u.name), open.get(u.name) ?? 0));
+    this.icons.keepOnly(ov.uniques.filter((u) => u.icon).map((u) => u.name));
   }
 
   private uniqueItem(u: HomeUnique, resume: string | undefined, windows: number): HTMLLIElement {
     const titleId = `u-${u.name}-title`;
     const note = el("p", { className: "open-note", id: `u-${u.name}-note` });
     note.setAttribute("role", "status");
-    const icon = u.icon
-      ? el("img", { src: this.api.iconURL(u.name), alt: "", width: 48, height: 48 })
-      : el("span", { className: "noicon" }, initial(u.title));
+    const noIcon = () => el("span", { className: "noicon" }, initial(u.title));
+    const icon = u.icon ? this.icons.img(u.name, `${u.version} ${u.source}`, noIcon) : noIcon();
     icon.setAttribute("aria-hidden", "true");
     const open = el("button", { type: "button", className: "open" }, "Open");
     open.setAttribute("aria-describedby", titleId);

@@ -136,8 +136,9 @@ export class HomeAPI {
     store?.removeItem(storageKey);
   }
 
-  iconURL(name: string): string {
-    return `/home/api/icon/${encodeURIComponent(name)}?t=${encodeURIComponent(this.token)}`;
+  /** A unique's icon, fetched with the token in the header (never in the address). */
+  async icon(name: string): Promise<Blob> {
+    return (await this.call("GET", `/home/api/icon/${encodeURIComponent(name)}`)).blob();
   }
 
   /** One call with the home token; a failed answer throws its HostError. */
