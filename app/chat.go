@@ -229,36 +229,50 @@ func hostChats(m *chatdriver.Manager) host.Chats {
 	return chatHost{m: m}
 }
 
-// chatWindowsInBrowser makes chat windows of a desktop Lets open in the
-// browser when no native window took them: the chat manager opens windows
-// through the host API and has no browser of its own for the one-time URL.
-// Off (o unchanged) for a headless Lets, whose open answers keep the URL.
-func chatWindowsInBrowser(on bool, env *Env, log *slog.Logger, o host.Options) host.Options {
-	if !on {
-		return o
-	}
+// windowsInBrowser makes the host show every window itself (issue #23):
+// a window no native window took opens in the desktop browser through
+// env.openURL (a 0600 redirect page, nothing in argv) when this Lets has
+// a display; otherwise serve's own output (the person's terminal) says a
+// window waits on the home page, and the host keeps it waiting there.
+// The one-time URL never goes back to whoever asked for the window.
+func windowsInBrowser(browser bool, env *Env, log *slog.Logger, o host.Options) host.Options {
 	native := o.OnOpen
 	o.OnOpen = func(l host.WindowLaunch) error {
 		if native != nil {
 			err := native(l)
-			if err == nil || l.Unique != chatdriver.ChatUnique {
-				return err
+			if err == nil {
+				return nil
 			}
-			log.Warn("the chat window could not open by itself; showing it in the browser", "err", err)
-		} else if l.Unique != chatdriver.ChatUnique {
-			return errNoNativeWindows
+			log.Warn("the window could not open by itself", "window", l.Window, "err", err)
 		}
-		if err := env.openURL(l.URL); err != nil {
-			log.Warn("the chat window could not open in the browser either", "window", l.Window, "err", err)
-			return err
+		if browser {
+			err := env.openURL(l.URL)
+			if err == nil {
+				return nil
+			}
+			log.Warn("the window could not open in the browser either; it waits on the home page", "window", l.Window, "err", err)
 		}
-		return nil
+		fmt.Fprintf(env.Stdout, "A window is waiting for you: %s — open it from Lets' home page\n", printable(l.Title))
+		return errNoWindowHere
+	}
+	o.OnShowHomeLink = func(link string) (string, error) {
+		if browser && env.openURL(link) == nil {
+			return "browser", nil
+		}
+		fmt.Fprintf(env.Stdout, "Lets' home page: open this link in a browser on this computer (it works once, within two minutes):\n  %s\n", link)
+		return "terminal", nil
 	}
 	return o
 }
 
-// errNoNativeWindows keeps a window's URL in the open answer.
-var errNoNativeWindows = errors.New("no native windows here: the URL goes back to whoever opened the window")
+// hasDisplay says whether this Lets can show a browser: a desktop session
+// (X11 or Wayland).
+func hasDisplay(getenv func(string) string) bool {
+	return getenv("DISPLAY") != "" || getenv("WAYLAND_DISPLAY") != ""
+}
+
+// errNoWindowHere keeps a window waiting for the person on the home page.
+var errNoWindowHere = errors.New("no window could be shown here: it waits for the person on the home page")
 
 // runChat is `lets chat`: open a conversation in the running Lets, list
 // the conversations, or delete one.
@@ -312,7 +326,8 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 	}
 	var a struct {
 		Window string `json:"window"`
-		URL    string `json:"url"`
+		Shown  string `json:"shown"`
+		Home   string `json:"home"`
 	}
 	body := map[string]string{}
 	if *conv != "" {
@@ -336,20 +351,18 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if *asJSON {
-		out := map[string]string{"window": a.Window, "conversation": *conv}
-		if a.URL != "" {
-			out["url"] = a.URL
+		out := map[string]string{"window": a.Window, "conversation": *conv, "shown": a.Shown}
+		if a.Home != "" {
+			out["home"] = a.Home
 		}
 		return printJSON(env.Stdout, out)
 	}
 	if *conv == "" {
-		fmt.Fprintf(env.Stdout, "A new conversation with Claude is open in window %s. Type your message there.\n", a.Window)
+		fmt.Fprintf(env.Stdout, "A new conversation with Claude is in window %s.\n", a.Window)
 	} else {
-		fmt.Fprintf(env.Stdout, "Conversation %s is open in window %s.\n", *conv, a.Window)
+		fmt.Fprintf(env.Stdout, "Conversation %s is in window %s.\n", *conv, a.Window)
 	}
-	if a.URL != "" {
-		fmt.Fprintf(env.Stdout, "No window could be shown here: open this link in your browser (it works once):\n  %s\n", a.URL)
-	}
+	fmt.Fprintln(env.Stdout, shownWords(a.Shown, a.Home))
 	return nil
 }
 
@@ -419,4 +432,16 @@ func deleteChat(ctx context.Context, env *Env, paths config.Paths, id string, as
 	}
 	fmt.Fprintf(env.Stdout, "Deleted conversation %s.\n", id)
 	return nil
+}
+
+// shownWords says where a window Lets opened is, for the person at the
+// terminal (the host's "shown" and "home").
+func shownWords(shown, home string) string {
+	if shown == host.ShownWaiting {
+		if home == "" {
+			home = "Lets' home page"
+		}
+		return "It is waiting for you on Lets' home page: " + home
+	}
+	return "Lets opened it on your screen (in its own window or your browser)."
 }

@@ -183,8 +183,10 @@ func TestServeRunsChatWithClaude(t *testing.T) {
 	if code := e.run("chat"); code != 0 {
 		t.Fatalf("lets chat: exit %d\n%s%s", code, e.out.String(), e.err.String())
 	}
-	if !strings.Contains(e.out.String(), "A new conversation with Claude is open in window w") {
-		t.Fatalf("lets chat said:\n%s", e.out.String())
+	// Headless: the chat window waits for the person on the home page,
+	// and neither `lets chat` nor serve prints a link to it (issue #23).
+	if out := e.out.String(); !strings.Contains(out, "A new conversation with Claude is in window w") || !strings.Contains(out, "It is waiting for you on Lets' home page: http://127.0.0.1:") || strings.Contains(out, "/w/") {
+		t.Fatalf("lets chat said:\n%s", out)
 	}
 	a := testutil.Wait(t, "an agent starts for the new conversation", ag.started)
 	o := a.opts
@@ -261,31 +263,41 @@ func TestServeRunsChatWithClaude(t *testing.T) {
 	}
 }
 
-// Point: on a desktop without native windows, chat windows open in the
-// browser (the chat manager has no browser of its own); other windows keep
-// their URL for whoever opened them; a native window that opens is left
-// alone; a headless Lets changes nothing.
-func TestChatWindowsInBrowserTakesOnlyChatWindows(t *testing.T) {
+// Point (issue #23): the host shows every window itself. A window no
+// native window took opens in the desktop browser when there is a display
+// (chat or any other unique); without a browser it waits on the home page
+// and serve's output says so (no key in it); a native window that opens
+// is left alone. A home link goes to the browser, or to serve's output.
+func TestWindowsInBrowserShowEveryWindowHostSide(t *testing.T) {
 	var opened []string
-	env := &Env{Getenv: func(string) string { return "" }, OpenURL: func(u string) error { opened = append(opened, u); return nil }}
+	var out strings.Builder
+	env := &Env{Stdout: &out, Getenv: func(string) string { return "" }, OpenURL: func(u string) error { opened = append(opened, u); return nil }}
 	log := slog.New(slog.DiscardHandler)
-	chat := host.WindowLaunch{Window: "w1", Unique: "chat", URL: "http://127.0.0.1:1/w/w1/#k=1"}
-	graph := host.WindowLaunch{Window: "w2", Unique: "graph", URL: "http://127.0.0.1:1/w/w2/#k=2"}
+	chat := host.WindowLaunch{Window: "w1", Unique: "chat", Title: "Chat", URL: "http://127.0.0.1:1/w/w1/?t=1"}
+	graph := host.WindowLaunch{Window: "w2", Unique: "graph", Title: "Graph", URL: "http://127.0.0.1:1/w/w2/?t=2"}
 
-	if o := chatWindowsInBrowser(false, env, log, host.Options{}); o.OnOpen != nil {
-		t.Fatal("a headless Lets got a window opener")
+	o := windowsInBrowser(false, env, log, host.Options{})
+	if err := o.OnOpen(graph); err == nil || len(opened) != 0 || !strings.Contains(out.String(), "A window is waiting for you: Graph — open it from Lets' home page") || strings.Contains(out.String(), "?t=") {
+		t.Fatalf("headless: %v, browser %v, printed %q", err, opened, out.String())
 	}
-	o := chatWindowsInBrowser(true, env, log, host.Options{})
+	if shown, err := o.OnShowHomeLink("http://127.0.0.1:1/#k=abc"); err != nil || shown != "terminal" || !strings.Contains(out.String(), "http://127.0.0.1:1/#k=abc") {
+		t.Fatalf("headless home link: %q %v, printed %q", shown, err, out.String())
+	}
+
+	o = windowsInBrowser(true, env, log, host.Options{})
 	if err := o.OnOpen(chat); err != nil || len(opened) != 1 || opened[0] != chat.URL {
 		t.Fatalf("chat window: %v, browser got %v", err, opened)
 	}
-	if err := o.OnOpen(graph); err == nil || len(opened) != 1 {
-		t.Fatalf("a graph window must keep its URL (error) and stay out of the browser: %v, %v", err, opened)
+	if err := o.OnOpen(graph); err != nil || len(opened) != 2 || opened[1] != graph.URL {
+		t.Fatalf("a graph window opens in the browser too: %v, %v", err, opened)
+	}
+	if shown, err := o.OnShowHomeLink("http://127.0.0.1:1/#k=def"); err != nil || shown != "browser" || opened[2] != "http://127.0.0.1:1/#k=def" {
+		t.Fatalf("home link on a desktop: %q %v, browser %v", shown, err, opened)
 	}
 
 	var native []string
 	failing := true
-	o = chatWindowsInBrowser(true, env, log, host.Options{OnOpen: func(l host.WindowLaunch) error {
+	o = windowsInBrowser(true, env, log, host.Options{OnOpen: func(l host.WindowLaunch) error {
 		native = append(native, l.Window)
 		if failing {
 			return errors.New("no display")
@@ -293,20 +305,17 @@ func TestChatWindowsInBrowserTakesOnlyChatWindows(t *testing.T) {
 		return nil
 	}})
 	opened = nil
-	if err := o.OnOpen(chat); err != nil || len(opened) != 1 {
-		t.Fatalf("a chat window no native window took: %v, browser %v", err, opened)
-	}
-	if err := o.OnOpen(graph); err == nil || len(opened) != 1 {
-		t.Fatalf("a graph window no native window took must keep its URL: %v", err)
+	if err := o.OnOpen(graph); err != nil || len(opened) != 1 {
+		t.Fatalf("a window no native window took: %v, browser %v", err, opened)
 	}
 	failing = false
-	if err := o.OnOpen(chat); err != nil || len(opened) != 1 || len(native) != 3 {
-		t.Fatalf("a native chat window: %v, browser %v, native %v", err, opened, native)
+	if err := o.OnOpen(chat); err != nil || len(opened) != 1 || len(native) != 2 {
+		t.Fatalf("a native window: %v, browser %v, native %v", err, opened, native)
 	}
 	env.OpenURL = func(string) error { return errors.New("no browser") }
 	failing = true
 	if err := o.OnOpen(chat); err == nil {
-		t.Fatal("with neither a native window nor a browser the URL must go back to the caller")
+		t.Fatal("with neither a native window nor a browser the window must wait on the home page (an error)")
 	}
 }
 

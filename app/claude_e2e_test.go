@@ -234,8 +234,65 @@ func (h *e2eHost) stop(t *testing.T) {
 
 func (h *e2eHost) base() string { return "http://127.0.0.1:" + strconv.Itoa(h.info.Port) }
 
+// personShows gets a waiting window's one-time URL as the person does with
+// a headless Lets (issue #23): the host prints a fresh home link in the
+// terminal `lets serve` runs in (POST /lip/home-link answers only where it
+// went), the person's browser claims it, and the home page's Open asks
+// for the window. The host token alone never gets the URL.
+func (h *e2eHost) personShows(t testing.TB, window string) string {
+	t.Helper()
+	post := func(path, tok, body string) map[string]any {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.base()+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tok != "" {
+			req.Header.Set("Authorization", "Bearer "+tok)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var ans map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&ans); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("POST %s: %d %v %v", path, resp.StatusCode, ans, err)
+		}
+		return ans
+	}
+	before := len(homeLinkIn.FindAllString(h.out.String(), -1))
+	if ans := post("/lip/home-link", h.info.Token, ""); ans["shown"] != "terminal" || ans["url"] != nil {
+		t.Fatalf("home-link answered %v, want the link in serve's terminal only", ans)
+	}
+	var link string
+	testutil.Eventually(t, "lets serve prints a fresh home link", func() bool {
+		all := homeLinkIn.FindAllString(h.out.String(), -1)
+		if len(all) > before {
+			link = all[len(all)-1]
+		}
+		return link != ""
+	})
+	_, key, _ := strings.Cut(link, "#k=")
+	claimed := post("/home/api/claim", "", `{"key":"`+key+`"}`)
+	tok, _ := claimed["token"].(string)
+	shown := post("/home/api/windows/"+window+"/show", tok, "{}")
+	u, _ := shown["url"].(string)
+	if !strings.Contains(u, "/w/"+window+"/?t=") {
+		t.Fatalf("show %s answered %v", window, shown)
+	}
+	return u
+}
+
+// homeLinkIn finds a home link in serve's output.
+var homeLinkIn = regexp.MustCompile(`http://127\.0\.0\.1:\d+/#k=[A-Za-z0-9_-]+`)
+
 // openWindow opens a unique through the host's API, as `lets open` does,
-// and returns the window id and its one-time URL.
+// and returns the window id and its one-time URL, which the test gets as
+// the person does (personShows).
 func (h *e2eHost) openWindow(t *testing.T, unique string) (string, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -251,11 +308,11 @@ func (h *e2eHost) openWindow(t *testing.T, unique string) (string, string) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var ans struct{ Window, URL string }
-	if err := json.NewDecoder(resp.Body).Decode(&ans); err != nil || resp.StatusCode != 200 || ans.Window == "" || ans.URL == "" {
-		t.Fatalf("POST /lip/open %s: %d %+v %v", unique, resp.StatusCode, ans, err)
+	var ans struct{ Window, URL, Shown string }
+	if err := json.NewDecoder(resp.Body).Decode(&ans); err != nil || resp.StatusCode != 200 || ans.Window == "" || ans.URL != "" || ans.Shown != "waiting" {
+		t.Fatalf("POST /lip/open %s: %d %+v %v (want a window waiting for the person, no URL)", unique, resp.StatusCode, ans, err)
 	}
-	return ans.Window, ans.URL
+	return ans.Window, h.personShows(t, ans.Window)
 }
 
 // wire is a Wire Protocol 1 client of this host's daemon.
@@ -597,16 +654,19 @@ func runClaude(t *testing.T, h *e2eHost, stub *claudestub.Server, o claudeOpts) 
 	return startClaude(t, h, stub, o).wait(t)
 }
 
-// urlIn finds the one-time window URL in an open tool result.
+// urlIn finds a one-time window URL in an open tool result (there must
+// be none: issue #23).
 var urlIn = regexp.MustCompile(`http://127\.0\.0\.1:\d+/w/[^\s"'<>]+`)
 
 // windowIn finds the window id in an open tool result.
 var windowIn = regexp.MustCompile(`as window (w\d+)`)
 
-// openedWindow reads the window and its URL from the tool_result of
-// mcp__lets__open in a request Claude sent. Claude Code 2.1.332 gives the
-// model a tool's structuredContent (as JSON text) when there is one, else
-// its text content; both are understood.
+// openedWindow reads the window from the tool_result of mcp__lets__open in
+// a request Claude sent; a one-time URL in it is an error (issue #23: the
+// agent never gets one). Claude Code 2.1.332 gives the model a tool's
+// structuredContent (as JSON text) when there is one, else its text
+// content; both are understood. url is always "": the test gets it as
+// the person does (personShows).
 func openedWindow(req claudestub.Request) (window, url, text string, err error) {
 	res := req.ToolResults()
 	if len(res) != 1 {
@@ -616,15 +676,18 @@ func openedWindow(req claudestub.Request) (window, url, text string, err error) 
 	if res[0].IsError {
 		return "", "", text, fmt.Errorf("open failed: %s", text)
 	}
-	var structured struct{ Window, URL string }
-	if json.Unmarshal([]byte(text), &structured) == nil && structured.Window != "" && structured.URL != "" {
-		return structured.Window, structured.URL, text, nil
+	if u := urlIn.FindString(text); u != "" {
+		return "", "", text, fmt.Errorf("the open result the model saw carries a window's one-time URL %s: %s", u, text)
 	}
-	w, u := windowIn.FindStringSubmatch(text), urlIn.FindString(text)
-	if w == nil || u == "" {
-		return "", "", text, fmt.Errorf("no window or URL in the open result: %s", text)
+	var structured struct{ Window string }
+	if json.Unmarshal([]byte(text), &structured) == nil && structured.Window != "" {
+		return structured.Window, "", text, nil
 	}
-	return w[1], u, text, nil
+	w := windowIn.FindStringSubmatch(text)
+	if w == nil {
+		return "", "", text, fmt.Errorf("no window in the open result: %s", text)
+	}
+	return w[1], "", text, nil
 }
 
 // e2eConfig is the host's config.json for these tests: free ports, no
@@ -713,7 +776,7 @@ func TestClaudeE2EChatThroughLets(t *testing.T) {
 	p := startClaude(t, h, stub, claudeOpts{prompt: "Open the hello unique and chat with the person there.", approval: 5 * time.Second})
 	o := awaitOpen(t, opened, p)
 	window = o.window
-	shell := dialE2EShell(t, h, o.url, o.window)
+	shell := dialE2EShell(t, h, h.personShows(t, o.window), o.window)
 	shell.send("chat.message", map[string]any{"text": "hello from a person"})
 	close(goOn)
 
@@ -880,7 +943,7 @@ func TestClaudeE2EApprovalFromAWindow(t *testing.T) {
 			states := watchClaudeStates(t, h)
 			p := startClaude(t, h, stub, claudeOpts{prompt: "Make a file.", approval: approval, project: project})
 			o := awaitOpen(t, opened, p)
-			shell := dialE2EShell(t, h, o.url, o.window)
+			shell := dialE2EShell(t, h, h.personShows(t, o.window), o.window)
 			close(goOn)
 
 			card := shell.next("shell.ask", 30*time.Second)

@@ -15,7 +15,8 @@ import (
 // (headless: no window can be shown on screen), the model calls Lets' open
 // tool. Claude Code gives the model only the result's structuredContent,
 // so the next model request must carry the instruction there: the note
-// with the one-time link and what to tell the person.
+// saying the window waits on the person's home page, with no link in it
+// (issue #23: the agent never gets a window's one-time link).
 func TestClaudeE2EOpenInstructionReachesTheModel(t *testing.T) {
 	testutil.Claude(t) // before anything starts: skip (or fail) at once without it
 	h := startE2EHost(t, e2eConfig(5*time.Second))
@@ -33,7 +34,7 @@ func TestClaudeE2EOpenInstructionReachesTheModel(t *testing.T) {
 	case <-time.After(testutil.EventuallyTimeout + time.Minute):
 		t.Fatal("the open tool's result never reached the model")
 	}
-	window, url, text, err := openedWindow(req)
+	window, _, text, err := openedWindow(req)
 	if err != nil {
 		t.Fatalf("the open result the model saw: %v", err)
 	}
@@ -46,19 +47,22 @@ func TestClaudeE2EOpenInstructionReachesTheModel(t *testing.T) {
 		t.Fatalf("the model did not get the open tool's structuredContent as JSON (%v):\n%s", err, text)
 	}
 	for _, want := range []string{
-		"No Lets window could be shown on screen",
-		"give the person this link",
-		"it works once",
-		url,
+		"No window could be shown on the screen here",
+		"waiting for the person on their Lets home page",
+		"Only the person can open it; you get no link to it.",
 		"as window " + window,
 	} {
 		if !strings.Contains(seen.Note, want) {
 			t.Errorf("the note the model received lacks %q:\n%s", want, seen.Note)
 		}
 	}
-	// And it is in the request body itself, as Claude Code sent it.
-	if !strings.Contains(string(req.Body), "give the person this link") {
+	// And it is in the request body itself, as Claude Code sent it, with
+	// no window link anywhere in it.
+	if !strings.Contains(string(req.Body), "waiting for the person on their Lets home page") {
 		t.Errorf("the model request body does not carry the instruction")
+	}
+	if strings.Contains(string(req.Body), "/w/"+window+"/?t=") {
+		t.Errorf("the model request body carries the window's one-time link")
 	}
 	run := p.wait(t)
 	if run.err != nil {

@@ -74,7 +74,7 @@ func commands() []command {
 		{name: "serve", summary: "run Lets headless (host and agent daemon, no tray)", usage: "[flags]", run: runServe},
 		{name: "status", summary: "show whether Lets is running and where", usage: "[--json]", run: runStatus},
 		{name: "pad", summary: "talk to the pad daemon: status, ping, state, watch, symbols, daemon", usage: "<command> [flags]", run: runPad},
-		{name: "open", summary: "open a unique in a window (your browser, for now); prints the window and its one-time URL", usage: "<unique> [--resume last|ID] [--title T] [--no-browser] [--json]", run: runOpen},
+		{name: "open", summary: "open a unique in a window: Lets shows it on your screen, or it waits for you on Lets' home page", usage: "<unique> [--resume last|ID] [--title T] [--json]", run: runOpen},
 		{name: "windows", summary: "list the open windows", usage: "[--json]", run: runWindows},
 		{name: "sessions", summary: "list saved sessions, newest first (resume one with lets open --resume)", usage: "[unique] [--json]", run: runSessions},
 		{name: "close", summary: "close an open window (its unique saves its work first)", usage: "<window>", run: runClose},

@@ -273,22 +273,21 @@ func (d *desktop) handOff(ctx context.Context, paths config.Paths) error {
 }
 
 // openHeadlessHome shows the home page of a Lets that runs headless
-// (`lets serve`): this process asks it for a one-time home link and opens
-// it in the browser, or prints it when there is no display.
+// (`lets serve`): the running Lets shows a fresh home link itself, in the
+// browser or in the terminal it runs in. The link never comes back to
+// this process: a home link signs in as the person (issue #23).
 func (d *desktop) openHeadlessHome(ctx context.Context, c *hostClient) error {
-	var link struct {
-		URL string `json:"url"`
+	var ans struct {
+		Shown string `json:"shown"`
 	}
-	if err := c.do(ctx, http.MethodPost, "/lip/home-link", nil, &link, 5*time.Second); err != nil {
-		return fmt.Errorf("Lets is already running headless, but it did not give a link to its home page: %w", err)
+	if err := c.do(ctx, http.MethodPost, "/lip/home-link", nil, &ans, 5*time.Second); err != nil {
+		return fmt.Errorf("Lets is already running headless, but it could not show its home page: %w", err)
 	}
-	if !d.headless {
-		if err := d.env.openURL(link.URL); err == nil {
-			fmt.Fprintln(d.env.Stdout, "Lets is already running headless (no tray); its home page is opening in your browser.")
-			return nil
-		}
+	if ans.Shown == "browser" {
+		fmt.Fprintln(d.env.Stdout, "Lets is already running headless (no tray); its home page is opening in your browser.")
+		return nil
 	}
-	fmt.Fprintf(d.env.Stdout, "Lets is already running headless (no tray). Open its home page in a browser on this computer:\n  %s\nThe link works once, within two minutes.\n", link.URL)
+	fmt.Fprintln(d.env.Stdout, "Lets is running headless; it printed a fresh link to its home page in the terminal where it runs.")
 	return nil
 }
 
@@ -713,8 +712,8 @@ func (s *traySource) openChat(ctx context.Context, id string) error {
 	return nil
 }
 
-// open asks the host for a window; the host starts the native window, or
-// hands back a one-time URL for the browser.
+// open asks the host for a window; the host shows it itself (a native
+// window or the browser), or keeps it waiting on the home page.
 func (s *traySource) open(ctx context.Context, unique, resume string) error {
 	body := map[string]string{"unique": unique}
 	if resume != "" {
@@ -729,9 +728,6 @@ func (s *traySource) open(ctx context.Context, unique, resume string) error {
 	}
 	if err != nil {
 		return fmt.Errorf("open %s: %w", unique, err)
-	}
-	if a.URL != "" {
-		return s.parts.env.openURL(a.URL)
 	}
 	return nil
 }

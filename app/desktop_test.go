@@ -546,12 +546,18 @@ func TestPlainLetsWithoutADisplayRunsHeadless(t *testing.T) {
 }
 
 // TestSecondLetsBesideAHeadlessLets: when the running Lets is `lets serve`
-// (no home window), a second `lets` gets a one-time home link from it and
-// hands it to the browser, or prints it without a display; it exits 0.
+// (no home window), a second `lets` asks it to show its home page; the
+// running Lets shows a fresh one-time home link itself (its browser with a
+// display, else its own terminal) and the second `lets` never sees the
+// link (issue #23: a home link signs in as the person). It exits 0.
 func TestSecondLetsBesideAHeadlessLets(t *testing.T) {
-	e := newTestEnv(t)
-	startServe(t, e, "--port", "0")
 	for _, withDisplay := range []bool{false, true} {
+		e := newTestEnv(t)
+		browser := &browserRecord{}
+		if withDisplay {
+			onADesktop(browser)(e)
+		}
+		startServe(t, e, "--port", "0")
 		var opened []string
 		out := &syncBuffer{}
 		second := &Env{Stdout: out, Stderr: out, Getenv: e.Getenv, OpenURL: func(u string) error { opened = append(opened, u); return nil }}
@@ -567,17 +573,23 @@ func TestSecondLetsBesideAHeadlessLets(t *testing.T) {
 			t.Fatal(err)
 		}
 		link := fmt.Sprintf("http://127.0.0.1:%d/#k=", info.Port)
+		if len(opened) != 0 || strings.Contains(out.String(), "#k=") {
+			t.Errorf("display %v: the second lets got the home link: opened %q, said %q", withDisplay, opened, out.String())
+		}
 		if withDisplay {
-			if len(opened) != 1 || !strings.HasPrefix(opened[0], link) {
-				t.Errorf("with a display the browser got %q, want a home link %s…", opened, link)
+			if got := browser.list(); len(got) != 1 || !strings.HasPrefix(got[0], link) {
+				t.Errorf("with a display the running Lets' browser got %q, want a home link %s…", got, link)
 			}
 			if !strings.Contains(out.String(), "home page is opening in your browser") {
 				t.Errorf("said %q", out.String())
 			}
 			continue
 		}
-		if len(opened) != 0 || !strings.Contains(out.String(), link) || !strings.Contains(out.String(), "works once") {
-			t.Errorf("without a display: opened %q, said %q", opened, out.String())
+		if !strings.Contains(out.String(), "it printed a fresh link to its home page in the terminal where it runs") {
+			t.Errorf("without a display the second lets said %q", out.String())
+		}
+		if !strings.Contains(e.out.String(), link) || !strings.Contains(e.out.String(), "works once") {
+			t.Errorf("without a display the running Lets printed %q, want a home link %s…", e.out.String(), link)
 		}
 	}
 }

@@ -98,8 +98,12 @@ func printJSON(w io.Writer, v any) error {
 
 // openAnswer is the part of POST /lip/open the CLI shows.
 type openAnswer struct {
-	Window   string            `json:"window"`
-	URL      string            `json:"url"`
+	Window string `json:"window"`
+	// Shown is "window" (Lets showed it: its own window or the browser)
+	// or "waiting" (on the home page, Home). The answer never holds the
+	// window's one-time URL (issue #23).
+	Shown    string            `json:"shown"`
+	Home     string            `json:"home,omitempty"`
 	Guide    string            `json:"guide"`
 	Events   map[string]string `json:"events"`
 	Commands map[string]string `json:"commands"`
@@ -109,22 +113,18 @@ type openAnswer struct {
 	} `json:"session"`
 }
 
-// openReport is `lets open --json`: the host's answer plus what the CLI
-// did with the window's one-time URL.
+// openReport is `lets open --json`: the host's answer and the unique.
 type openReport struct {
 	openAnswer
 	Unique string `json:"unique"`
-	// Browser is "opened", "skipped" (--no-browser), "launched by Lets"
-	// (the host opened its own window: no URL) or "failed: <why>".
-	Browser string `json:"browser"`
 }
 
 func runOpen(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags("open")
 	resume := fs.String("resume", "", `restore a saved session: "last" or an id that "lets sessions <unique>" lists`)
 	title := fs.String("title", "", "window title (default: the unique's title)")
-	noBrowser := fs.Bool("no-browser", false, "do not open the window in your browser; load the printed URL yourself (it works once)")
-	asJSON := fs.Bool("json", false, "print the window, its URL and what the unique sends and takes as JSON")
+	noBrowser := fs.Bool("no-browser", false, "no longer used: Lets itself shows the window, or keeps it waiting for you on its home page")
+	asJSON := fs.Bool("json", false, "print the window, where it is and what the unique sends and takes as JSON")
 	pos, err := parseWithArgs(env, "open", fs, args)
 	if err != nil {
 		return err
@@ -133,6 +133,9 @@ func runOpen(ctx context.Context, env *Env, args []string) error {
 		return &UsageError{Msg: "name one unique to open, e.g. `lets open hello` (`lets uniques` lists them)", flags: fs}
 	}
 	name := pos[0]
+	if *noBrowser {
+		return &UsageError{Msg: "--no-browser is gone: `lets open` no longer opens anything itself. Lets shows the window on your screen, or keeps it waiting for you on its home page", flags: fs}
+	}
 	c, err := lipClient(env)
 	if err != nil {
 		return err
@@ -155,32 +158,12 @@ func runOpen(ctx context.Context, env *Env, args []string) error {
 		}
 		return err
 	}
-	rep := openReport{openAnswer: a, Unique: name, Browser: "skipped"}
-	switch {
-	case a.URL == "":
-		rep.Browser = "launched by Lets"
-	case !*noBrowser:
-		if err := env.openURL(a.URL); err != nil {
-			rep.Browser = "failed: " + err.Error()
-		} else {
-			rep.Browser = "opened"
-		}
-	}
 	if *asJSON {
-		return printJSON(env.Stdout, rep)
+		return printJSON(env.Stdout, openReport{openAnswer: a, Unique: name})
 	}
 	out := env.Stdout
 	fmt.Fprintf(out, "Opened %s as window %s.\n", name, a.Window)
-	switch {
-	case a.URL == "":
-		fmt.Fprintln(out, "Lets opened its window for it.")
-	case rep.Browser == "opened":
-		fmt.Fprintf(out, "URL: %s\nYour browser should show it now; if it does not, load the URL yourself. It works once, so it is of no use to anyone else after that.\n", a.URL)
-	case rep.Browser == "skipped":
-		fmt.Fprintf(out, "URL: %s\nLoad it in a browser yourself; it works once.\n", a.URL)
-	default:
-		fmt.Fprintf(out, "URL: %s\nYour browser could not be started (%s); load the URL yourself, once.\n", a.URL, strings.TrimPrefix(rep.Browser, "failed: "))
-	}
+	fmt.Fprintln(out, shownWords(a.Shown, a.Home))
 	if a.Session != nil {
 		fmt.Fprintf(out, "Resumed session %s: %s\n", a.Session.ID, a.Session.Summary)
 	}

@@ -26,18 +26,24 @@ import (
 func BenchmarkServeRSS50Windows(b *testing.B) {
 	home := filepath.Join(b.TempDir(), "home")
 	cmd := exec.Command(os.Args[0], "serve", "--port", "0", "--no-pad")
-	cmd.Env = append(os.Environ(), "LETS_RUN_AS_CLI=1", "LETS_HOME="+home)
+	// No display: every window waits for the person, who opens it from
+	// the home page (issue #23), signed in from the link serve prints.
+	cmd.Env = append(os.Environ(), "LETS_RUN_AS_CLI=1", "LETS_HOME="+home, "DISPLAY=", "WAYLAND_DISPLAY=")
 	out, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 	ready := make(chan struct{})
+	links := make(chan string, 4)
 	go func() {
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
 			if strings.Contains(sc.Text(), "Press Ctrl+C") {
 				close(ready)
+			}
+			if _, key, ok := strings.Cut(sc.Text(), "/#k="); ok {
+				links <- strings.TrimSpace(key)
 			}
 		}
 	}()
@@ -64,6 +70,28 @@ func BenchmarkServeRSS50Windows(b *testing.B) {
 			_ = json.NewDecoder(resp.Body).Decode(out)
 		}
 	}
+	// The person: the home page signed in from the link serve printed.
+	post("/lip/home-link", nil, nil)
+	var key string
+	select {
+	case key = <-links:
+	case <-time.After(15 * time.Second):
+		b.Fatal("lets serve printed no home link")
+	}
+	var claimed struct{ Token string }
+	post("/home/api/claim", map[string]string{"key": key}, &claimed)
+	show := func(window string) string {
+		req, _ := http.NewRequest("POST", base+"/home/api/windows/"+window+"/show", nil)
+		req.Header.Set("Authorization", "Bearer "+claimed.Token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var ans struct{ URL string }
+		_ = json.NewDecoder(resp.Body).Decode(&ans)
+		return ans.URL
+	}
 	var conns []*websocket.Conn
 	defer func() {
 		for _, c := range conns {
@@ -72,11 +100,11 @@ func BenchmarkServeRSS50Windows(b *testing.B) {
 	}()
 	b.ResetTimer()
 	for i := range 50 {
-		var win struct{ Window, URL string }
+		var win struct{ Window string }
 		post("/lip/open", map[string]string{"unique": "hello"}, &win)
 		// The window token lives only in the shell page the one-time URL
 		// serves, as a window would load it.
-		page, err := http.Get(win.URL)
+		page, err := http.Get(show(win.Window))
 		if err != nil {
 			b.Fatal(err)
 		}

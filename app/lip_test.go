@@ -8,6 +8,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,9 +20,12 @@ import (
 
 // startLIPServe runs `lets serve` in-process on a free port and waits for
 // host.json.
-func startLIPServe(t *testing.T) (*testEnv, config.HostInfo) {
+func startLIPServe(t *testing.T, setup ...func(*testEnv)) (*testEnv, config.HostInfo) {
 	t.Helper()
 	e := newTestEnv(t)
+	for _, f := range setup {
+		f(e)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() { done <- Run(ctx, e.Env, []string{"serve", "--port", "0", "--no-pad"}) }()
@@ -69,32 +73,70 @@ func loadWindow(t *testing.T, url string) string {
 	return cfg.Token
 }
 
+// browserRecord is a desktop browser that writes down what it was asked
+// to open (the serve process's own, issue #23).
+type browserRecord struct {
+	mu     sync.Mutex
+	opened []string
+}
+
+func (b *browserRecord) open(u string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.opened = append(b.opened, u)
+	return nil
+}
+
+func (b *browserRecord) list() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]string(nil), b.opened...)
+}
+
+// onADesktop gives serve a display and a recording browser.
+func onADesktop(b *browserRecord) func(*testEnv) {
+	return func(e *testEnv) {
+		get := e.Env.Getenv
+		e.Env.Getenv = func(k string) string {
+			if k == "DISPLAY" {
+				return ":99"
+			}
+			return get(k)
+		}
+		e.Env.OpenURL = b.open
+	}
+}
+
 // TestOpenListenSendAgainstServe drives the LIP commands against a real
-// `lets serve` (issue #10, CLI affordances): `lets open` prints the window
-// and its one-time URL and opens it in the browser; `lets windows`,
-// `lets sessions` and `lets close` work; errors point to commands, never
-// to API paths.
+// `lets serve` (issue #10, CLI affordances) on a desktop: `lets open`
+// prints the window; Lets itself (not the CLI) opens it in the browser
+// (issue #23); `lets windows`, `lets sessions` and `lets close` work;
+// errors point to commands, never to API paths.
 func TestOpenListenSendAgainstServe(t *testing.T) {
-	e, info := startLIPServe(t)
+	browser := &browserRecord{}
+	e, info := startLIPServe(t, onADesktop(browser))
 	fi, err := os.Stat(config.Paths{Home: e.home}.HostFile())
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("host.json must be 0600: %v %v", fi, err)
 	}
-	// The commands get their own Env (the running serve keeps reading its
-	// own), with a browser that records what it was asked to open.
-	var opened []string
+	// The commands get their own Env, whose browser must stay unused: the
+	// CLI never gets a window's link.
 	cliEnv := *e.Env
-	cliEnv.OpenURL = func(u string) error { opened = append(opened, u); return nil }
+	cliEnv.OpenURL = func(u string) error { t.Errorf("the CLI opened %s itself", u); return nil }
 	e = &testEnv{Env: &cliEnv, out: e.out, err: e.err, home: e.home}
 
 	if err := runCmd(e, runOpen, "hello"); err != nil {
 		t.Fatalf("open: %v (%s)", err, e.err.String())
 	}
 	out := e.out.String()
+	opened := browser.list()
 	if len(opened) != 1 || !strings.HasPrefix(opened[0], "http://127.0.0.1:") || !strings.Contains(opened[0], "/w/w1/") {
 		t.Fatalf("the browser was asked to open %v", opened)
 	}
-	for _, want := range []string{"Opened hello as window w1.", "URL: " + opened[0], "Your browser should show it now", "`lets close w1`", "Events it sends: hello.export, hello.note"} {
+	if strings.Contains(out, "/w/w1/") || strings.Contains(out, "?t=") {
+		t.Errorf("lets open printed the window's link: %q", out)
+	}
+	for _, want := range []string{"Opened hello as window w1.", "Lets opened it on your screen", "`lets close w1`", "Events it sends: hello.export, hello.note"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("open printed %q, want %q in it", out, want)
 		}
@@ -102,7 +144,7 @@ func TestOpenListenSendAgainstServe(t *testing.T) {
 	if strings.Contains(out, "--print-url") || strings.Contains(out, "lets open hello") {
 		t.Errorf("open must not advise opening a second window: %q", out)
 	}
-	wtok := loadWindow(t, opened[0])
+	wtok := loadWindow(t, opened[0]) // the browser loads it
 
 	e.out.Reset()
 	if err := runCmd(e, runListen, "--wait", "2s", "--types", "session.open", "--json"); err != nil {
@@ -156,20 +198,21 @@ func TestOpenListenSendAgainstServe(t *testing.T) {
 		t.Fatalf("listen line %q", line)
 	}
 
-	// A second window, for machines: --json, and no browser.
+	// --no-browser is gone, and says so.
+	if err := runCmd(e, runOpen, "hello", "--no-browser"); err == nil || !strings.Contains(err.Error(), "--no-browser is gone") {
+		t.Fatalf("open --no-browser: %v", err)
+	}
+	// A second window, for machines: --json, with no URL in it.
 	e.out.Reset()
-	if err := runCmd(e, runOpen, "hello", "--json", "--no-browser"); err != nil {
+	if err := runCmd(e, runOpen, "hello", "--json"); err != nil {
 		t.Fatal(err)
 	}
 	var rep struct {
-		Window, URL, Unique, Browser string
-		Events                       map[string]string
+		Window, Unique, Shown string
+		Events                map[string]string
 	}
-	if err := json.Unmarshal([]byte(e.out.String()), &rep); err != nil || rep.Window != "w2" || !strings.Contains(rep.URL, "/w/w2/") || rep.Unique != "hello" || rep.Browser != "skipped" || rep.Events["hello.wave"] == "" {
+	if err := json.Unmarshal([]byte(e.out.String()), &rep); err != nil || rep.Window != "w2" || strings.Contains(e.out.String(), `"url"`) || strings.Contains(e.out.String(), "?t=") || rep.Unique != "hello" || rep.Shown != "window" || rep.Events["hello.wave"] == "" {
 		t.Fatalf("open --json: %v %s", err, e.out.String())
-	}
-	if len(opened) != 1 {
-		t.Fatalf("--no-browser opened %v", opened)
 	}
 
 	// lets windows lists both; --json for machines.
@@ -230,7 +273,7 @@ func TestOpenListenSendAgainstServe(t *testing.T) {
 	// Mistakes point to the commands that help, never to API paths.
 	errs := map[string]error{}
 	errs["open nosuch"] = runCmd(e, runOpen, "nosuch")
-	errs["open --resume"] = runCmd(e, runOpen, "hello", "--resume", "ss_nothing", "--no-browser")
+	errs["open --resume"] = runCmd(e, runOpen, "hello", "--resume", "ss_nothing")
 	errs["close w9"] = runCmd(e, runClose, "w9")
 	e.err.Reset()
 	errs["send w9"] = runCmd(e, runSend, "w9", "ui.toast", `{"text":"hi"}`)
@@ -275,4 +318,40 @@ func TestLIPCommandsWithoutHost(t *testing.T) {
 func itoaPort(p int) string {
 	b, _ := json.Marshal(p)
 	return string(b)
+}
+
+// TestOpenOnHeadlessServeWaitsOnHome (issue #23): on a `lets serve`
+// without a display nothing can show a window, so it waits for the person
+// on the home page. `lets open` (the host token) says where, with no link
+// to the window, also in --json; serve's own output (the person's
+// terminal) says a window waits, without its key.
+func TestOpenOnHeadlessServeWaitsOnHome(t *testing.T) {
+	e, info := startLIPServe(t)
+	e.Env.OpenURL = func(u string) error { t.Errorf("something opened %s in a browser on a headless Lets", u); return nil }
+	if err := runCmd(e, runOpen, "hello"); err != nil {
+		t.Fatalf("open: %v (%s)", err, e.err.String())
+	}
+	home := "http://127.0.0.1:" + itoaPort(info.Port) + "/"
+	testutil.Eventually(t, "serve says a window waits and lets open says where", func() bool {
+		out := e.out.String()
+		return strings.Contains(out, "Opened hello as window w1.") &&
+			strings.Contains(out, "It is waiting for you on Lets' home page: "+home) &&
+			strings.Contains(out, "A window is waiting for you: ")
+	})
+	if out := e.out.String(); strings.Contains(out, "/w/") || strings.Contains(out, "?t=") {
+		t.Fatalf("a window's link was printed: %q", out)
+	}
+	e.out.Reset()
+	if err := runCmd(e, runOpen, "hello", "--json"); err != nil {
+		t.Fatal(err)
+	}
+	var rep map[string]any
+	_, js, _ := strings.Cut(e.out.String(), "{")
+	if err := json.Unmarshal([]byte("{"+js), &rep); err != nil {
+		// serve's own line may come first; the JSON is the rest.
+		t.Fatalf("open --json: %v %q", err, e.out.String())
+	}
+	if rep["url"] != nil || rep["shown"] != "waiting" || rep["home"] != home || rep["window"] != "w2" {
+		t.Fatalf("open --json: %v", rep)
+	}
 }

@@ -206,11 +206,11 @@ func TestMCPClientDrivesLetsMCP(t *testing.T) {
 
 	op := d.call("open", map[string]any{"unique": "hello"})
 	win, _ := op.StructuredContent["window"].(string)
-	url, _ := op.StructuredContent["url"].(string)
-	if win == "" || !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.Contains(op.text(), "Opened hello as window "+win) {
+	// Issue #23: the agent gets no window link; the person opens it.
+	if win == "" || op.StructuredContent["url"] != nil || strings.Contains(op.text(), "/w/") || !strings.Contains(op.text(), "Opened hello as window "+win) {
 		t.Fatalf("open hello: %q %v", op.text(), op.StructuredContent)
 	}
-	shell := dialE2EShell(t, h, url, win)
+	shell := dialE2EShell(t, h, h.personShows(t, win), win)
 
 	// A person types in the window's chat: listen returns it.
 	shell.send("chat.message", map[string]any{"text": "hello from a person"})
@@ -284,8 +284,8 @@ func TestMCPClientSurvivesAHostRestart(t *testing.T) {
 		t.Errorf("status after the restart: %q", st.text())
 	}
 	op := d.call("open", map[string]any{"unique": "hello"})
-	if url, _ := op.StructuredContent["url"].(string); !strings.HasPrefix(url, h.base()+"/") {
-		t.Errorf("open after the restart points at %q, want the new host %s", url, h.base())
+	if home, _ := op.StructuredContent["home"].(string); home != h.base()+"/" {
+		t.Errorf("open after the restart points at %q, want the new host %s", home, h.base())
 	}
 }
 

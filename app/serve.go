@@ -205,7 +205,7 @@ func serve(ctx context.Context, env *Env, args []string, desk *desktop) (err err
 		return err
 	}
 	desk.useChat(chat)
-	srv, err := host.Listen(chatWindowsInBrowser(desk != nil && !desk.headless, env, log, wins.hostOptions(host.Options{
+	srv, err := host.Listen(windowsInBrowser((desk != nil && !desk.headless) || hasDisplay(env.Getenv), env, log, wins.hostOptions(host.Options{
 		Addr:    "127.0.0.1:" + strconv.Itoa(cfg.HostPort),
 		Token:   tok,
 		Version: Version,

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"testing/fstest"
@@ -68,7 +69,7 @@ func startRigHost(t *testing.T) *host.Server {
 	for p, data := range wallFiles {
 		builtin["wall/"+p] = &fstest.MapFile{Data: []byte(data), Mode: 0o644}
 	}
-	s, err := host.Listen(host.Options{Token: rigToken, Version: "0.1.0", DataDir: t.TempDir(), Builtin: builtin})
+	s, err := host.Listen(host.Options{Token: rigToken, Version: "0.1.0", DataDir: t.TempDir(), Builtin: builtin, OnOpen: rigLaunches.take})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,6 +81,29 @@ func startRigHost(t *testing.T) *host.Server {
 		_ = testutil.Wait(t, "the host stops", done)
 	})
 	return s
+}
+
+// launchBook keeps the one-time URLs OnOpen got: the rig is the native
+// window (issue #23: the open answer never carries the URL).
+type launchBook struct{ m sync.Map }
+
+// rigLaunches is every rig host's launches, by "<host URL>/w/<window>/".
+var rigLaunches = &launchBook{}
+
+func (b *launchBook) take(l host.WindowLaunch) error {
+	base, _, _ := strings.Cut(l.URL, "?")
+	b.m.Store(base, l.URL)
+	return nil
+}
+
+// url is the launch of window on s.
+func (b *launchBook) url(t testing.TB, s *host.Server, window string) string {
+	t.Helper()
+	u, ok := b.m.Load(s.URL() + "/w/" + window + "/")
+	if !ok {
+		t.Fatalf("no launch of window %s reached OnOpen", window)
+	}
+	return u.(string)
 }
 
 func api(t *testing.T, s *host.Server, method, path string, body any) []byte {
@@ -125,6 +149,7 @@ func openWin(t *testing.T, s *host.Server, unique string, w, h int64, dpr float6
 	if err := json.Unmarshal(api(t, s, "POST", "/lip/open", map[string]any{"unique": unique}), &o); err != nil {
 		t.Fatal(err)
 	}
+	o.URL = rigLaunches.url(t, s, o.Window)
 	ctx := browsertest.New(t, browsertest.Options{Width: 1000, Height: 640, Timeout: 120 * time.Second})
 	x := &win{t: t, s: s, ctx: ctx, id: o.Window, worlds: map[string]string{}}
 	chromedp.ListenTarget(ctx, func(ev any) {

@@ -7,7 +7,9 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,13 +54,26 @@ func (g *guiRig) openHomeWindow() {
 	if err != nil {
 		g.tb.Fatalf("POST /lip/home-link: %v", err)
 	}
-	var link struct {
-		URL string `json:"url"`
+	var shown struct {
+		Shown string `json:"shown"`
 	}
-	err = json.NewDecoder(resp.Body).Decode(&link)
+	err = json.NewDecoder(resp.Body).Decode(&shown)
 	resp.Body.Close()
-	if err != nil || resp.StatusCode != http.StatusOK {
-		g.tb.Fatalf("POST /lip/home-link: %d, %v", resp.StatusCode, err)
+	if err != nil || resp.StatusCode != http.StatusOK || shown.Shown != "browser" {
+		g.tb.Fatalf("POST /lip/home-link: %d, %v, shown %q", resp.StatusCode, err, shown.Shown)
+	}
+	// Lets showed the link in this session's browser, which wrote it down.
+	var link struct{ URL string }
+	if !testutil.Poll(testutil.EventuallyTimeout, func() bool {
+		data, _ := os.ReadFile(filepath.Join(g.home, ".fake-browser", "opened"))
+		for _, line := range strings.Split(string(data), "\n") {
+			if strings.Contains(line, "/#k=") {
+				link.URL = strings.TrimSpace(line)
+			}
+		}
+		return link.URL != ""
+	}) {
+		g.tb.Fatal("the home link never reached the session's browser")
 	}
 	l, err := window.HomeLaunch(link.URL, fmt.Sprintf("http://127.0.0.1:%d", g.info.Port))
 	if err != nil {

@@ -81,7 +81,19 @@ func startGUIRig(tb testing.TB) *guiRig {
 	disp := display.Name(tb)
 
 	g := &guiRig{tb: tb, bin: bin, display: disp, home: tb.TempDir(), logs: &bytes.Buffer{}}
-	g.env = append(os.Environ(), "DISPLAY="+disp, "LETS_HOME="+g.home, "WAYLAND_DISPLAY=", "LETS_LOG=debug",
+	// The desktop browser of this session only writes down what Lets asks
+	// it to open (the address inside the opener's redirect page): a home
+	// link Lets shows itself (POST /lip/home-link answers only where it
+	// went, issue #23) is read from there.
+	browser := filepath.Join(g.home, ".fake-browser")
+	if err := os.MkdirAll(browser, 0o700); err != nil {
+		tb.Fatal(err)
+	}
+	script := "#!/bin/sh\na=\"$1\"\ncase \"$a\" in file://*) a=$(sed -n 's/^<meta http-equiv=\"refresh\" content=\"0;url=\\(.*\\)\">$/\\1/p' \"${a#file://}\" | sed 's/&amp;/\\&/g') ;; esac\nprintf '%s\\n' \"$a\" >> '" + filepath.Join(browser, "opened") + "'\n"
+	if err := os.WriteFile(filepath.Join(browser, "xdg-open"), []byte(script), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	g.env = append(os.Environ(), "PATH="+browser+string(os.PathListSeparator)+os.Getenv("PATH"), "DISPLAY="+disp, "LETS_HOME="+g.home, "WAYLAND_DISPLAY=", "LETS_LOG=debug",
 		// Whatever the outer session says, windows talk to this display.
 		"XDG_SESSION_TYPE=x11", "GDK_BACKEND=x11",
 		// The test's bus is new: without this, GTK's first window would
