@@ -48,8 +48,9 @@ func windowExit(env *Env, err error) error {
 // nativeWindows opens every window the host opens as a `lets window`
 // process. It is nil when this binary or this session cannot show native
 // windows (a build without the desktop tags, no display): the host then
-// hands the one-time URL to the caller, and `lets open` shows it in the
-// browser, as before.
+// shows the window in the desktop browser itself, or keeps it waiting on
+// the home page (windowsInBrowser, issue #23); the caller never gets the
+// one-time URL.
 type nativeWindows struct {
 	spawner *spawn.Spawner
 	log     *slog.Logger
