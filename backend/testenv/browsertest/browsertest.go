@@ -24,7 +24,12 @@ import (
 type Options struct {
 	// Width and Height of the window; 0 means 1280×800.
 	Width, Height int
-	// Timeout bounds the whole browser session; 0 means 60 s.
+	// Timeout bounds the whole browser session. 0 means the test's own
+	// deadline (go test -timeout) less a minute, so the test reports
+	// where it stood before the test binary panics: a fixed budget for the
+	// whole session adds up every step, so a long test under load ran out
+	// of it while each step was in time (CI k1). Each wait still has its
+	// own bound (testutil.EventuallyTimeout).
 	Timeout time.Duration
 	// HostResolverRules maps test host names to loopback addresses
 	// (Chromium's --host-resolver-rules, e.g. "MAP pad-host.test 127.0.0.3").
@@ -45,9 +50,6 @@ func New(tb testing.TB, o Options) context.Context {
 	if o.Width == 0 {
 		o.Width, o.Height = 1280, 800
 	}
-	if o.Timeout == 0 {
-		o.Timeout = 60 * time.Second
-	}
 	root, err := shared.browser(bin, o.HostResolverRules)
 	if err != nil {
 		tb.Fatalf("start Chromium %s: %v", bin, err)
@@ -56,7 +58,7 @@ func New(tb testing.TB, o Options) context.Context {
 	if err != nil {
 		tb.Fatalf("open a %d×%d tab in Chromium: %v", o.Width, o.Height, err)
 	}
-	ctx, cancelTimeout := context.WithTimeout(tab, o.Timeout)
+	ctx, cancelTimeout := context.WithDeadline(tab, sessionDeadline(tb, o.Timeout, time.Now()))
 	tb.Cleanup(func() {
 		cancelTimeout()
 		cancelTab()
@@ -65,6 +67,28 @@ func New(tb testing.TB, o Options) context.Context {
 		tb.Fatalf("open a %d×%d tab in Chromium: %v", o.Width, o.Height, err)
 	}
 	return ctx
+}
+
+// sessionDeadline is when a browser session started at now ends: after
+// timeout, or with none, a minute before the test's deadline (at least
+// a minute from now), or in ten minutes for a test without a deadline.
+func sessionDeadline(tb testing.TB, timeout time.Duration, now time.Time) time.Time {
+	if timeout > 0 {
+		return now.Add(timeout)
+	}
+	if t, ok := tb.(interface{ Deadline() (time.Time, bool) }); ok {
+		if d, ok := t.Deadline(); ok {
+			return later(d.Add(-time.Minute), now.Add(time.Minute))
+		}
+	}
+	return now.Add(10 * time.Minute)
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // openTab makes a browser context of its own (no cookies or storage shared
