@@ -141,16 +141,21 @@ func TestCompanionLeavesTheNoteBoxAfterAWave(t *testing.T) {
 			}
 			x.settled()
 			// Click where the companion is, if it is over the note box at
-			// all, else in the box's middle.
+			// all, else in the box's middle. Never within 16 px of the
+			// box's edges: the bottom-right corner is the textarea's resize
+			// grip, and a press there resizes instead of focusing (CI k1
+			// clicked at (751,379), 4 px inside that corner, with the
+			// companion below the box, not over it).
 			var pip []float64
-			x.eval(`(() => { const b = document.querySelector(".lets-companion-body").getBoundingClientRect(); return [b.left + 32, b.top + 32]; })()`, &pip)
-			cx := math.Min(math.Max(pip[0], note[0]+4), note[0]+note[2]-4)
-			cy := math.Min(math.Max(pip[1], note[1]+4), note[1]+note[3]-4)
+			x.eval(`(() => { const b = document.querySelector(".lets-companion-body").getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; })()`, &pip)
+			cx, cy := note[0]+note[2]/2, note[1]+note[3]/2
+			if pip[0] < note[0]+note[2] && pip[2] > note[0] && pip[1] < note[1]+note[3] && pip[3] > note[1] {
+				const inset = 16
+				cx = math.Min(math.Max((pip[0]+pip[2])/2, note[0]+inset), note[0]+note[2]-inset)
+				cy = math.Min(math.Max((pip[1]+pip[3])/2, note[1]+inset), note[1]+note[3]-inset)
+			}
 			x.click(cx, cy)
-			// Where the click went, for the log: this test timed out
-			// waiting for the click to land in loaded CI runs (neither the
-			// note box focused nor the menu open) and passes in every
-			// local run, loaded or not; the line says which it was.
+			// Where the click went, for the log.
 			var diagS, diagU string
 			x.eval(fmt.Sprintf(`(() => { const e = document.elementFromPoint(%f, %f); const b = document.querySelector(".lets-companion-body").getBoundingClientRect(); return "shell: at=" + (e ? e.tagName + "#" + e.id + "." + e.className : "none") + " active=" + (document.activeElement ? document.activeElement.tagName + "#" + document.activeElement.id : "none") + " hasFocus=" + document.hasFocus() + " pip=" + [b.left,b.top,b.width,b.height] + " menuHidden=" + document.getElementById("lets-companion-menu").hidden + " ds=" + JSON.stringify(document.querySelector(".lets-companion").dataset); })()`, cx, cy), &diagS)
 			x.evalU(`"unique: active=" + (document.activeElement ? document.activeElement.tagName + "#" + document.activeElement.id : "none") + " hasFocus=" + document.hasFocus()`, &diagU)
