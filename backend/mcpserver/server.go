@@ -201,7 +201,7 @@ func (s *server) addTools(srv *mcp.Server) error {
 	mcp.AddTool(srv, &mcp.Tool{
 		Name:  "open",
 		Title: "Open a Lets window",
-		Description: "Open a unique as a window on the person's screen. The result has the window id (w1, w2, …), the unique's GUIDE (how to use it: follow it while the window is open), the events it sends and the commands it takes. " +
+		Description: "Open a unique as a window on the person's screen (or, where Lets cannot show it, waiting for them on their Lets home page; the result says which, and you never get a link to it). The result has the window id (w1, w2, …), the unique's GUIDE (how to use it: follow it while the window is open), the events it sends and the commands it takes. " +
 			"Then call listen to hear what the person does, send to act in the window, and listen again. Pass resume (\"last\" or an id from sessions) to bring back a saved session.",
 		InputSchema: openIn,
 		Annotations: &mcp.ToolAnnotations{OpenWorldHint: ptr(false), DestructiveHint: ptr(false)},
