@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"strings"
 	"sync"
 	"testing"
 	"testing/fstest"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/lets-app/lets/backend/host"
 	"github.com/lets-app/lets/backend/testenv/browsertest"
+	"github.com/lets-app/lets/backend/testenv/launchbook"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 	"github.com/lets-app/lets/uniques"
 )
@@ -69,7 +69,7 @@ func startRigHost(t *testing.T) *host.Server {
 	for p, data := range wallFiles {
 		builtin["wall/"+p] = &fstest.MapFile{Data: []byte(data), Mode: 0o644}
 	}
-	s, err := host.Listen(host.Options{Token: rigToken, Version: "0.1.0", DataDir: t.TempDir(), Builtin: builtin, OnOpen: rigLaunches.take})
+	s, err := host.Listen(host.Options{Token: rigToken, Version: "0.1.0", DataDir: t.TempDir(), Builtin: builtin, OnOpen: rigLaunches.Take})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,28 +83,9 @@ func startRigHost(t *testing.T) *host.Server {
 	return s
 }
 
-// launchBook keeps the one-time URLs OnOpen got: the rig is the native
+// rigLaunches are every test host's window launches: the tests are the native
 // window (issue #23: the open answer never carries the URL).
-type launchBook struct{ m sync.Map }
-
-// rigLaunches is every rig host's launches, by "<host URL>/w/<window>/".
-var rigLaunches = &launchBook{}
-
-func (b *launchBook) take(l host.WindowLaunch) error {
-	base, _, _ := strings.Cut(l.URL, "?")
-	b.m.Store(base, l.URL)
-	return nil
-}
-
-// url is the launch of window on s.
-func (b *launchBook) url(t testing.TB, s *host.Server, window string) string {
-	t.Helper()
-	u, ok := b.m.Load(s.URL() + "/w/" + window + "/")
-	if !ok {
-		t.Fatalf("no launch of window %s reached OnOpen", window)
-	}
-	return u.(string)
-}
+var rigLaunches = &launchbook.Book{}
 
 func api(t *testing.T, s *host.Server, method, path string, body any) []byte {
 	t.Helper()
@@ -149,7 +130,7 @@ func openWin(t *testing.T, s *host.Server, unique string, w, h int64, dpr float6
 	if err := json.Unmarshal(api(t, s, "POST", "/lip/open", map[string]any{"unique": unique}), &o); err != nil {
 		t.Fatal(err)
 	}
-	o.URL = rigLaunches.url(t, s, o.Window)
+	o.URL = rigLaunches.URL(t, s.URL(), o.Window)
 	ctx := browsertest.New(t, browsertest.Options{Width: 1000, Height: 640, Timeout: 120 * time.Second})
 	x := &win{t: t, s: s, ctx: ctx, id: o.Window, worlds: map[string]string{}}
 	chromedp.ListenTarget(ctx, func(ev any) {

@@ -67,7 +67,7 @@ type chatHost struct {
 func startChatHost(t *testing.T) *chatHost {
 	t.Helper()
 	home := t.TempDir()
-	s, err := host.Listen(host.Options{Token: chatToken, Version: "0.1.0", DataDir: home, Handoff: "close", OnOpen: testLaunches.take})
+	s, err := host.Listen(host.Options{Token: chatToken, Version: "0.1.0", DataDir: home, Handoff: "close", OnOpen: testLaunches.Take})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func (h *chatHost) open(t *testing.T, resume string) chatOpened {
 	if err := json.Unmarshal(raw, &o); err != nil || o.Window == "" || o.URL != "" {
 		t.Fatalf("open answer %s: %v (the answer to Claude never holds the window's URL)", raw, err)
 	}
-	o.URL = testLaunches.url(t, h.srv, o.Window)
+	o.URL = testLaunches.URL(t, h.srv.URL(), o.Window)
 	h.note("claude: open chat%s → %s", map[bool]string{true: " (resume " + resume + ")", false: ""}[resume != ""], o.Window)
 	return o
 }

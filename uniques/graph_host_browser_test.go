@@ -22,6 +22,7 @@ import (
 
 	"github.com/lets-app/lets/backend/host"
 	"github.com/lets-app/lets/backend/testenv/browsertest"
+	"github.com/lets-app/lets/backend/testenv/launchbook"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
@@ -63,7 +64,7 @@ type graphHost struct {
 func startGraphHost(t *testing.T) *graphHost {
 	t.Helper()
 	home := t.TempDir()
-	s, err := host.Listen(host.Options{Token: graphToken, Version: "0.1.0", DataDir: home, Handoff: "close", OnOpen: testLaunches.take})
+	s, err := host.Listen(host.Options{Token: graphToken, Version: "0.1.0", DataDir: home, Handoff: "close", OnOpen: testLaunches.Take})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,28 +112,9 @@ func (h *graphHost) api(t *testing.T, method, path string, body any) []byte {
 	return data
 }
 
-// launchBook keeps the one-time URLs OnOpen got: these tests are the
-// native window (issue #23: the open answer never carries the URL).
-type launchBook struct{ m sync.Map }
-
-// testLaunches is every test host's launches, by "<host URL>/w/<window>/".
-var testLaunches = &launchBook{}
-
-func (b *launchBook) take(l host.WindowLaunch) error {
-	base, _, _ := strings.Cut(l.URL, "?")
-	b.m.Store(base, l.URL)
-	return nil
-}
-
-// url is the launch of window on s.
-func (b *launchBook) url(t testing.TB, s *host.Server, window string) string {
-	t.Helper()
-	u, ok := b.m.Load(s.URL() + "/w/" + window + "/")
-	if !ok {
-		t.Fatalf("no launch of window %s reached OnOpen", window)
-	}
-	return u.(string)
-}
+// testLaunches are every test host's window launches: the tests are the native
+// window (issue #23: the open answer never carries the URL).
+var testLaunches = &launchbook.Book{}
 
 type graphOpened struct {
 	Window   string            `json:"window"`
@@ -155,7 +137,7 @@ func (h *graphHost) open(t *testing.T, resume string) graphOpened {
 	if err := json.Unmarshal(h.api(t, "POST", "/lip/open", body), &o); err != nil || o.Window == "" || o.URL != "" {
 		t.Fatalf("open: %+v %v (the answer to Claude never holds the window's URL)", o, err)
 	}
-	o.URL = testLaunches.url(t, h.srv, o.Window)
+	o.URL = testLaunches.URL(t, h.srv.URL(), o.Window)
 	h.note("claude", "open graph%s → window %s (guide: %d words, %d events, %d commands)",
 		map[bool]string{true: " resume " + resume, false: ""}[resume != ""], o.Window, len(strings.Fields(o.Guide)), len(o.Events), len(o.Commands))
 	return o
