@@ -356,11 +356,12 @@ func TestSummary(t *testing.T) {
 	}
 }
 
-// TestOpenChatGivesTheOneTimeURLOnce: with no native window (a headless
-// host), OpenChat hands out the window's one-time URL, which opens
-// the chat page; opening the same conversation again gives the window
-// and no URL.
-func TestOpenChatGivesTheOneTimeURLOnce(t *testing.T) {
+// TestOpenChatOnAHeadlessHostGetsNoURL (issue #23): the chat manager
+// opens its windows through the host API with the host token, like any
+// agent, so with no native window (a headless host) it gets the window
+// and no one-time URL: the window waits for the person on the home page.
+// Opening the same conversation again gives the same window.
+func TestOpenChatOnAHeadlessHostGetsNoURL(t *testing.T) {
 	r := newRigOn(t, startHostWith(t, false), nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -368,8 +369,8 @@ func TestOpenChatGivesTheOneTimeURLOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if win == "" || !strings.HasPrefix(url, "http://127.0.0.1:") {
-		t.Fatalf("OpenChat = %q, %q; want a window and its one-time URL", win, url)
+	if win == "" || url != "" {
+		t.Fatalf("OpenChat = %q, %q; want a window and no URL", win, url)
 	}
 	list := r.m.List()
 	if len(list) != 1 {
