@@ -87,6 +87,9 @@ class Home {
   // The last overview shown: an unchanged one is not drawn again, so a
   // refresh never takes the keyboard focus away.
   private shown = "";
+  /** Refreshes asked for, and the newest one drawn (see refresh). */
+  private asked = 0;
+  private drawn = 0;
 
   /** The "Waiting for you" card (home/waiting.ts), made once the page has access. */
   waiting: WaitingCard | null = null;
@@ -103,6 +106,9 @@ class Home {
 
   /** Fetches the overview and redraws what changed; keep is a note to carry over. */
   async refresh(keep?: HTMLElement): Promise<void> {
+    // Refreshes overlap (an Open's, the timer's, the tab coming back): an
+    // answer older than the one on screen must not draw over it.
+    const ticket = ++this.asked;
     let ov: Overview;
     try {
       ov = await this.api.overview();
@@ -110,6 +116,8 @@ class Home {
       this.fail(e);
       return;
     }
+    if (ticket < this.drawn) return;
+    this.drawn = ticket;
     byId("home").dataset.access = "yes";
     const key = JSON.stringify(ov);
     if (key === this.shown) return;
@@ -121,15 +129,19 @@ class Home {
     problems.hidden = ov.problems.length === 0;
     problems.textContent = ov.problems.join(" ");
     this.waiting?.render((ov as Overview & { waiting?: WaitingWindow[] }).waiting ?? []);
+    // A redraw makes fresh notes: every note that says something (the
+    // one this refresh was asked to keep, and any other an Open or a
+    // Remove wrote meanwhile) says the same thing on its fresh element.
+    const said = [...document.querySelectorAll<HTMLElement>("p.open-note[id][data-state]")];
+    if (keep?.id && !said.includes(keep)) said.push(keep);
     this.renderChats(ov);
     this.renderUniques(ov);
     this.renderSessions(ov);
-    if (keep?.id) {
-      // The redraw made a fresh note; say the same thing there.
-      const fresh = document.getElementById(keep.id);
-      if (fresh && fresh !== keep) {
-        fresh.textContent = keep.textContent;
-        Object.assign(fresh.dataset, keep.dataset);
+    for (const old of said) {
+      const fresh = document.getElementById(old.id);
+      if (fresh && fresh !== old) {
+        fresh.textContent = old.textContent;
+        Object.assign(fresh.dataset, old.dataset);
       }
     }
     this.renderDevices(ov);
