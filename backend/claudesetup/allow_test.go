@@ -91,13 +91,15 @@ func FuzzAllowOurTools(f *testing.F) {
 		if err != nil {
 			t.Fatalf("disallow: %v", err)
 		}
-		var v struct {
-			Permissions struct {
-				Allow []any `json:"allow"`
-			} `json:"permissions"`
-		}
+		// Maps, not a struct: Claude Code reads JSON keys exactly, and
+		// Go's struct decoding would take "Allow" for "allow" (a file
+		// with "Allow" holds no allow rule for Claude Code, and the
+		// editor rightly leaves it alone).
+		var v map[string]any
 		_ = json.Unmarshal(back, &v)
-		for _, r := range v.Permissions.Allow {
+		perms, _ := v["permissions"].(map[string]any)
+		allow, _ := perms["allow"].([]any)
+		for _, r := range allow {
 			if r == OurToolsRule {
 				t.Fatalf("rule left after disallow: %s", back)
 			}
