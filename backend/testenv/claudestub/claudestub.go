@@ -159,15 +159,23 @@ func (b Block) ResultText() string {
 	return strings.Join(parts, "\n")
 }
 
-// ToolResults returns the tool_result blocks of the request's last message.
+// ToolResults returns the tool_result blocks of the request's last user turn.
+//
+// They are read from the user messages after the last assistant message,
+// not only the last message: Claude Code may send a reminder of its own
+// after the results (for one, the list of MCP tools that connected while
+// the tool ran, when a server was slow to start).
 func (r Request) ToolResults() []Block {
-	if len(r.Messages) == 0 {
-		return nil
+	first := len(r.Messages)
+	for first > 0 && r.Messages[first-1].Role == "user" {
+		first--
 	}
 	var out []Block
-	for _, b := range r.Messages[len(r.Messages)-1].Blocks() {
-		if b.Type == "tool_result" {
-			out = append(out, b)
+	for _, m := range r.Messages[first:] {
+		for _, b := range m.Blocks() {
+			if b.Type == "tool_result" {
+				out = append(out, b)
+			}
 		}
 	}
 	return out
