@@ -6,32 +6,14 @@ import (
 	"encoding/json"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/lets-app/lets/backend/hostclient"
+	"github.com/lets-app/lets/backend/testenv/testutil"
 )
-
-// lockedBuffer records what the server wrote, read while it still writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // Point (#23 note): a unique's event text holding NEL (U+0085, a line
 // break for some readers) and a bidi override (U+202E) reaches Claude
@@ -45,7 +27,7 @@ func TestListenWritesNoRawControlsOnTheWire(t *testing.T) {
 	// pipes. What it writes is recorded on its way to the client.
 	toServerR, toServerW := io.Pipe()
 	fromServerR, fromServerW := io.Pipe()
-	wire := &lockedBuffer{}
+	wire := &testutil.SyncBuffer{} // what the server wrote, read while it still writes
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	served := make(chan error, 1)
