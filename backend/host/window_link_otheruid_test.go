@@ -3,8 +3,6 @@
 package host
 
 import (
-	"bufio"
-	"io"
 	"net"
 	"net/http"
 	"net/netip"
@@ -12,7 +10,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/lets-app/lets/backend/netguard"
 	"github.com/lets-app/lets/backend/testenv/otheruser"
@@ -22,17 +19,7 @@ import (
 // getOver sends one GET for target over c and reads the answer.
 func getOver(t *testing.T, c net.Conn, host, target string) (int, string) {
 	t.Helper()
-	_ = c.SetDeadline(time.Now().Add(ioTimeout))
-	if _, err := io.WriteString(c, "GET "+target+" HTTP/1.1\r\nHost: "+host+"\r\nConnection: close\r\n\r\n"); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(body)
+	return getOverWith(t, c, host, target)
 }
 
 // Point (#23 High 1), the attack as it happened: another local user reads
