@@ -310,6 +310,7 @@ func (s *Server) setupLIP() error {
 	}
 	s.perms = runner.OpenPermissions(paths.PermissionsFile())
 	s.runner = runner.New(filepath.Join(o.DataDir, "run"), o.Getenv)
+	s.runner.SetLogger(o.Log)
 	return nil
 }
 

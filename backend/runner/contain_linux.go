@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -38,6 +39,13 @@ import (
 // escapes. Stopping that needs a PID namespace, which a desktop app
 // cannot count on being allowed to make.
 
+// The containments a reaper is told to use: the run's cgroup (fd 4), or
+// the /proc scan alone.
+const (
+	containCgroup = "cgroup"
+	containScan   = "scan"
+)
+
 // reaperArg is the hidden first argument that turns a Lets binary (or a
 // test binary) into the reaper; see init in reaper_linux.go.
 const reaperArg = "__lets-run-reaper"
@@ -63,7 +71,32 @@ const (
 	// backstopTick is how often the runner wakes a stopped reaper
 	// (SIGCONT) and looks whether it is held stopped.
 	backstopTick = 50 * time.Millisecond
+	// cgroupRemoveBudget bounds the wait for a killed cgroup to empty.
+	cgroupRemoveBudget = 2 * time.Second
+	// outputDrainBudget bounds the wait for the run's output to end
+	// once the reaper is gone.
+	outputDrainBudget = time.Second
 )
+
+// stdinFile holds the run's standard input in an unlinked file in dir,
+// read from the start: the program reads it at its own pace, and nothing
+// of the runner waits on a pipe the program never drains.
+func stdinFile(dir string, in io.Reader) (*os.File, error) {
+	f, err := os.CreateTemp(dir, ".stdin-")
+	if err != nil {
+		return nil, fmt.Errorf("hold the run's input: %w", err)
+	}
+	_ = os.Remove(f.Name())
+	if _, err := io.Copy(f, in); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("hold the run's input: %w", err)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("hold the run's input: %w", err)
+	}
+	return f, nil
+}
 
 // runContained runs j under the reaper and returns the program's exit
 // code (-1 when a signal ended it).
@@ -86,14 +119,69 @@ func (r *Runner) runContained(ctx context.Context, j job) (int, error) {
 		return -1, fmt.Errorf("the channel to the run's reaper is a %T, not a Unix socket", conn)
 	}
 
-	cmd := exec.CommandContext(ctx, reaperBinary, reaperArg, j.prog, j.src)
+	// The run's own cgroup, where the host may make one (cgroup_linux.go).
+	var cg *runCgroup
+	if !r.noCgroup {
+		if cg, err = makeRunCgroup(); err != nil {
+			r.noteNoCgroup(err)
+			cg = nil
+		}
+	}
+	contain := containScan
+	extra := []*os.File{theirs} // fd 3 in the reaper
+	if cg != nil {
+		contain = containCgroup
+		extra = append(extra, cg.dir) // fd 4
+	}
+	// Whatever happened to the reaper, nothing of the run outlives it:
+	// the cgroup is killed, then removed (once, early or on the way out).
+	var removeOnce sync.Once
+	removeCgroup := func() {
+		removeOnce.Do(func() {
+			if cg == nil {
+				return
+			}
+			if err := cg.remove(time.Now().Add(cgroupRemoveBudget)); err != nil {
+				r.log().Warn("a run's cgroup could not be removed", "err", err)
+			}
+		})
+	}
+	defer removeCgroup()
+
+	// The program's stdio are files and pipes of the runner's own, not
+	// os/exec's copying: the run answers as soon as the reaper is gone
+	// and the cgroup killed, even when the reaper was killed early and
+	// something it started still holds the output.
+	stdin, err := stdinFile(j.dir, j.stdin)
+	if err != nil {
+		return -1, err
+	}
+	defer stdin.Close()
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return -1, fmt.Errorf("make the run's output pipe: %w", err)
+	}
+	defer outR.Close()
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		_ = outW.Close()
+		return -1, fmt.Errorf("make the run's error pipe: %w", err)
+	}
+	defer errR.Close()
+
+	cmd := exec.CommandContext(ctx, reaperBinary, reaperArg, contain, j.prog, j.src)
 	cmd.Dir, cmd.Env = j.dir, j.env
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = j.stdin, j.stdout, j.stderr
-	cmd.ExtraFiles = []*os.File{theirs} // fd 3 in the reaper
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, outW, errW
+	cmd.ExtraFiles = extra
 	// Its own group: the runner's own group signals do not reach it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	waited := make(chan struct{})
 	cmd.Cancel = func() error {
+		// Everything in the run's cgroup ends at once, whatever the
+		// reaper is up to; the reaper then reports the program's end.
+		if cg != nil {
+			cg.kill()
+		}
 		// The program may have stopped its reaper (kill -STOP $PPID).
 		_ = cmd.Process.Signal(syscall.SIGCONT)
 		if err := ctl.CloseWrite(); err != nil {
@@ -104,12 +192,40 @@ func (r *Runner) runContained(ctx context.Context, j job) (int, error) {
 		return nil
 	}
 	cmd.WaitDelay = reaperWaitDelay
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	// The reaper holds its own copies now (or there is no reaper).
+	_, _, _ = theirs.Close(), outW.Close(), errW.Close()
+	if err != nil {
 		return -1, fmt.Errorf("start the run's reaper (%s): %w", reaperBinary, err)
 	}
-	_ = theirs.Close() // the reaper holds its own copy now
+	copied := make(chan struct{}, 2)
+	for _, c := range []struct {
+		to   io.Writer
+		from *os.File
+	}{{j.stdout, outR}, {j.stderr, errR}} {
+		go func() {
+			_, _ = io.Copy(c.to, c.from)
+			copied <- struct{}{}
+		}()
+	}
 	waitErr := cmd.Wait()
 	close(waited)
+	removeCgroup()
+	// The output ends when its last holder is gone: at once when the
+	// reaper ended everything, or when the cgroup was killed. A process
+	// that escaped both (the reaper was killed and there is no cgroup)
+	// is not waited for beyond outputDrainBudget.
+	drain := time.NewTimer(outputDrainBudget)
+	defer drain.Stop()
+	for n := 0; n < 2; {
+		select {
+		case <-copied:
+			n++
+		case <-drain.C:
+			_ = outR.SetReadDeadline(time.Now())
+			_ = errR.SetReadDeadline(time.Now())
+		}
+	}
 
 	// The reaper is gone, so the socket is at its end: the read cannot
 	// block for long, and the deadline covers the unexpected.
@@ -124,6 +240,8 @@ func (r *Runner) runContained(ctx context.Context, j job) (int, error) {
 	switch {
 	case ctx.Err() != nil:
 		return -1, nil
+	case errors.As(waitErr, &exitErr) && cg != nil:
+		return -1, fmt.Errorf("the run's reaper ended without a report (%v); everything the program started was stopped with the run's cgroup", exitErr)
 	case errors.As(waitErr, &exitErr):
 		return -1, fmt.Errorf("the run's reaper ended without a report (%v); what the program started may still be running", exitErr)
 	case waitErr != nil:

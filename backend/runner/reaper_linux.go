@@ -27,15 +27,22 @@ func init() {
 	}
 }
 
-// reaperMain runs args (the interpreter and its source file) with this
-// process's stdin, stdout, stderr, folder and environment, and returns the
-// exit code to end with. ctl is the runner's channel: its end (EOF) means
-// stop. Every descendant is killed before it returns.
+// reaperMain runs args (the containment, then the interpreter and its
+// source file) with this process's stdin, stdout, stderr, folder and
+// environment, and returns the exit code to end with. ctl is the runner's
+// channel: its end (EOF) means stop. The containment is "cgroup" (fd 4 is
+// the run's cgroup: the program starts in it) or "scan". Every descendant
+// is killed before it returns.
 func reaperMain(args []string, ctl *os.File) int {
-	if len(args) == 0 {
+	if len(args) < 2 || (args[0] != containCgroup && args[0] != containScan) {
 		fmt.Fprintln(os.Stderr, "lets: the run's reaper was started without a program; only Lets itself starts it")
 		return 125
 	}
+	var cg *runCgroup
+	if args[0] == containCgroup {
+		cg = &runCgroup{path: "/proc/self/fd/4", dir: os.NewFile(4, "lets-run-cgroup")}
+	}
+	args = args[1:]
 	// The program gets stdin, stdout and stderr only: not the runner's
 	// channel, nor any descriptor the host let slip without close-on-exec.
 	if err := unix.CloseRange(3, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC); err != nil {
@@ -56,12 +63,27 @@ func reaperMain(args []string, ctl *os.File) int {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 
-	// Its own group, so a program's `kill 0` does not reach the reaper.
+	// Its own group, so a program's `kill 0` does not reach the reaper;
+	// and straight into the run's cgroup, where there is one.
+	sys := &syscall.SysProcAttr{Setpgid: true}
+	if cg != nil {
+		sys.UseCgroupFD, sys.CgroupFD = true, int(cg.dir.Fd())
+	}
 	pid, err := syscall.ForkExec(args[0], args, &syscall.ProcAttr{
 		Env:   os.Environ(),
 		Files: []uintptr{0, 1, 2},
-		Sys:   &syscall.SysProcAttr{Setpgid: true},
+		Sys:   sys,
 	})
+	if err != nil && cg != nil {
+		// A kernel without clone3's CLONE_INTO_CGROUP (before 5.7):
+		// the /proc scan alone contains the run.
+		cg = nil
+		pid, err = syscall.ForkExec(args[0], args, &syscall.ProcAttr{
+			Env:   os.Environ(),
+			Files: []uintptr{0, 1, 2},
+			Sys:   &syscall.SysProcAttr{Setpgid: true},
+		})
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "lets: could not start %s: %v\n", args[0], err)
 		return 125
@@ -98,7 +120,7 @@ func reaperMain(args []string, ctl *os.File) int {
 	}
 	// Whether the program finished or was stopped, nothing it started
 	// outlives the run.
-	killDescendants(os.Getpid(), noChildren, reaperKillBudget)
+	killDescendants(os.Getpid(), cg, noChildren, reaperKillBudget)
 	if !haveStatus {
 		select {
 		case status = <-programDone:
@@ -122,14 +144,19 @@ func reaperMain(args []string, ctl *os.File) int {
 	return code
 }
 
-// killDescendants SIGKILLs every live descendant of self, again and again
-// (a process may fork between a scan and its kill; the subreaper makes
-// the new orphan ours, so the next scan finds it) until the reaping loop
-// says no child is left or budget runs out.
-func killDescendants(self int, noChildren <-chan struct{}, budget time.Duration) {
+// killDescendants kills the run's cgroup (when cg is not nil: all at
+// once, forks racing the kill included) and SIGKILLs every live
+// descendant of self, again and again (a process may fork between a scan
+// and its kill; the subreaper makes the new orphan ours, so the next scan
+// finds it) until the reaping loop says no child is left or budget runs
+// out.
+func killDescendants(self int, cg *runCgroup, noChildren <-chan struct{}, budget time.Duration) {
 	deadline := time.NewTimer(budget)
 	defer deadline.Stop()
 	for {
+		if cg != nil {
+			cg.kill()
+		}
 		for _, pid := range liveDescendants(self) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,6 +78,32 @@ type Runner struct {
 
 	mu      sync.Mutex
 	running map[string]int
+
+	logger *slog.Logger
+	// noCgroup makes runs go without a cgroup of their own (the /proc
+	// scan alone contains them); tests of that path set it.
+	noCgroup bool
+	// cgroupNoted is set once the lack of a cgroup has been logged.
+	cgroupNoted sync.Once
+}
+
+// SetLogger sets where the runner reports what a person or a
+// maintainer may want to know (e.g. how runs are contained here).
+func (r *Runner) SetLogger(l *slog.Logger) { r.logger = l }
+
+func (r *Runner) log() *slog.Logger {
+	if r.logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return r.logger
+}
+
+// noteNoCgroup logs, once, that runs here are contained without a
+// cgroup of their own, and why.
+func (r *Runner) noteNoCgroup(err error) {
+	r.cgroupNoted.Do(func() {
+		r.log().Info("runs are contained by the child subreaper and a /proc scan, without a cgroup of their own", "why", err)
+	})
 }
 
 // New runs code in temporary folders under dir (~/.lets/run). The child
