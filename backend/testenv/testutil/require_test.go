@@ -17,6 +17,8 @@ type recordingTB struct {
 	failed     string
 	skipped    string
 	logged     string
+	errored    bool
+	errorText  string
 }
 
 func (r *recordingTB) Helper()      {}
@@ -29,6 +31,11 @@ func (r *recordingTB) Fatalf(format string, args ...any) {
 	r.failed = fmt.Sprintf(format, args...)
 	r.mu.Unlock()
 	panic(stopTest{})
+}
+func (r *recordingTB) Errorf(format string, args ...any) {
+	r.mu.Lock()
+	r.errored, r.errorText = true, fmt.Sprintf(format, args...)
+	r.mu.Unlock()
 }
 func (r *recordingTB) Logf(format string, args ...any) {
 	r.mu.Lock()
