@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -236,10 +237,18 @@ func TestHookProcessDaemonRestartedMidApproval(t *testing.T) {
 	d = startPadDaemon(t, sock)
 	go func() { got <- result{runHookProcess(t, bin, env, "PermissionRequest", in, 60*time.Second)} }()
 	waitSessionState(t, sock, ev.SessionID, wire.StateWaitingForApproval)
+	// The hook's state report and its subscription travel on two
+	// connections (Wire acknowledges no subscribe_actions): press once
+	// Approve is lit, as a person would.
+	id := wire.Identity{Backend: "claude", SessionID: ev.SessionID}
+	testutil.Eventually(t, "Approve is lit for the hook's question", func() bool {
+		acts, err := d.d.Answerable(context.Background(), id, "")
+		return err == nil && slices.Contains(acts, wire.ActionApprove)
+	})
 	// The same Wire approve a pad press or a window's card delivers.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := d.d.Answer(ctx, wire.Identity{Backend: "claude", SessionID: ev.SessionID}, "", wire.ActionApprove); err != nil {
+	if err := d.d.Answer(ctx, id, "", wire.ActionApprove); err != nil {
 		t.Fatalf("approve: %v", err)
 	}
 	if res := testutil.Wait(t, "the decision after the Approve press", got); res.r.code != 0 || res.r.stdout != claudehook.DecisionAllow {

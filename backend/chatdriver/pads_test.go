@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -95,10 +96,19 @@ func TestPermissionFromThePads(t *testing.T) {
 	ask := dataMap(sh.next("shell.ask", 5*time.Second, nil))
 	info, _ := config.ReadHostInfo(r.h.paths)
 	waitPadState(t, info.WireSocket, a.SessionID(), wire.StateWaitingForApproval)
+	// The question's subscription and its state report travel on two
+	// connections (Wire acknowledges no subscribe_actions), so the pads may
+	// show the wait a moment before Approve lights up; a person presses a
+	// lit pad. (CI r1 pressed in between: "the agent's request is over".)
+	id := wire.Identity{Backend: "claude", SessionID: a.SessionID()}
+	testutil.Eventually(t, "Approve is lit for req-pad", func() bool {
+		acts, err := d.Answerable(context.Background(), id, "req-pad")
+		return err == nil && slices.Contains(acts, wire.ActionApprove)
+	})
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := d.Answer(ctx, wire.Identity{Backend: "claude", SessionID: a.SessionID()}, "req-pad", wire.ActionApprove); err != nil {
+	if err := d.Answer(ctx, id, "req-pad", wire.ActionApprove); err != nil {
 		t.Fatalf("press Approve: %v", err)
 	}
 	if ans := testutil.Wait(t, "the pad's Approve to reach Claude", a.answers); ans.RequestID != "req-pad" || !ans.Allow || string(ans.Input) != string(input) {

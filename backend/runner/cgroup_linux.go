@@ -165,11 +165,17 @@ func sweepStaleCgroups(parent string) {
 	}
 }
 
-// kill ends every process in the cgroup: cgroup.kill where the kernel has
-// it (5.14 and later), and a SIGKILL to each listed process as well (on
-// older kernels, that is all).
+// kill ends every process in the cgroup: with cgroup.kill where the
+// kernel has it (5.14 and later), which names no pid and so cannot hit a
+// process that took the pid of one that just ended; on older kernels, a
+// SIGKILL to each process listed (the best they allow).
 func (c *runCgroup) kill() {
-	_ = os.WriteFile(filepath.Join(c.path, "cgroup.kill"), []byte("1"), 0)
+	if err := os.WriteFile(filepath.Join(c.path, "cgroup.kill"), []byte("1"), 0); err == nil || !errors.Is(err, os.ErrNotExist) {
+		return
+	}
+	if _, err := os.Stat(c.path); err != nil {
+		return // the cgroup itself is gone
+	}
 	for _, pid := range c.pids() {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
