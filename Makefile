@@ -35,8 +35,11 @@ PACKAGE_VERSION := $(shell sed -n 's/.*"productVersion": *"\([^"]*\)".*/\1/p' wa
 TOOLS := build/tools
 TYPESCRIPT_VERSION := 5.9.3
 NODE_TYPES_VERSION := 20.19.43
+# The accessibility engine the browser tests run in every page (issue #26;
+# backend/testenv/axe finds it in build/tools/node_modules/axe-core).
+AXE_CORE_VERSION := 4.14.1
 # Inside node_modules, so removing that folder also forgets the install.
-TOOLS_STAMP := $(TOOLS)/node_modules/.lets-typescript-$(TYPESCRIPT_VERSION)-types-node-$(NODE_TYPES_VERSION)
+TOOLS_STAMP := $(TOOLS)/node_modules/.lets-typescript-$(TYPESCRIPT_VERSION)-types-node-$(NODE_TYPES_VERSION)-axe-core-$(AXE_CORE_VERSION)
 TSC := $(TOOLS)/node_modules/.bin/tsc
 TSCONFIGS := shell/tsconfig.json shell/tsconfig.test.json frontend/tsconfig.json frontend/tsconfig.test.json uniques/_graph/tsconfig.json uniques/_graph/tsconfig.test.json
 # staticcheck, pinned, built from the Go module proxy into the same ignored
@@ -128,7 +131,7 @@ deps-test: deps
 go-deps:
 	@$(GO) mod download
 
-## tools: the pinned TypeScript checker in build/tools (npm; once per version)
+## tools: the pinned TypeScript checker and axe-core in build/tools (npm; once per version)
 tools: $(TOOLS_STAMP)
 
 $(TOOLS_STAMP):
@@ -136,7 +139,7 @@ $(TOOLS_STAMP):
 	rm -rf $(TOOLS)/node_modules
 	mkdir -p $(TOOLS)
 	npm install --prefix $(TOOLS) --no-save --no-package-lock --no-audit --no-fund --loglevel=error \
-		typescript@$(TYPESCRIPT_VERSION) @types/node@$(NODE_TYPES_VERSION)
+		typescript@$(TYPESCRIPT_VERSION) @types/node@$(NODE_TYPES_VERSION) axe-core@$(AXE_CORE_VERSION)
 	touch $@
 
 ## staticcheck-tool: the pinned staticcheck in build/tools/bin (Go module
