@@ -156,10 +156,13 @@ func TestLetsInARealTrayHost(t *testing.T) {
 	conn := realTray.Conn(t)
 	mark := realTray.LogMark()
 	start := mark
+	// The monitor starts before Lets: the panel may read the menu before
+	// the test has found Lets' item on the bus.
+	mon := realTray.Monitor(t)
 	l := startGUILets(t, s)
 
 	item := realTrayItem(t, realTray, conn, l.cmd.Process.Pid, l)
-	mon := realTray.Monitor(t, item.sender)
+	mon.Item(item.sender)
 	testutil.Eventually(t, "the panel reads Lets' menu", func() bool { return mon.Calls("GetLayout") > 0 })
 	mon.Settle(t)
 	if id := trayProp(t, conn, item, "Id"); id != "Lets" {

@@ -307,9 +307,13 @@ var realHostBase = Snapshot{
 // monitor of the panel's calls to it.
 func startInHost(t *testing.T, first Snapshot) (*trayChild, *dbus.Conn, *traytest.Monitor) {
 	t.Helper()
+	// The monitor starts first: the panel may read the menu before the
+	// tray process has said its bus name (CI r7 missed that read).
+	desk.Start(t)
+	mon := desk.Monitor(t)
 	c := startTrayChild(t, first)
+	mon.Item(c.bus)
 	conn := desk.Conn(t)
-	mon := desk.Monitor(t, c.bus)
 	c.registered(t, conn)
 	// The panel reads first, as in real use: fyne.io/systray answers the
 	// first GetLayout of a run with the top level only (its workaround
@@ -537,9 +541,11 @@ func TestRealTrayHostIdleRSS(t *testing.T) {
 // BenchmarkTrayIdleRSS reports the idle resident memory of a tray-only
 // process in the real tray host (kB-RSS); the time per op is meaningless.
 func BenchmarkTrayIdleRSS(b *testing.B) {
+	desk.Start(b)
+	mon := desk.Monitor(b)
 	c := startTrayChild(b, realHostBase)
+	mon.Item(c.bus)
 	conn := desk.Conn(b)
-	mon := desk.Monitor(b, c.bus)
 	c.registered(b, conn)
 	testutil.Eventually(b, "xfce4-panel reads the menu (GetLayout)", func() bool { return mon.Calls("GetLayout") > 0 })
 	mon.Settle(b)

@@ -15,25 +15,31 @@ import (
 // reads (Calls).
 type Monitor struct {
 	d     *Desktop
-	item  string // the item's unique bus name
 	host  string // the watcher's (the panel plugin's) unique bus name
 	probe *dbus.Conn
 
 	mu sync.Mutex
-	// open are the host's calls to the item not answered yet, by caller
-	// and serial.
-	open map[string]bool
-	// calls counts every call to the item by member ("GetLayout", …).
-	calls map[string]int
-	total int
+	// item is the item's unique bus name, once the test knows it (Item).
+	// Calls are recorded by destination from the start, so none made
+	// before the test learnt the name is lost: the panel may read a new
+	// item's menu before its process has said its name (CI r7).
+	item string
+	// open are the host's calls to items not answered yet, by caller and
+	// serial, with their destination.
+	open map[string]string
+	// calls counts every call to an item by destination and member
+	// ("GetLayout", …); total by destination.
+	calls map[string]map[string]int
+	total map[string]int
 	// probeReplies counts the answers the bus delivered to the probe
 	// connection (which makes no call but Settle's).
 	probeReplies int
 }
 
-// Monitor starts watching the calls to the item owned by the unique bus
-// name item. It ends with the test.
-func (d *Desktop) Monitor(tb testing.TB, item string) *Monitor {
+// Monitor starts watching the tray host's calls to tray items; Item
+// names the one the test counts. Start it before the item's process, so
+// no call is missed. It ends with the test.
+func (d *Desktop) Monitor(tb testing.TB) *Monitor {
 	tb.Helper()
 	mon, err := dbus.Connect(d.busAddr)
 	if err != nil {
@@ -48,7 +54,7 @@ func (d *Desktop) Monitor(tb testing.TB, item string) *Monitor {
 		_ = mon.Close()
 		close(done)
 	})
-	m := &Monitor{d: d, item: item, probe: d.Conn(tb), open: map[string]bool{}, calls: map[string]int{}}
+	m := &Monitor{d: d, probe: d.Conn(tb), open: map[string]string{}, calls: map[string]map[string]int{}, total: map[string]int{}}
 	if err := m.probe.BusObject().Call("org.freedesktop.DBus.GetNameOwner", 0, WatcherName).Store(&m.host); err != nil {
 		tb.Fatalf("find the tray host on the bus: %v", err)
 	}
@@ -94,16 +100,19 @@ func (m *Monitor) drain(ch <-chan *dbus.Message, done <-chan struct{}) {
 		case dbus.TypeMethodCall:
 			path, _ := msg.Headers[dbus.FieldPath].Value().(dbus.ObjectPath)
 			member, _ := msg.Headers[dbus.FieldMember].Value().(string)
-			if sender == m.host && strings.HasPrefix(string(path), "/StatusNotifierItem") && m.isItem(dest) {
-				m.open[fmt.Sprintf("%s/%d", sender, msg.Serial())] = true
-				m.calls[member]++
-				m.total++
+			if sender == m.host && strings.HasPrefix(string(path), "/StatusNotifierItem") {
+				m.open[fmt.Sprintf("%s/%d", sender, msg.Serial())] = dest
+				if m.calls[dest] == nil {
+					m.calls[dest] = map[string]int{}
+				}
+				m.calls[dest][member]++
+				m.total[dest]++
 			}
 		case dbus.TypeMethodReply, dbus.TypeError:
+			// The answer to one of the host's calls, from the item or,
+			// when the item is gone, from the bus.
 			serial, _ := msg.Headers[dbus.FieldReplySerial].Value().(uint32)
-			if sender == m.item {
-				delete(m.open, fmt.Sprintf("%s/%d", dest, serial))
-			}
+			delete(m.open, fmt.Sprintf("%s/%d", dest, serial))
 			if dest == probe {
 				m.probeReplies++
 			}
@@ -112,10 +121,40 @@ func (m *Monitor) drain(ch <-chan *dbus.Message, done <-chan struct{}) {
 	}
 }
 
+// Item names the item the monitor counts: the unique bus name its
+// process owns.
+func (m *Monitor) Item(name string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.item = name
+}
+
 // isItem says whether a destination is the item: its unique name or the
-// well-known name fyne.io/systray takes beside it.
+// well-known name fyne.io/systray takes beside it. The caller holds mu.
 func (m *Monitor) isItem(dest string) bool {
-	return dest == m.item || strings.HasPrefix(dest, "org.kde.StatusNotifierItem-")
+	return m.item != "" && (dest == m.item || strings.HasPrefix(dest, "org.kde.StatusNotifierItem-"))
+}
+
+// openCalls and itemTotal are the item's unanswered calls and all its
+// calls so far. The caller holds mu.
+func (m *Monitor) openCalls() int {
+	n := 0
+	for _, dest := range m.open {
+		if m.isItem(dest) {
+			n++
+		}
+	}
+	return n
+}
+
+func (m *Monitor) itemTotal() int {
+	n := 0
+	for dest, t := range m.total {
+		if m.isItem(dest) {
+			n += t
+		}
+	}
+	return n
 }
 
 // Calls is how many calls of member the tray host made to the item so
@@ -123,7 +162,13 @@ func (m *Monitor) isItem(dest string) bool {
 func (m *Monitor) Calls(member string) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.calls[member]
+	n := 0
+	for dest, c := range m.calls {
+		if m.isItem(dest) {
+			n += c[member]
+		}
+	}
+	return n
 }
 
 // Settle waits until the tray host has no call to the item open and has
@@ -137,10 +182,10 @@ func (m *Monitor) Settle(tb testing.TB) {
 		m.d.Eventually(tb, "the tray host has answered or been answered on every call to the item", func() bool {
 			m.mu.Lock()
 			defer m.mu.Unlock()
-			return len(m.open) == 0
+			return m.openCalls() == 0
 		})
 		m.mu.Lock()
-		before, answered := m.total, m.probeReplies
+		before, answered := m.itemTotal(), m.probeReplies
 		m.mu.Unlock()
 		call := m.probe.Object(WatcherName, WatcherPath).Call("org.freedesktop.DBus.Properties.Get", 0, WatcherName, "RegisteredStatusNotifierItems")
 		if call.Err != nil {
@@ -154,7 +199,7 @@ func (m *Monitor) Settle(tb testing.TB) {
 			return m.probeReplies > answered
 		})
 		m.mu.Lock()
-		quiet := m.total == before && len(m.open) == 0
+		quiet := m.itemTotal() == before && m.openCalls() == 0
 		m.mu.Unlock()
 		if quiet {
 			return
