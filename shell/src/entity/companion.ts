@@ -5,6 +5,7 @@
 
 import "./entity.css";
 import { CLEAR_GAP, boxAt, clearSpot, coveredArea, near, overlapArea, type Rect } from "./clear";
+import { removeKeepingFocus, trackFocusOrigin } from "../dom";
 import { makeFigure } from "./figure";
 import {
   besidePoint, clampToViewport, DEFAULT_PERSONA, followPoint, GestureDetector, Glide, isMood, isReaction, menuFocus, menuItems,
@@ -84,6 +85,7 @@ export class Companion {
     this.live = el("div", "lets-sr-only", { role: "status", "aria-live": "polite", id: "lets-companion-live" });
     this.element.append(this.bubble, this.button, this.menu);
     parent.append(this.element, this.live);
+    trackFocusOrigin(this.element);
 
     this.setMood("idle");
     this.applyPersona();
@@ -436,8 +438,10 @@ export class Companion {
 
   private dismiss(): void {
     this.host.emit("entity.dismiss", {});
-    this.setHidden(true);
-    this.button.blur();
+    // The focus goes back to the control it came from (issue #26), not
+    // to the page's body.
+    removeKeepingFocus(this.element, [], () => this.setHidden(true));
+    if (this.element.contains(document.activeElement)) this.button.blur();
   }
 
   /** Positions the bubble and menu on the side with room. */
