@@ -28,7 +28,7 @@ const (
 
 var setupIDs = []string{idSetupNote, idSetupProgress, idSetupCheck, idSignInOpen, idSignInLink, idSignInForm}
 
-//
+// component draws one card of a first-run screen in the dock slot.
 // The steps stay until Claude is ready (issue #26): the cards carry
 // dismissible: false, so the shell draws no × on them and a person cannot
 // close the install steps or "Check again" away for good. The sign-in link
