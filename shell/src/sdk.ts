@@ -299,6 +299,11 @@ interface PortMessage {
     if (getComputedStyle(el).visibility === "hidden") return null;
     return [Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height)];
   };
+  const canTab = (el: HTMLElement): boolean => {
+    if (el.tabIndex < 0 || (el as HTMLButtonElement).disabled || el.closest("[hidden], [inert], fieldset[disabled]")) return false;
+    if (el.getClientRects().length === 0) return false;
+    return getComputedStyle(el).visibility !== "hidden";
+  };
   let lastControls = "";
   let controlsQueued = false;
   const reportControls = () => {
@@ -310,10 +315,17 @@ interface PortMessage {
       if (b) rects.push(b);
       if (rects.length >= 300) break;
     }
-    const text = JSON.stringify(rects);
+    // Whether Tab has anywhere to go in this page: while every control is
+    // disabled or hidden (the chat band before the first message), the
+    // shell takes the frame out of the Tab order, so it is no empty stop.
+    // A page with no controls at all may take keys itself (a game): it
+    // stays a stop.
+    const all = Array.from(document.querySelectorAll<HTMLElement>(CONTROLS));
+    const tabbable = all.length === 0 || all.some(canTab);
+    const text = JSON.stringify([rects, tabbable]);
     if (text === lastControls) return;
     lastControls = text;
-    port.postMessage({ op: "controls", rects });
+    port.postMessage({ op: "controls", rects, tabbable });
   };
   const controlsSoon = () => {
     if (controlsQueued) return;

@@ -140,6 +140,10 @@ async function fromUnique(m: Record<string, unknown>): Promise<void> {
       // Where the unique's controls are (its SDK looks; the shell cannot
       // read the frame): the companion keeps clear of them.
       uniqueControls = rectsOf(m.rects);
+      // Nothing in the unique takes the keyboard now (its buttons are all
+      // disabled): the frame is no Tab stop until something does.
+      if (m.tabbable === false) frame.tabIndex = -1;
+      else frame.removeAttribute("tabindex");
       companion.settleSoon();
       break;
     case "focus": {
