@@ -72,6 +72,9 @@ interface PortMessage {
     return true;
   }
 
+  /** The control that had the focus last (for the shell's refocus). */
+  let lastFocused: HTMLElement | null = null;
+
   function onPort(ev: MessageEvent): void {
     const m = ev.data as PortMessage;
     if (!m || typeof m !== "object") return;
@@ -103,6 +106,11 @@ interface PortMessage {
         }
         break;
       }
+      case "refocus":
+        // The shell's prompt closed and gave the focus back to this frame:
+        // back onto the control that had it, not the page's body.
+        if ((document.activeElement === null || document.activeElement === document.body) && lastFocused?.isConnected) lastFocused.focus({ preventScroll: true });
+        break;
       case "error":
         for (const h of errorHandlers) h(m.error as { code: string; message: string });
         if (!errorHandlers.size) console.warn("lip:", m.error?.code, m.error?.message);
@@ -339,6 +347,7 @@ interface PortMessage {
   window.addEventListener("animationend", controlsSoon);
   window.addEventListener("load", controlsSoon);
   document.addEventListener("focusin", (ev) => {
+    if (ev.target instanceof HTMLElement && ev.target !== document.body) lastFocused = ev.target;
     const el = ev.target instanceof Element ? ev.target : null;
     const b = el && el.matches(CONTROLS) ? boxOf(el) : null;
     if (b) toShell({ op: "focus", rect: b });

@@ -407,6 +407,14 @@ const components = new Components(root, {
 const chat = new Chat(root, root.querySelector<HTMLElement>(".bar"), chromeDeps);
 chat.onTranscript = (messages, why) => toUnique({ op: "chat", event: "transcript", why, messages });
 const prompts = new Prompts(root, (id, choice) => send(makeEnvelope("shell.answer", { id, choice }), "shell"));
+// A prompt that closes gives the focus back to where it was (prompts.ts);
+// when that was a control in the unique, the frame gets the focus but its
+// page would leave it on its body: the SDK puts it back on the control
+// (issue #26). The card is taken out of the page as it closes.
+new MutationObserver((changes) => {
+  const gone = changes.some((c) => Array.from(c.removedNodes).some((n) => n instanceof HTMLDialogElement && n.classList.contains("prompt")));
+  if (gone && document.activeElement === frame && !root.querySelector("dialog.prompt[open]")) toUnique({ op: "refocus" });
+}).observe(root, { childList: true });
 function themeToUnique(s: ThemeState): void {
   toUnique({ op: "theme", name: s.name, scheme: s.scheme, vars: s.vars });
 }
