@@ -59,6 +59,8 @@ export class Toasts {
       const old = all.find((t) => t.dataset.level !== "error" && !t.matches(":hover, :focus-within")) ?? all.find((t) => !t.matches(":focus-within")) ?? all[0];
       this.take(old);
     }
+    // A stack that scrolls (zoomed in) shows the newest.
+    this.stack.scrollTop = this.stack.scrollHeight;
     if (lv === "error") {
       el.dataset.sticky = "true";
       return el;
