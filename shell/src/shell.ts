@@ -449,7 +449,31 @@ const companion = mountCompanion(root, {
   emit: (type, data) => send(makeEnvelope(type, data), "shell"),
   frameRect: () => frame.getBoundingClientRect(),
   controls,
+  reading,
 });
+
+/**
+ * Claude's replies in the chat, the part of each in view (clipped to the
+ * chat's log), in the shell's coordinates: the companion and its bubble
+ * keep off them (issue #26).
+ */
+// A scrolled log moves the replies under the companion.
+document.getElementById("lets-chat-log")?.addEventListener("scroll", () => companion.settleSoon(), { passive: true });
+function reading(): Rect[] {
+  const log = document.getElementById("lets-chat-log");
+  if (!log || log.closest("[hidden]")) return [];
+  const v = log.getBoundingClientRect();
+  const out: Rect[] = [];
+  for (const el of Array.from(log.querySelectorAll<HTMLElement>(".chat-msg.chat-bubble"))) {
+    const r = el.getBoundingClientRect();
+    const x = Math.max(r.left, v.left);
+    const y = Math.max(r.top, v.top);
+    const w = Math.min(r.right, v.right) - x;
+    const h = Math.min(r.bottom, v.bottom) - y;
+    if (w > 0 && h > 0) out.push({ x, y, w, h });
+  }
+  return out;
+}
 
 /**
  * The window's controls the companion keeps clear of: the shell's own
