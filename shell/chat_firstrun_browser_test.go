@@ -19,6 +19,7 @@ import (
 // the companion looks curious.
 func installScreen() []map[string]any {
 	dock := func(id, typ string, props map[string]any) map[string]any {
+		props["dismissible"] = false // as the driver draws them (issue #26)
 		return map[string]any{"type": "component.create", "data": map[string]any{"id": id, "type": typ, "props": props, "slot": "dock"}}
 	}
 	return []map[string]any{

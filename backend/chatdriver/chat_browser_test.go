@@ -95,7 +95,8 @@ func TestBrowserChatDriven(t *testing.T) {
 	}
 	worlds.settled(t, ctx, origin)
 	browsertest.Screenshot(t, ctx, "chat-agent-approval-light.png")
-	if err := chromedp.Run(ctx, chromedp.Click(`[data-choice="allow"]`, chromedp.ByQuery)); err != nil {
+	// A click before the card is armed does not count (the pointer cannot say yes by accident).
+	if err := chromedp.Run(ctx, chromedp.WaitVisible(`dialog.prompt[data-armed="true"]`, chromedp.ByQuery), chromedp.Click(`[data-choice="allow"]`, chromedp.ByQuery)); err != nil {
 		t.Fatal(err)
 	}
 	if ans := testutil.Wait(t, "Allow to reach the agent", a.answers); !ans.Allow || ans.RequestID != "req-1" {

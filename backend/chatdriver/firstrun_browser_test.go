@@ -123,6 +123,14 @@ func TestBrowserChatFirstRun(t *testing.T) {
 		t.Fatalf("install screen %v", got)
 	}
 	t.Logf("install screen: welcome %q", got["welcome"])
+	// The steps cannot be closed away (issue #26): no × on any setup card.
+	var closers int
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`document.querySelectorAll('section[data-component^="lets-setup"] button.dismiss, section[data-component^="lets-setup"] [data-part="dismiss"]').length`, &closers)); err != nil {
+		t.Fatal(err)
+	}
+	if closers != 0 {
+		t.Fatalf("the install screen's cards have %d × buttons: closing them would leave no way to install or check again", closers)
+	}
 	waitBrowser(t, ctx, `!document.querySelector(".toast")`)
 	browsertest.Screenshot(t, ctx, "chat-first-run-light.png")
 

@@ -28,7 +28,16 @@ const (
 
 var setupIDs = []string{idSetupNote, idSetupProgress, idSetupCheck, idSignInOpen, idSignInLink, idSignInForm}
 
+// component draws one card of a first-run screen in the dock slot.
+// The steps stay until Claude is ready (issue #26): the cards carry
+// dismissible: false, so the shell draws no × on them and a person cannot
+// close the install steps or "Check again" away for good. The sign-in link
+// is shown only when asked for, and may be put away (asked for again, it
+// comes back).
 func (d *driver) component(ctx context.Context, id, typ string, props map[string]any) {
+	if id != idSignInLink {
+		props["dismissible"] = false
+	}
 	d.send(ctx, "component.create", map[string]any{"id": id, "type": typ, "props": props, "slot": "dock"}, "")
 }
 

@@ -7,7 +7,7 @@
 import type { ChromeDeps } from "./chat";
 import { copyText } from "./chat";
 import { Coalescer } from "./coalesce";
-import { button, iconButton, dragHasFiles, h, imageFiles, keepFocus } from "./dom";
+import { button, iconButton, dragHasFiles, h, imageFiles, keepFocus, removeKeepingFocus, trackFocusOrigin } from "./dom";
 import { componentView } from "./protocol";
 
 export type Slot = "dock" | "float" | "panel" | "inline";
@@ -24,6 +24,9 @@ interface Drawn {
   /** Form fields the human has edited: an update does not overwrite them. */
   dirty: Set<string>;
 }
+
+/** The controls a card's focus may go to when a neighbour card goes. */
+const FOCUSABLE = 'button:not([disabled]), input:not([disabled]):not([type="hidden"]), select:not([disabled]), textarea:not([disabled]), [tabindex="0"]';
 
 const str = (v: unknown, fallback = ""): string => (typeof v === "string" ? v : fallback);
 const num = (v: unknown, fallback: number): number => (typeof v === "number" && Number.isFinite(v) ? v : fallback);
@@ -47,7 +50,7 @@ export class Components {
       const t = ev.target as HTMLElement;
       if (ev.key !== "Escape" || t.closest("input, textarea, select")) return;
       // Esc closes the side sheet: every component in it is dismissed.
-      for (const el of Array.from(this.slots.panel.children) as HTMLElement[]) this.dismiss(el.dataset.component ?? "");
+      for (const el of Array.from(this.slots.panel.children) as HTMLElement[]) if (this.drawn.get(el.dataset.component ?? "")?.props.dismissible !== false) this.dismiss(el.dataset.component ?? "");
     });
   }
 
@@ -59,6 +62,7 @@ export class Components {
     const view = componentView(d.type, d.props);
     const slot: Slot = SLOTS.includes(d.slot as Slot) ? (d.slot as Slot) : "dock";
     const el = h("section", { class: `component is-${view.type}`, "data-component": id, "data-type": view.type, "data-slot": slot });
+    trackFocusOrigin(el);
     const rec: Drawn = { el, requested: typeof d.type === "string" ? d.type : "", type: view.type, props: view.props, dirty: new Set() };
     if (view.fallbackFrom !== undefined) el.dataset.fallback = view.fallbackFrom;
     this.drawn.set(id, rec);
@@ -113,7 +117,10 @@ export class Components {
     const rec = this.drawn.get(id);
     if (!rec) return;
     rec.coalescer?.flush();
-    rec.el.remove();
+    // The focus, if it was in the card, goes back to where it came from or
+    // to the next card's first control (never to the page's body).
+    const next = [rec.el.nextElementSibling, rec.el.previousElementSibling].map((c) => c?.querySelector(FOCUSABLE));
+    removeKeepingFocus(rec.el, next);
     this.drawn.delete(id);
   }
 
@@ -156,7 +163,9 @@ export class Components {
     headEl.hidden = heading === "";
     if (!el.getAttribute("aria-label")) el.setAttribute("aria-label", heading || `${rec.type} from Claude`);
     if (heading) el.setAttribute("aria-label", heading);
-    if (rec.type !== "form" && rec.type !== "slider" && rec.type !== "toggle" && first) {
+    // dismissible: false (the first-run setup steps) keeps a card until
+    // Claude takes it down itself: no ×, and Esc in the side sheet leaves it.
+    if (rec.type !== "form" && rec.type !== "slider" && rec.type !== "toggle" && first && props.dismissible !== false) {
       const x = iconButton("×", `Dismiss ${heading || rec.type}`, "dismiss");
       x.dataset.part = "dismiss";
       x.addEventListener("click", () => this.dismiss(id));

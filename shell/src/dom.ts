@@ -79,3 +79,59 @@ export function imageFiles(data: DataTransfer | null): File[] {
 export function dragHasFiles(ev: DragEvent): boolean {
   return Array.from(ev.dataTransfer?.types ?? []).includes("Files");
 }
+
+// ------------------------------------------------------------ focus return
+// Passing chrome (a toast, one of Claude's cards, the companion's menu)
+// may take the focus and then go away. When it does, the focus goes back
+// to the control it came from, or to a sensible next one: never to the
+// page's body, and never into the unique's frame when it came from one of
+// the shell's own controls (issue #26).
+
+const origins = new WeakMap<HTMLElement, HTMLElement>();
+
+/** The shell's controls that are always there to fall back on, best first. */
+const FALLBACKS = ["#lets-chat-input", "button.chat-toggle"];
+
+/**
+ * Remembers, for a piece of passing chrome, the control outside it that
+ * had the focus when the focus first came in (Tab, a click, a shortcut).
+ */
+export function trackFocusOrigin(el: HTMLElement): void {
+  el.addEventListener("focusin", (ev) => {
+    const from = ev.relatedTarget;
+    if (from instanceof HTMLElement && !el.contains(from) && from !== document.body) origins.set(el, from);
+  });
+}
+
+/** True when el can take the focus now: in the page, shown and enabled. */
+export function canFocus(el: Element | null | undefined): el is HTMLElement {
+  if (!(el instanceof HTMLElement) || !el.isConnected) return false;
+  if ((el as HTMLButtonElement).disabled || el.closest("[hidden], [inert]")) return false;
+  if (el.getClientRects().length === 0) return false;
+  const cs = getComputedStyle(el);
+  return cs.visibility !== "hidden" && cs.display !== "none";
+}
+
+/**
+ * Takes a piece of chrome away with remove() (by default el.remove()), and
+ * if the focus was inside it (or is lost to the body afterwards, as after
+ * a hidden button), puts it back: on the control it came from, else on
+ * the first of fallbacks that can take it, else on the chat's input or
+ * the Chat button. Returns the element that got the focus, if any.
+ */
+export function removeKeepingFocus(el: HTMLElement, fallbacks: (Element | null | undefined)[] = [], remove: () => void = () => el.remove()): HTMLElement | null {
+  const active = document.activeElement;
+  const had = active instanceof Element && el.contains(active);
+  const origin = origins.get(el);
+  remove();
+  if (!had) return null;
+  const now = document.activeElement;
+  if (now && now !== document.body && now.isConnected && !el.contains(now)) return now as HTMLElement;
+  const candidates: (Element | null | undefined)[] = [origin, ...fallbacks, ...FALLBACKS.map((s) => document.querySelector(s))];
+  for (const c of candidates) {
+    if (!canFocus(c) || el.contains(c)) continue;
+    c.focus({ preventScroll: true });
+    if (document.activeElement === c) return c;
+  }
+  return null;
+}

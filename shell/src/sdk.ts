@@ -72,6 +72,9 @@ interface PortMessage {
     return true;
   }
 
+  /** The control that had the focus last (for the shell's refocus). */
+  let lastFocused: HTMLElement | null = null;
+
   function onPort(ev: MessageEvent): void {
     const m = ev.data as PortMessage;
     if (!m || typeof m !== "object") return;
@@ -103,6 +106,11 @@ interface PortMessage {
         }
         break;
       }
+      case "refocus":
+        // The shell's prompt closed and gave the focus back to this frame:
+        // back onto the control that had it, not the page's body.
+        if ((document.activeElement === null || document.activeElement === document.body) && lastFocused?.isConnected) lastFocused.focus({ preventScroll: true });
+        break;
       case "error":
         for (const h of errorHandlers) h(m.error as { code: string; message: string });
         if (!errorHandlers.size) console.warn("lip:", m.error?.code, m.error?.message);
@@ -299,6 +307,11 @@ interface PortMessage {
     if (getComputedStyle(el).visibility === "hidden") return null;
     return [Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height)];
   };
+  const canTab = (el: HTMLElement): boolean => {
+    if (el.tabIndex < 0 || (el as HTMLButtonElement).disabled || el.closest("[hidden], [inert], fieldset[disabled]")) return false;
+    if (el.getClientRects().length === 0) return false;
+    return getComputedStyle(el).visibility !== "hidden";
+  };
   let lastControls = "";
   let controlsQueued = false;
   const reportControls = () => {
@@ -310,10 +323,17 @@ interface PortMessage {
       if (b) rects.push(b);
       if (rects.length >= 300) break;
     }
-    const text = JSON.stringify(rects);
+    // Whether Tab has anywhere to go in this page: while every control is
+    // disabled or hidden (the chat band before the first message), the
+    // shell takes the frame out of the Tab order, so it is no empty stop.
+    // A page with no controls at all may take keys itself (a game): it
+    // stays a stop.
+    const all = Array.from(document.querySelectorAll<HTMLElement>(CONTROLS));
+    const tabbable = all.length === 0 || all.some(canTab);
+    const text = JSON.stringify([rects, tabbable]);
     if (text === lastControls) return;
     lastControls = text;
-    port.postMessage({ op: "controls", rects });
+    port.postMessage({ op: "controls", rects, tabbable });
   };
   const controlsSoon = () => {
     if (controlsQueued) return;
@@ -327,6 +347,7 @@ interface PortMessage {
   window.addEventListener("animationend", controlsSoon);
   window.addEventListener("load", controlsSoon);
   document.addEventListener("focusin", (ev) => {
+    if (ev.target instanceof HTMLElement && ev.target !== document.body) lastFocused = ev.target;
     const el = ev.target instanceof Element ? ev.target : null;
     const b = el && el.matches(CONTROLS) ? boxOf(el) : null;
     if (b) toShell({ op: "focus", rect: b });

@@ -140,6 +140,10 @@ async function fromUnique(m: Record<string, unknown>): Promise<void> {
       // Where the unique's controls are (its SDK looks; the shell cannot
       // read the frame): the companion keeps clear of them.
       uniqueControls = rectsOf(m.rects);
+      // Nothing in the unique takes the keyboard now (its buttons are all
+      // disabled): the frame is no Tab stop until something does.
+      if (m.tabbable === false) frame.tabIndex = -1;
+      else frame.removeAttribute("tabindex");
       companion.settleSoon();
       break;
     case "focus": {
@@ -403,6 +407,14 @@ const components = new Components(root, {
 const chat = new Chat(root, root.querySelector<HTMLElement>(".bar"), chromeDeps);
 chat.onTranscript = (messages, why) => toUnique({ op: "chat", event: "transcript", why, messages });
 const prompts = new Prompts(root, (id, choice) => send(makeEnvelope("shell.answer", { id, choice }), "shell"));
+// A prompt that closes gives the focus back to where it was (prompts.ts);
+// when that was a control in the unique, the frame gets the focus but its
+// page would leave it on its body: the SDK puts it back on the control
+// (issue #26). The card is taken out of the page as it closes.
+new MutationObserver((changes) => {
+  const gone = changes.some((c) => Array.from(c.removedNodes).some((n) => n instanceof HTMLDialogElement && n.classList.contains("prompt")));
+  if (gone && document.activeElement === frame && !root.querySelector("dialog.prompt[open]")) toUnique({ op: "refocus" });
+}).observe(root, { childList: true });
 function themeToUnique(s: ThemeState): void {
   toUnique({ op: "theme", name: s.name, scheme: s.scheme, vars: s.vars });
 }
@@ -437,7 +449,31 @@ const companion = mountCompanion(root, {
   emit: (type, data) => send(makeEnvelope(type, data), "shell"),
   frameRect: () => frame.getBoundingClientRect(),
   controls,
+  reading,
 });
+
+/**
+ * Claude's replies in the chat, the part of each in view (clipped to the
+ * chat's log), in the shell's coordinates: the companion and its bubble
+ * keep off them (issue #26).
+ */
+// A scrolled log moves the replies under the companion.
+document.getElementById("lets-chat-log")?.addEventListener("scroll", () => companion.settleSoon(), { passive: true });
+function reading(): Rect[] {
+  const log = document.getElementById("lets-chat-log");
+  if (!log || log.closest("[hidden]")) return [];
+  const v = log.getBoundingClientRect();
+  const out: Rect[] = [];
+  for (const el of Array.from(log.querySelectorAll<HTMLElement>(".chat-msg.chat-bubble"))) {
+    const r = el.getBoundingClientRect();
+    const x = Math.max(r.left, v.left);
+    const y = Math.max(r.top, v.top);
+    const w = Math.min(r.right, v.right) - x;
+    const h = Math.min(r.bottom, v.bottom) - y;
+    if (w > 0 && h > 0) out.push({ x, y, w, h });
+  }
+  return out;
+}
 
 /**
  * The window's controls the companion keeps clear of: the shell's own

@@ -3,7 +3,7 @@
 // system's, and sets --lets-* variables that passed the strict value check,
 // on the shell's chrome and — through the SDK — on the unique's page.
 
-import { h, iconButton } from "./dom";
+import { h, iconButton, removeKeepingFocus, trackFocusOrigin } from "./dom";
 import { checkThemeVars } from "./protocol";
 
 export const TOAST_LEVELS = ["info", "ok", "warn", "error"] as const;
@@ -16,21 +16,88 @@ export function toastTTL(ttl: unknown): number {
   return Math.max(1000, Math.min(t, 60000));
 }
 
+/**
+ * How a toast's timer goes: it runs while nobody looks, holds while the
+ * pointer is over the toast or the focus is in it, and runs again (for at
+ * least RESUME_MS) when both have left. Error toasts have no timer at all:
+ * they stay until the person dismisses them (issue #26).
+ */
+export const TOAST_RESUME_MS = 1500;
+
+export interface ToastClock {
+  set(fn: () => void, ms: number): number;
+  clear(id: number): void;
+}
+
+const windowClock: ToastClock = {
+  set: (fn, ms) => window.setTimeout(fn, ms),
+  clear: (id) => window.clearTimeout(id),
+};
+
 export class Toasts {
-  constructor(private readonly stack: HTMLElement) {}
+  constructor(
+    private readonly stack: HTMLElement,
+    private readonly clock: ToastClock = windowClock,
+  ) {}
 
   show(text: string, level: unknown, ttl: unknown): HTMLElement {
     const lv = TOAST_LEVELS.includes(level as (typeof TOAST_LEVELS)[number]) ? String(level) : "info";
     const close = iconButton("×", "Dismiss this message");
     const el = h("div", { class: "toast", "data-level": lv, role: lv === "error" ? "alert" : "status" }, h("span", { class: "toast-text", text: text }), close);
-    close.addEventListener("click", () => el.remove());
+    trackFocusOrigin(el);
+    const gone = () => this.take(el);
+    close.addEventListener("click", gone);
+    el.addEventListener("keydown", (ev) => {
+      if (ev.key !== "Escape") return;
+      ev.stopPropagation();
+      gone();
+    });
     this.stack.append(el);
-    while (this.stack.childElementCount > TOAST_MAX) this.stack.firstElementChild?.remove();
-    let timer = window.setTimeout(() => el.remove(), toastTTL(ttl));
+    // Too many: the oldest that is not an error and not in use gives way.
+    while (this.stack.childElementCount > TOAST_MAX) {
+      const all = Array.from(this.stack.children) as HTMLElement[];
+      const old = all.find((t) => t.dataset.level !== "error" && !t.matches(":hover, :focus-within")) ?? all.find((t) => !t.matches(":focus-within")) ?? all[0];
+      this.take(old);
+    }
+    // A stack that scrolls (zoomed in) shows the newest.
+    this.stack.scrollTop = this.stack.scrollHeight;
+    if (lv === "error") {
+      el.dataset.sticky = "true";
+      return el;
+    }
+    let timer = 0;
+    let hover = false;
+    let focus = false;
+    const hold = () => {
+      this.clock.clear(timer);
+      timer = 0;
+      el.dataset.paused = "true";
+    };
+    const run = (ms: number) => {
+      this.clock.clear(timer);
+      delete el.dataset.paused;
+      timer = this.clock.set(gone, ms);
+    };
+    const maybeRun = () => {
+      if (!hover && !focus && el.isConnected) run(TOAST_RESUME_MS);
+    };
     // Hovering or focusing keeps it up long enough to read.
-    el.addEventListener("pointerenter", () => clearTimeout(timer));
-    el.addEventListener("pointerleave", () => (timer = window.setTimeout(() => el.remove(), 1500)));
+    el.addEventListener("pointerenter", () => ((hover = true), hold()));
+    el.addEventListener("pointerleave", () => ((hover = false), maybeRun()));
+    el.addEventListener("focusin", () => ((focus = true), hold()));
+    el.addEventListener("focusout", (ev) => {
+      if (ev.relatedTarget instanceof Node && el.contains(ev.relatedTarget)) return;
+      focus = false;
+      maybeRun();
+    });
+    run(toastTTL(ttl));
     return el;
+  }
+
+  /** Takes a toast away; the focus, if it was on it, goes to a neighbour or back. */
+  private take(el: HTMLElement): void {
+    const next = (el.nextElementSibling ?? el.previousElementSibling)?.querySelector("button");
+    removeKeepingFocus(el, [next]);
   }
 }
 

@@ -5,6 +5,7 @@
 
 import "./entity.css";
 import { CLEAR_GAP, boxAt, clearSpot, coveredArea, near, overlapArea, type Rect } from "./clear";
+import { removeKeepingFocus, trackFocusOrigin } from "../dom";
 import { makeFigure } from "./figure";
 import {
   besidePoint, clampToViewport, DEFAULT_PERSONA, followPoint, GestureDetector, Glide, isMood, isReaction, menuFocus, menuItems,
@@ -24,6 +25,12 @@ export interface CompanionHost {
    * clear of them (issue #21).
    */
   controls(): Rect[];
+  /**
+   * Text the person is reading (Claude's replies in the chat, the part in
+   * view), in shell coordinates: neither the companion nor its speech
+   * bubble goes over it (issue #26).
+   */
+  reading?(): Rect[];
 }
 
 /** The pointer this close to the companion, over a control, makes it step aside. */
@@ -84,6 +91,7 @@ export class Companion {
     this.live = el("div", "lets-sr-only", { role: "status", "aria-live": "polite", id: "lets-companion-live" });
     this.element.append(this.bubble, this.button, this.menu);
     parent.append(this.element, this.live);
+    trackFocusOrigin(this.element);
 
     this.setMood("idle");
     this.applyPersona();
@@ -221,9 +229,12 @@ export class Companion {
 
   /** The controls as last looked up (refreshed when the companion settles). */
   private known: Rect[] = [];
+  /** The text being read, as last looked up. */
+  private reading: Rect[] = [];
 
   private lookUpControls(): Rect[] {
-    this.known = this.host.controls();
+    this.reading = this.host.reading?.() ?? [];
+    this.known = [...this.host.controls(), ...this.reading];
     // How many it keeps clear of (for a look in the inspector, and tests).
     this.element.dataset.controls = String(this.known.length);
     return this.known;
@@ -249,6 +260,7 @@ export class Companion {
     const at = this.glide ? this.glide.to : this.pos;
     if (Math.hypot(spot.x - at.x, spot.y - at.y) < 1) {
       this.place();
+      if (!this.glide) this.layoutPopups();
       return;
     }
     this.glideTo(spot);
@@ -436,8 +448,10 @@ export class Companion {
 
   private dismiss(): void {
     this.host.emit("entity.dismiss", {});
-    this.setHidden(true);
-    this.button.blur();
+    // The focus goes back to the control it came from (issue #26), not
+    // to the page's body.
+    removeKeepingFocus(this.element, [], () => this.setHidden(true));
+    if (this.element.contains(document.activeElement)) this.button.blur();
   }
 
   /** Positions the bubble and menu on the side with room. */
@@ -445,6 +459,40 @@ export class Companion {
     const v = this.view();
     this.element.dataset.side = this.pos.x + SIZE.w / 2 > v.w / 2 ? "left" : "right";
     this.element.dataset.vside = this.pos.y + SIZE.h / 2 > v.h / 2 ? "up" : "down";
+    this.placeBubble();
+  }
+
+  /**
+   * The speech bubble goes on a side where it covers none of the text
+   * being read and stays in the view; where no side is clear it is tucked
+   * away (not drawn: the live region has said it, and the menu heads
+   * with it when opened).
+   */
+  private placeBubble(): void {
+    delete this.element.dataset.bubble;
+    if (this.bubble.hidden || !this.bubble.textContent) return;
+    const reading = this.host.reading?.() ?? [];
+    if (!reading.length) return;
+    const v = this.view();
+    const want = { side: this.element.dataset.side ?? "right", vside: this.element.dataset.vside ?? "down" };
+    const flip = (s: string, a: string, b: string) => (s === a ? b : a);
+    const tries = [
+      want,
+      { side: want.side, vside: flip(want.vside, "up", "down") },
+      { side: flip(want.side, "left", "right"), vside: want.vside },
+      { side: flip(want.side, "left", "right"), vside: flip(want.vside, "up", "down") },
+    ];
+    for (const t of tries) {
+      this.element.dataset.side = t.side;
+      this.element.dataset.vside = t.vside;
+      const r = this.bubble.getBoundingClientRect();
+      const box = { x: r.left, y: r.top, w: r.width, h: r.height };
+      const inView = r.left >= 0 && r.top >= 0 && r.right <= v.w && r.bottom <= v.h;
+      if (inView && reading.every((q) => overlapArea(box, q) === 0)) return;
+    }
+    this.element.dataset.side = want.side;
+    this.element.dataset.vside = want.vside;
+    this.element.dataset.bubble = "tucked";
   }
 
   private summonAt(p: Point, emit: boolean, context?: Record<string, unknown>): void {
