@@ -220,7 +220,7 @@ func TestBrowserEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatalf("prompt: %v", err)
 	}
-	if question != "Allow Board tu to run shell on this computer?" || focused != "deny" {
+	if question != "Board tu wants to run commands on this computer" || focused != "deny" {
 		t.Fatalf("prompt %q, focus on %q", question, focused)
 	}
 	browsertest.Screenshot(t, ctx, "shell-allow-prompt.png")

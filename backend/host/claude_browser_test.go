@@ -26,10 +26,11 @@ func TestBrowserClaudeCard(t *testing.T) {
 	th.report(t, rep(4321, "waiting_for_approval", "request_id", "r1", "tool", "Bash", "summary", "rm -rf build"))
 	c.run("card", chromedp.WaitVisible(`dialog.prompt.k-approval[open]`, chromedp.ByQuery))
 	c.poll(`document.querySelector(".lets-companion").dataset.mood === "alert"`)
-	var why string
-	c.eval(`document.getElementById("prompt-why").textContent`, &why)
-	if why != "rm -rf build" {
-		t.Fatalf("card detail %q", why)
+	var q, raw string
+	c.eval(`document.getElementById("prompt-q").textContent`, &q)
+	c.eval(`document.querySelector("dialog.prompt details dd:last-child").textContent`, &raw)
+	if q != "Claude wants to run a command in project" || raw != "rm -rf build" {
+		t.Fatalf("card %q, details %q", q, raw)
 	}
 
 	// A pad answered: the next report says running.
