@@ -159,6 +159,8 @@ type shellStep struct {
 	// Raw is text that must stay behind Details in this state (a
 	// command, a path, a tool's name).
 	Raw []string
+	// Details is what the prompt's Details part holds.
+	Details []string
 }
 
 // walkShell brings the window of unique through every state of the
@@ -212,7 +214,7 @@ func walkShell(x *win, unique string, at func(shellStep)) {
 			x.eval(`document.querySelector("dialog.prompt details").open = true`, nil)
 		}
 		x.calm()
-		at(shellStep{Name: c.name, Raw: []string{c.tool, c.summary}})
+		at(shellStep{Name: c.name, Raw: []string{c.tool, c.summary}, Details: []string{c.tool, c.summary}})
 		x.key(kb.Escape)
 		a := testutil.Wait(t, "the approval is answered", answer)
 		if !strings.Contains(a, `"choice":"deny"`) {
@@ -229,7 +231,7 @@ func walkShell(x *win, unique string, at func(shellStep)) {
 		t.Errorf("allow dialog: opened with the focus on %q, not Deny", focus)
 	}
 	x.calm()
-	at(shellStep{Name: "allow dialog", Raw: []string{"python"}})
+	at(shellStep{Name: "allow dialog", Details: []string{"python"}})
 	x.key(kb.Escape)
 	x.pollU(`window.__ran`)
 	var ran map[string]any

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { linkText, parseInlines, parseMarkdownLite } from "./markdown";
 import { Coalescer, type Timers } from "./coalesce";
 import { ChatStream, checkThemeVars, cleanEntries } from "./protocol";
-import { fileAndFolder, oneLine, PromptQueue, promptView, QUEUE_MAX } from "./prompts";
+import { appName, fileAndFolder, oneLine, PromptQueue, promptView, QUEUE_MAX } from "./prompts";
 
 test("markdown-lite: paragraphs, lists and a fenced code block", () => {
   const blocks = parseMarkdownLite("First line\nsame paragraph\n\nSecond\n\n- a\n- b\n1. one\n\n```ts\nconst x = 1;\n```\nafter");
@@ -185,6 +185,9 @@ test("approval card: plain words first, the raw request under Details, deny firs
   assert.doesNotMatch(ex.heading + ex.detail, /unique|user's rights/i);
   assert.equal(promptView({ id: "e2", title: "Hello", language: "shell" }).heading, "Hello wants to run commands on this computer");
   assert.equal(promptView({ id: "e3", language: "javascript" }).heading, "This app wants to run a JavaScript program on this computer");
+  assert.equal(promptView({ id: "e4", title: "Hello — say hi to Claude", language: "python" }).heading, "Hello wants to run a Python program on this computer");
+  assert.equal(appName("Board: plans and notes"), "Board");
+  assert.equal(appName("Half-Life"), "Half-Life");
   assert.equal(oneLine("  a \n\t b  ", 10), "a b");
 });
 

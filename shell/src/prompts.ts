@@ -80,7 +80,7 @@ export function promptView(r: PromptRequest): PromptView {
       ],
     };
   }
-  const title = oneLine(r.title ?? "", 80) || "This app";
+  const title = appName(r.title ?? "");
   const lang = r.language ?? "";
   const program = programWords(lang);
   // The host's own question (r.question) is not shown: it names the
@@ -97,6 +97,16 @@ export function promptView(r: PromptRequest): PromptView {
       { choice: "always", label: "Always allow", allows: true },
     ],
   };
+}
+
+/**
+ * How a person calls the app: its title up to a dash or colon ("Hello"
+ * for "Hello — say hi to Claude"), "This app" when it has none.
+ */
+export function appName(title: string): string {
+  const t = oneLine(title, 80);
+  const short = t.split(/\s[—–-]\s|:\s/)[0].trim();
+  return short || t || "This app";
 }
 
 /** "a Python program" for python, and so on. */
