@@ -177,6 +177,14 @@ func walkShell(x *win, unique string, at func(shellStep)) {
 	x.calm()
 	at(shellStep{Name: "toast"})
 
+	// A part of a kind the window cannot draw: what Claude sent is raw.
+	x.send(map[string]any{"type": "component.create", "data": map[string]any{"id": "holo", "type": "hologram", "props": map[string]any{"beam": 3, "path": "/home/me/Lets/beam.json"}, "slot": "dock"}})
+	x.poll(`document.querySelector('[data-component="holo"]')`)
+	x.calm()
+	at(shellStep{Name: "a part it cannot draw", Raw: []string{"hologram", "/home/me/Lets/beam.json"}, Details: []string{"hologram", "/home/me/Lets/beam.json"}})
+	x.send(map[string]any{"type": "component.remove", "data": map[string]any{"id": "holo"}})
+	x.poll(`!document.querySelector('[data-component="holo"]')`)
+
 	if unique != "chat" {
 		x.eval(`document.getElementById("lets-chat-toggle").click(), true`, nil)
 	}

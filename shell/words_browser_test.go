@@ -53,10 +53,10 @@ func TestShellPlainWords(t *testing.T) {
 		check(x, u+" window", nil)
 		walkShell(x, u, func(st shellStep) {
 			check(x, u+" window, "+st.Name, st.Raw)
-			if strings.HasPrefix(st.Name, "approval") || st.Name == "allow dialog" {
+			if len(st.Details) > 0 {
 				// The raw request is there, one click away.
 				var details string
-				x.eval(`document.querySelector("dialog.prompt details").textContent`, &details)
+				x.eval(`[...document.querySelectorAll("details")].map(d => d.textContent).join(" ")`, &details)
 				for _, r := range st.Details {
 					if !strings.Contains(details, r) {
 						t.Errorf("%s: Details %q lack %q", st.Name, details, r)
