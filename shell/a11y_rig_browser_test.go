@@ -126,12 +126,17 @@ func (x *win) key(k string) {
 	x.run(chromedp.KeyEvent(k))
 }
 
-// approveAsk posts an approval request for the window as Claude's hook
-// does; the answer comes on the channel once the person answers.
-func (x *win) approveAsk(tool, summary string) <-chan string {
+// approveAsk posts an approval request for the window as Claude's chat
+// does, with Claude's own words for it if about is given; the answer
+// comes on the channel once the person answers.
+func (x *win) approveAsk(tool, summary string, about ...string) <-chan string {
 	x.t.Helper()
 	out := make(chan string, 1)
-	body, _ := json.Marshal(map[string]any{"window": x.id, "tool": tool, "summary": summary})
+	req := map[string]any{"window": x.id, "tool": tool, "summary": summary}
+	if len(about) > 0 {
+		req["about"] = about[0]
+	}
+	body, _ := json.Marshal(req)
 	go func() {
 		req, err := http.NewRequest("POST", x.s.URL()+"/lip/approve", bytes.NewReader(body))
 		if err != nil {

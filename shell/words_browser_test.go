@@ -82,12 +82,13 @@ func TestShellPromptWords(t *testing.T) {
 		x.eval(`document.getElementById("prompt-why").textContent`, &why)
 		return
 	}
-	for _, c := range []struct{ tool, summary, want string }{
-		{"Bash", "npm test", "Claude wants to run a command on this computer"},
-		{"Edit", "/home/me/Lets/notes.txt", "Claude wants to change the file notes.txt in Lets"},
-		{"Read", "/home/me/Lets/plan.md", "Claude wants to read the file plan.md in Lets"},
+	for _, c := range []struct{ tool, summary, about, want string }{
+		{"Bash", "npm test", "", "Claude wants to run a command on this computer"},
+		{"Bash", "npm test", "Run the tests", "Claude wants to run a command on this computer: Run the tests"},
+		{"Edit", "/home/me/Lets/notes.txt", "", "Claude wants to change the file notes.txt in Lets"},
+		{"Read", "/home/me/Lets/plan.md", "", "Claude wants to read the file plan.md in Lets"},
 	} {
-		answer := x.approveAsk(c.tool, c.summary)
+		answer := x.approveAsk(c.tool, c.summary, c.about)
 		x.poll(`document.querySelector("dialog.prompt.k-approval[open]")`)
 		if q, why := read(); q != c.want || why == "" {
 			t.Errorf("%s %q: card %q / %q, want %q", c.tool, c.summary, q, why, c.want)

@@ -155,6 +155,10 @@ test("approval card: plain words first, the raw request under Details, deny firs
   assert.equal(v.tag, "Command");
   assert.deepEqual(v.choices.map((c) => c.choice), ["deny", "allow"]);
   assert.equal(promptView({ id: "a1b", kind: "approval", tool: "Bash", summary: "ls", label: "Lets" }).heading, "Claude wants to run a command in Lets");
+  // Claude's own words for it lead, when it gave them.
+  assert.equal(promptView({ id: "a1c", kind: "approval", tool: "Bash", summary: "npm test", about: "Run the tests." }).heading, "Claude wants to run a command on this computer: Run the tests");
+  assert.equal(promptView({ id: "a1d", kind: "approval", tool: "Task", summary: "{}", about: "Explore the code" }).heading, "Claude wants to start a helper for part of the work: Explore the code");
+  assert.equal(promptView({ id: "a1e", kind: "approval", tool: "Edit", summary: "a.txt", about: "ignored" }).heading, "Claude wants to change the file a.txt");
   // Long raw text is cut; the plain words never carry it.
   const long = promptView({ id: "a2", kind: "approval", tool: "X", summary: "y".repeat(500) });
   assert.equal(long.details[1].value.length, 200);

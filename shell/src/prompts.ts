@@ -29,6 +29,8 @@ export interface PromptRequest {
   question?: string;
   tool?: string;
   summary?: string;
+  /** Claude's own words for the tool use ("Run the tests"), when any. */
+  about?: string;
   /** The Claude session's label (its project folder), for approval cards. */
   label?: string;
 }
@@ -64,7 +66,7 @@ export function promptView(r: PromptRequest): PromptView {
   if (r.kind === "approval") {
     const tool = oneLine(r.tool ?? "", 80);
     const summary = oneLine(r.summary ?? "", 200);
-    const plain = approvalWords(tool, summary, oneLine(r.label ?? "", 64));
+    const plain = approvalWords(tool, summary, oneLine(r.label ?? "", 64), oneLine(r.about ?? "", 120));
     const details: PromptView["details"] = [];
     if (tool) details.push({ label: "Tool", value: tool });
     if (summary) details.push({ label: plain.what, value: summary });
@@ -148,7 +150,7 @@ function looksLikePath(s: string): boolean {
  * detail (what to weigh), tag (a one-word kind) and what the raw summary
  * is (its label under Details).
  */
-export function approvalWords(tool: string, summary: string, label: string): { heading: string; detail: string; tag: string; what: string } {
+export function approvalWords(tool: string, summary: string, label: string, about = ""): { heading: string; detail: string; tag: string; what: string } {
   const inFolder = (f: string) => (f ? ` in ${f}` : label ? ` in ${label}` : "");
   const file = (verb: string, tag: string, detail: string) => {
     if (looksLikePath(summary)) {
@@ -158,10 +160,13 @@ export function approvalWords(tool: string, summary: string, label: string): { h
     return { heading: `Claude wants to ${verb} a file${inFolder("")}`, detail, tag, what: "What Claude sent" };
   };
   const safe = "Deny is always safe: Claude will ask again or find another way.";
+  // Claude's own words, after a colon: "…a command: Run the tests".
+  const said = about.replace(/[.\s]+$/, "");
+  const withSaid = (heading: string) => (said ? `${heading}: ${said}` : heading);
   switch (tool) {
     case "Bash":
       return {
-        heading: label ? `Claude wants to run a command in ${label}` : "Claude wants to run a command on this computer",
+        heading: withSaid(label ? `Claude wants to run a command in ${label}` : "Claude wants to run a command on this computer"),
         detail: `A command can change or delete files. Allow it if it is part of what you asked for. ${safe}`,
         tag: "Command",
         what: "Command",
@@ -186,7 +191,7 @@ export function approvalWords(tool: string, summary: string, label: string): { h
       return { heading: "Claude wants to search the web", detail: `Claude would read what the search finds. ${safe}`, tag: "Web", what: "What Claude sent" };
     case "Task":
     case "Agent":
-      return { heading: "Claude wants to start a helper for part of the work", detail: `The helper works with the same permissions and asks you the same way. ${safe}`, tag: "Helper", what: "What Claude sent" };
+      return { heading: withSaid("Claude wants to start a helper for part of the work"), detail: `The helper works with the same permissions and asks you the same way. ${safe}`, tag: "Helper", what: "What Claude sent" };
     case "TodoWrite":
       return { heading: "Claude wants to update its to-do list", detail: `This only changes Claude's own notes. ${safe}`, tag: "Notes", what: "What Claude sent" };
   }
