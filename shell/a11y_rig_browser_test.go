@@ -110,6 +110,12 @@ func openA11yWin(t *testing.T, s *host.Server, unique string, m axe.Mode, w, h i
 		chromedp.Evaluate(`new URL(document.getElementById("lets-unique").src).origin`, &x.origin),
 	)
 	x.pollU(`window.lip && document.readyState === "complete"`)
+	// axe-core reaches the unique's frame too: its findings count.
+	var inFrame bool
+	x.evalU(`typeof window.axe === "object" && typeof window.axe.run === "function"`, &inFrame)
+	if !inFrame {
+		t.Fatalf("axe-core is not in the %s window's frame", unique)
+	}
 	return x
 }
 
