@@ -83,10 +83,11 @@ func TestBrowserChatDriven(t *testing.T) {
 	if err := chromedp.Run(ctx, chromedp.WaitVisible(`[data-choice="allow"]`, chromedp.ByQuery)); err != nil {
 		t.Fatalf("no approval card: %v", err)
 	}
-	var card string
-	_ = chromedp.Run(ctx, chromedp.Evaluate(`document.querySelector('[data-choice="allow"]').closest("[role]")?.innerText ?? document.body.innerText`, &card))
-	if !strings.Contains(card, "Write") || !strings.Contains(card, "picnic-shopping.md") {
-		t.Fatalf("card text %q", card)
+	// Plain words first; the tool and the whole path under Details (issue #26).
+	var card struct{ Q, Details string }
+	_ = chromedp.Run(ctx, chromedp.Evaluate(`({Q: document.getElementById("prompt-q").textContent, Details: document.querySelector("dialog.prompt details").textContent})`, &card))
+	if card.Q != "Claude wants to write the file picnic-shopping.md in Lets" || !strings.Contains(card.Details, "Write") || !strings.Contains(card.Details, "/home/sam/Lets/picnic-shopping.md") {
+		t.Fatalf("card %+v", card)
 	}
 	worlds.settled(t, ctx, origin) // the card's entrance
 	browsertest.Screenshot(t, ctx, "chat-agent-approval-dark.png")

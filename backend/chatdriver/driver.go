@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/lets-app/lets/backend/agent"
+	"github.com/lets-app/lets/backend/claudehook"
 	"github.com/lets-app/lets/backend/clock"
 	"github.com/lets-app/lets/backend/conversations"
 	"github.com/lets-app/lets/backend/hostclient"
@@ -782,7 +783,7 @@ func (d *driver) onControl(ctx context.Context, ev ControlRequest) {
 	d.asking[ev.RequestID] = cancel
 	d.mu.Unlock()
 	summary := Summary(ev.ToolName, ev.Input)
-	body := map[string]any{"window": win, "tool": ev.ToolName, "summary": summary, "timeoutMs": d.m.opts.ApproveWait.Milliseconds()}
+	body := map[string]any{"window": win, "tool": ev.ToolName, "summary": summary, "about": claudehook.About(ev.ToolName, ev.Input), "timeoutMs": d.m.opts.ApproveWait.Milliseconds()}
 	go func() {
 		defer func() {
 			cancel()

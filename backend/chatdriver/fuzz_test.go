@@ -42,8 +42,8 @@ func FuzzSummary(f *testing.F) {
 			t.Fatalf("summary has line breaks: %q", s)
 		}
 		switch tool {
-		case "Bash", "Edit", "Write", "MultiEdit", "Read", "NotebookEdit":
-			return // the command or path itself, whole (the host cuts it to fit the card)
+		case "Bash", "Edit", "Write", "MultiEdit", "Read", "NotebookEdit", "WebFetch", "WebSearch", "Glob", "Grep":
+			return // the command, path, address or pattern itself, whole (the host cuts it to fit the card)
 		}
 		if utf8.RuneCountInString(s) > summaryMax {
 			t.Fatalf("summary of %d runes", utf8.RuneCountInString(s))

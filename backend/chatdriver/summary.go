@@ -11,8 +11,10 @@ import (
 const summaryMax = 120
 
 // Summary is the approval card's one line for a tool use: the command for
-// Bash, the file for Edit/Write/MultiEdit/NotebookEdit, otherwise the first
-// 120 characters of the input JSON.
+// Bash, the file for Edit/Write/MultiEdit/Read/NotebookEdit, the address
+// for WebFetch, the query for WebSearch, the pattern for Glob and Grep,
+// otherwise the first 120 characters of the input JSON. The card shows it
+// under Details, after plain words (issue #26).
 func Summary(tool string, input json.RawMessage) string {
 	var fields map[string]any
 	_ = json.Unmarshal(input, &fields)
@@ -20,19 +22,23 @@ func Summary(tool string, input json.RawMessage) string {
 		s, _ := fields[k].(string)
 		return strings.Join(strings.Fields(s), " ")
 	}
+	field := ""
 	switch tool {
 	case "Bash":
-		if s := str("command"); s != "" {
-			return s
-		}
+		field = "command"
 	case "Edit", "Write", "MultiEdit", "Read":
-		if s := str("file_path"); s != "" {
-			return s
-		}
+		field = "file_path"
 	case "NotebookEdit":
-		if s := str("notebook_path"); s != "" {
-			return s
-		}
+		field = "notebook_path"
+	case "WebFetch":
+		field = "url"
+	case "WebSearch":
+		field = "query"
+	case "Glob", "Grep":
+		field = "pattern"
+	}
+	if s := str(field); field != "" && s != "" {
+		return s
 	}
 	s := strings.Join(strings.Fields(string(input)), " ")
 	if utf8.RuneCountInString(s) > summaryMax {

@@ -78,7 +78,7 @@ func TestPermissionRequestAnsweredByPress(t *testing.T) {
 			td.waitState(t, wire.StateWaitingForApproval)
 			opening := host.waitReports(t, 1)[0]
 			want := claudehook.Report{PID: claudePID, SessionID: sessionID, Label: label, State: "waiting_for_approval",
-				RequestID: requestID, Tool: "Bash", Summary: "touch made-by-bash && exit 3"}
+				RequestID: requestID, Tool: "Bash", Summary: "touch made-by-bash && exit 3", About: "Touch and fail"}
 			if opening != want {
 				t.Fatalf("opening host report %+v, want %+v", opening, want)
 			}

@@ -91,6 +91,8 @@ type Report struct {
 	RequestID string `json:"request_id,omitempty"`
 	Tool      string `json:"tool,omitempty"`
 	Summary   string `json:"summary,omitempty"`
+	// About is Claude's own words for the tool use (About), when any.
+	About string `json:"about,omitempty"`
 }
 
 // Options configure Run. Wire or Host may be nil (nothing is reported
@@ -372,6 +374,7 @@ func (h *hook) approve(parent context.Context, stdout io.Writer) {
 	reqID := h.NewRequestID()
 	tool := h.ev.ToolName
 	summary := Summary(tool, h.ev.ToolInput)
+	about := About(tool, h.ev.ToolInput)
 
 	waitCtx, cancelWait := context.WithTimeout(parent, h.ApprovalTimeout)
 	defer cancelWait()
@@ -411,7 +414,7 @@ func (h *hook) approve(parent context.Context, stdout io.Writer) {
 	if h.Host != nil {
 		r := h.report(string(wire.StateWaitingForApproval))
 		if sub != nil { // only an answerable request gets a card
-			r.RequestID, r.Tool, r.Summary = reqID, tool, summary
+			r.RequestID, r.Tool, r.Summary, r.About = reqID, tool, summary, about
 		}
 		if err := h.hostReport(setup, r); err != nil {
 			h.fail("could not report the permission request to the Lets host", err)

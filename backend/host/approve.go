@@ -22,14 +22,18 @@ const ApproveRoute = "POST /lip/approve"
 const (
 	approveToolMax     = 80
 	approveSummaryMax  = 200
+	approveAboutMax    = 120
 	approveDefaultWait = 2 * time.Minute
 	approveMaxWait     = 10 * time.Minute
 )
 
 type approveRequest struct {
-	Window    string `json:"window"`
-	Tool      string `json:"tool"`
-	Summary   string `json:"summary"`
+	Window  string `json:"window"`
+	Tool    string `json:"tool"`
+	Summary string `json:"summary"`
+	// About is Claude's own words for the tool use ("Run the tests"),
+	// when any: the card leads with it.
+	About     string `json:"about"`
 	TimeoutMs int64  `json:"timeoutMs"`
 }
 
@@ -53,6 +57,7 @@ func (s *Server) handleApprove(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	summary := oneLine(req.Summary, approveSummaryMax)
+	about := oneLine(req.About, approveAboutMax)
 	wait := approveDefaultWait
 	if req.TimeoutMs > 0 {
 		wait = min(max(time.Duration(req.TimeoutMs)*time.Millisecond, time.Second), approveMaxWait)
@@ -63,13 +68,13 @@ func (s *Server) handleApprove(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	start := s.opts.Now()
-	choice, reason := s.askApproval(r, win, tool, summary, wait)
+	choice, reason := s.askApproval(r, win, tool, summary, about, wait)
 	writeJSON(w, http.StatusOK, approveAnswer{Choice: choice, Reason: reason, Ms: s.opts.Now().Sub(start).Milliseconds()})
 }
 
 // askApproval draws the approval card in the window's shell page and
 // waits for the human.
-func (s *Server) askApproval(r *http.Request, win *window, tool, summary string, wait time.Duration) (choice, reason string) {
+func (s *Server) askApproval(r *http.Request, win *window, tool, summary, about string, wait time.Duration) (choice, reason string) {
 	id := s.core.ids.New("ask", s.opts.Now())
 	ch := make(chan string, 1)
 	win.mu.Lock()
@@ -86,7 +91,7 @@ func (s *Server) askApproval(r *http.Request, win *window, tool, summary string,
 		delete(win.ask, id)
 		win.mu.Unlock()
 	}()
-	s.core.hostCommand(win, typeShellAsk, map[string]any{"id": id, "kind": "approval", "tool": tool, "summary": summary, "title": win.unique.Manifest.Title})
+	s.core.hostCommand(win, typeShellAsk, map[string]any{"id": id, "kind": "approval", "tool": tool, "summary": summary, "about": about, "title": win.unique.Manifest.Title})
 	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {

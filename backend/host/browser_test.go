@@ -163,13 +163,14 @@ func TestBrowserEndToEnd(t *testing.T) {
 		{"lip": 1, "type": "chat.say", "re": "ev_q1", "win": win.Window, "data": map[string]any{"text": "Hello ", "seq": 1}},
 		{"lip": 1, "type": "chat.say", "re": "ev_q1", "win": win.Window, "data": map[string]any{"text": "!", "seq": 3, "done": true}},
 	})
-	var toast, accent, bg, refused, note, chat, chatDone string
+	var toast, accent, bg, refused, note, raw, chat, chatDone string
 	var bubbles int
 	err = chromedp.Run(ctx,
 		chromedp.WaitVisible(`.toast[data-level="ok"]`, chromedp.ByQuery),
 		chromedp.Text(`.toast`, &toast, chromedp.ByQuery),
 		chromedp.WaitVisible(`[data-component="c1"]`, chromedp.ByQuery),
 		chromedp.Text(`[data-component="c1"]`, &note, chromedp.ByQuery),
+		chromedp.TextContent(`[data-component="c1"] details .raw`, &raw, chromedp.ByQuery),
 		chromedp.WaitVisible(`.chat-bubble[data-done="true"]`, chromedp.ByQuery),
 		chromedp.Text(`.chat-bubble`, &chat, chromedp.ByQuery),
 		chromedp.Evaluate(`document.querySelector(".chat-bubble").dataset.done`, &chatDone),
@@ -187,8 +188,9 @@ func TestBrowserEndToEnd(t *testing.T) {
 	if accent != "#d04a8a" || bg != "" || refused != "--lets-bg" {
 		t.Errorf("case 39: accent %q, bg %q, refused %q", accent, bg, refused)
 	}
-	if !strings.Contains(note, `hologram`) || !strings.Contains(note, `"beam": 3`) {
-		t.Errorf("case 34: unknown component shows %q", note)
+	// Plain words on show, the raw props under Details (issue #26).
+	if !strings.Contains(note, "Claude sent something this window cannot show yet.") || strings.Contains(note, "hologram") || !strings.Contains(raw, `hologram`) || !strings.Contains(raw, `"beam": 3`) {
+		t.Errorf("case 34: unknown component shows %q, details %q", note, raw)
 	}
 	if chat != "Hello world!" || bubbles != 1 || chatDone != "true" {
 		t.Errorf("case 35: chat %q in %d bubbles, done %s", chat, bubbles, chatDone)
@@ -220,7 +222,7 @@ func TestBrowserEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatalf("prompt: %v", err)
 	}
-	if question != "Allow Board tu to run shell on this computer?" || focused != "deny" {
+	if question != "Board tu wants to run commands on this computer" || focused != "deny" {
 		t.Fatalf("prompt %q, focus on %q", question, focused)
 	}
 	browsertest.Screenshot(t, ctx, "shell-allow-prompt.png")

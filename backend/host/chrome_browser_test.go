@@ -413,9 +413,10 @@ func TestBrowserChromeChatAndPrompts(t *testing.T) {
 	// the tool and summary, answered with the keyboard (Tab, Enter).
 	res := approveAsync(th, map[string]any{"window": win.Window, "tool": "Bash", "summary": "npm test in ~/project"}, testHostToken)
 	c.run("approval card", chromedp.WaitVisible(`dialog.prompt.k-approval[open]`, chromedp.ByQuery))
-	var card struct{ Tool, Q, Why, Focus string }
-	c.eval(`({Tool: document.querySelector(".prompt-tool").textContent, Q: document.getElementById("prompt-q").textContent, Why: document.getElementById("prompt-why").textContent, Focus: document.activeElement.dataset.choice})`, &card)
-	if card.Tool != "Bash" || card.Q != "Allow Claude to use Bash?" || card.Why != "npm test in ~/project" || card.Focus != "deny" {
+	// Plain words first (issue #26); the tool and the command under Details.
+	var card struct{ Tag, Q, Raw, Focus string }
+	c.eval(`({Tag: document.querySelector(".prompt-tool").textContent, Q: document.getElementById("prompt-q").textContent, Raw: document.querySelector("dialog.prompt details .prompt-raw").textContent, Focus: document.activeElement.dataset.choice})`, &card)
+	if card.Tag != "Command" || card.Q != "Claude wants to run a command on this computer" || card.Raw != "ToolBashCommandnpm test in ~/project" || card.Focus != "deny" {
 		t.Fatalf("approval card %+v", card)
 	}
 	browsertest.Screenshot(t, ctx, "approval-card.png")

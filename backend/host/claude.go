@@ -28,7 +28,7 @@ import (
 
 // ClaudeRoute is where `lets hook` reports a Claude session's state (host
 // token). Body: {"pid", "session_id", "label", "state", "request_id"?,
-// "tool"?, "summary"?}; answer: {"windows": number of bound windows}.
+// "tool"?, "summary"?, "about"?}; answer: {"windows": number of bound windows}.
 const ClaudeRoute = "POST /lip/claude"
 
 // ClaudePIDHeader on POST /lip/open names the pid of the claude process
@@ -73,6 +73,8 @@ type claudeReport struct {
 	RequestID string
 	Tool      string
 	Summary   string
+	// About is Claude's own words for the tool use, when any.
+	About string
 }
 
 // decodeClaudeReport reads and validates a report. Errors are
@@ -86,6 +88,7 @@ func decodeClaudeReport(b []byte) (claudeReport, error) {
 		RequestID string  `json:"request_id"`
 		Tool      string  `json:"tool"`
 		Summary   string  `json:"summary"`
+		About     string  `json:"about"`
 	}
 	if err := json.Unmarshal(b, &in); err != nil {
 		var te *json.UnmarshalTypeError
@@ -123,6 +126,7 @@ func decodeClaudeReport(b []byte) (claudeReport, error) {
 	r.Label = oneLine(in.Label, claudeLabelMax)
 	r.Tool = oneLine(in.Tool, approveToolMax)
 	r.Summary = oneLine(in.Summary, approveSummaryMax)
+	r.About = oneLine(in.About, approveAboutMax)
 	return r, nil
 }
 
@@ -195,6 +199,7 @@ type claudeCard struct {
 	Label     string
 	Tool      string
 	Summary   string
+	About     string
 }
 
 // claudeAgent is what the host knows of one claude process.
@@ -266,7 +271,7 @@ func (a *claudeAgents) stepLocked(r claudeReport, cards bool, newID func() strin
 		ag.mood, st.mood = m, m
 	}
 	if cards && r.State == string(wire.StateWaitingForApproval) && r.RequestID != "" && ag.card == nil && r.RequestID != ag.asked {
-		ag.card = &claudeCard{ID: newID(), Session: r.SessionID, RequestID: r.RequestID, Label: r.Label, Tool: r.Tool, Summary: r.Summary}
+		ag.card = &claudeCard{ID: newID(), Session: r.SessionID, RequestID: r.RequestID, Label: r.Label, Tool: r.Tool, Summary: r.Summary, About: r.About}
 		ag.asked = r.RequestID
 		c := *ag.card
 		st.show = &c
@@ -311,7 +316,7 @@ func (a *claudeAgents) session(pid int) string {
 
 // cardData is a card's shell.ask data.
 func cardData(c *claudeCard, w *window) map[string]any {
-	return map[string]any{"id": c.ID, "kind": "approval", "tool": c.Tool, "summary": c.Summary, "label": c.Label, "title": w.unique.Manifest.Title}
+	return map[string]any{"id": c.ID, "kind": "approval", "tool": c.Tool, "summary": c.Summary, "about": c.About, "label": c.Label, "title": w.unique.Manifest.Title}
 }
 
 // boundWindows lists the open windows bound to pid, oldest first.

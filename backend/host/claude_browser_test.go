@@ -23,13 +23,14 @@ func TestBrowserClaudeCard(t *testing.T) {
 	c := &chromeT{t: t, th: th, ctx: ctx, win: win}
 	c.run("shell page", chromedp.Navigate(win.URL), chromedp.WaitVisible(`#lets-shell[data-state="online"]`, chromedp.ByQuery))
 
-	th.report(t, rep(4321, "waiting_for_approval", "request_id", "r1", "tool", "Bash", "summary", "rm -rf build"))
+	th.report(t, rep(4321, "waiting_for_approval", "request_id", "r1", "tool", "Bash", "summary", "rm -rf build", "about", "Clean the build folder"))
 	c.run("card", chromedp.WaitVisible(`dialog.prompt.k-approval[open]`, chromedp.ByQuery))
 	c.poll(`document.querySelector(".lets-companion").dataset.mood === "alert"`)
-	var why string
-	c.eval(`document.getElementById("prompt-why").textContent`, &why)
-	if why != "rm -rf build" {
-		t.Fatalf("card detail %q", why)
+	var q, raw string
+	c.eval(`document.getElementById("prompt-q").textContent`, &q)
+	c.eval(`document.querySelector("dialog.prompt details dd:last-child").textContent`, &raw)
+	if q != "Claude wants to run a command in project: Clean the build folder" || raw != "rm -rf build" {
+		t.Fatalf("card %q, details %q", q, raw)
 	}
 
 	// A pad answered: the next report says running.

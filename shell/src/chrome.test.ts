@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { linkText, parseInlines, parseMarkdownLite } from "./markdown";
 import { Coalescer, type Timers } from "./coalesce";
 import { ChatStream, checkThemeVars, cleanEntries } from "./protocol";
-import { oneLine, PromptQueue, promptView, QUEUE_MAX } from "./prompts";
+import { appName, fileAndFolder, oneLine, PromptQueue, promptView, QUEUE_MAX } from "./prompts";
 
 test("markdown-lite: paragraphs, lists and a fenced code block", () => {
   const blocks = parseMarkdownLite("First line\nsame paragraph\n\nSecond\n\n- a\n- b\n1. one\n\n```ts\nconst x = 1;\n```\nafter");
@@ -144,17 +144,54 @@ test("theme validation: --lets-* names with plain values only", () => {
   assert.deepEqual(r.refused.map((x) => x.name).sort(), ["--lets-bg", "--lets-fg", "--other"]);
 });
 
-test("approval card: tool and one-line summary, deny first, long text cut", () => {
+test("approval card: plain words first, the raw request under Details, deny first", () => {
   const v = promptView({ id: "a1", kind: "approval", tool: "Bash", summary: "rm -rf build\n  and rebuild" });
-  assert.equal(v.heading, "Allow Claude to use Bash?");
-  assert.equal(v.detail, "rm -rf build and rebuild");
+  assert.equal(v.heading, "Claude wants to run a command on this computer");
+  assert.match(v.detail, /Deny is always safe/);
+  assert.deepEqual(v.details, [
+    { label: "Tool", value: "Bash" },
+    { label: "Command", value: "rm -rf build and rebuild" },
+  ]);
+  assert.equal(v.tag, "Command");
   assert.deepEqual(v.choices.map((c) => c.choice), ["deny", "allow"]);
-  assert.equal(promptView({ id: "a2", kind: "approval", tool: "X", summary: "y".repeat(500) }).detail.length, 200);
-  const ex = promptView({ id: "e1", title: "Board", language: "python" });
-  assert.equal(ex.heading, "Allow Board to run python on this computer?");
+  assert.equal(promptView({ id: "a1b", kind: "approval", tool: "Bash", summary: "ls", label: "Lets" }).heading, "Claude wants to run a command in Lets");
+  // Claude's own words for it lead, when it gave them.
+  assert.equal(promptView({ id: "a1c", kind: "approval", tool: "Bash", summary: "npm test", about: "Run the tests." }).heading, "Claude wants to run a command on this computer: Run the tests");
+  assert.equal(promptView({ id: "a1d", kind: "approval", tool: "Task", summary: "{}", about: "Explore the code" }).heading, "Claude wants to start a helper for part of the work: Explore the code");
+  assert.equal(promptView({ id: "a1e", kind: "approval", tool: "Edit", summary: "a.txt", about: "ignored" }).heading, "Claude wants to change the file a.txt");
+  // Long raw text is cut; the plain words never carry it.
+  const long = promptView({ id: "a2", kind: "approval", tool: "X", summary: "y".repeat(500) });
+  assert.equal(long.details[1].value.length, 200);
+  assert.equal(long.heading, "Claude wants to use a tool called “X”");
+
+  // Files: the name and its folder, never the whole path.
+  const edit = promptView({ id: "a3", kind: "approval", tool: "Edit", summary: "/home/me/Lets/notes.txt" });
+  assert.equal(edit.heading, "Claude wants to change the file notes.txt in Lets");
+  assert.deepEqual(edit.details[1], { label: "File", value: "/home/me/Lets/notes.txt" });
+  assert.equal(promptView({ id: "a4", kind: "approval", tool: "Write", summary: "~/My Notes/plan.md" }).heading, "Claude wants to write the file plan.md in My Notes");
+  assert.equal(promptView({ id: "a5", kind: "approval", tool: "Read", summary: "notes.md", label: "board" }).heading, "Claude wants to read the file notes.md in board");
+  assert.equal(promptView({ id: "a6", kind: "approval", tool: "MultiEdit", summary: "notes.md" }).heading, "Claude wants to change the file notes.md");
+  assert.equal(promptView({ id: "a7", kind: "approval", tool: "Edit", summary: '{"old_string":"a"}' }).heading, "Claude wants to change a file");
+  assert.equal(promptView({ id: "a8", kind: "approval", tool: "WebFetch", summary: '{"url":"https://example.com/a?b=1","prompt":"x"}' }).heading, "Claude wants to open a web page on example.com");
+  assert.equal(promptView({ id: "a9", kind: "approval", tool: "WebSearch", summary: '{"query":"x"}' }).heading, "Claude wants to search the web");
+  assert.equal(promptView({ id: "a10", kind: "approval", tool: "Grep", summary: '{"pattern":"x"}', label: "Lets" }).heading, "Claude wants to look through your files in Lets");
+  assert.equal(promptView({ id: "a11", kind: "approval", tool: "mcp__lets__open_window", summary: "{}" }).heading, "Claude wants to use “open window” from lets");
+  assert.equal(promptView({ id: "a12", kind: "approval" }).heading, "Claude wants to do something");
+  assert.deepEqual(fileAndFolder("C:\\Users\\me\\Lets\\a.txt"), { file: "a.txt", folder: "Lets" });
+
+  // The allow dialog: the app by name, no "unique", no "user's rights".
+  const ex = promptView({ id: "e1", title: "Board", language: "python", question: "Allow Board to run python on this computer?" });
+  assert.equal(ex.heading, "Board wants to run a Python program on this computer");
   assert.deepEqual(ex.choices.map((c) => c.choice), ["deny", "once", "always"]);
-  assert.equal(ex.tool, "python");
+  assert.equal(ex.tag, "Board");
+  assert.deepEqual(ex.details, [{ label: "Language", value: "python" }]);
   assert.match(ex.detail, /lasts until Board is updated/);
+  assert.doesNotMatch(ex.heading + ex.detail, /unique|user's rights/i);
+  assert.equal(promptView({ id: "e2", title: "Hello", language: "shell" }).heading, "Hello wants to run commands on this computer");
+  assert.equal(promptView({ id: "e3", language: "javascript" }).heading, "This app wants to run a JavaScript program on this computer");
+  assert.equal(promptView({ id: "e4", title: "Hello — say hi to Claude", language: "python" }).heading, "Hello wants to run a Python program on this computer");
+  assert.equal(appName("Board: plans and notes"), "Board");
+  assert.equal(appName("Half-Life"), "Half-Life");
   assert.equal(oneLine("  a \n\t b  ", 10), "a b");
 });
 

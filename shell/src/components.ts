@@ -175,12 +175,16 @@ export class Components {
       case "note": {
         const text = part("text", "p", { class: "c-text" });
         text.textContent = str(props.text, str(props.body));
-        text.hidden = text.textContent === "";
         el.dataset.tone = ["info", "ok", "warn", "error"].includes(str(props.tone)) ? str(props.tone) : "info";
         if (el.dataset.fallback !== undefined) {
-          const raw = part("raw", "pre", { class: "raw" });
-          raw.textContent = `${el.dataset.fallback}: ${JSON.stringify(props, null, 2)}`;
+          // A kind of part this window cannot draw: plain words, and what
+          // Claude sent word for word one click away (issue #26).
+          if (text.textContent === "") text.textContent = "Claude sent something this window cannot show yet.";
+          const box = part("raw", "details", { class: "c-raw" });
+          if (!box.firstChild) box.append(h("summary", { text: "Details" }), h("pre", { class: "raw" }));
+          (box.querySelector("pre") as HTMLPreElement).textContent = `${el.dataset.fallback}: ${JSON.stringify(props, null, 2)}`;
         }
+        text.hidden = text.textContent === "";
         break;
       }
       case "options":

@@ -29,6 +29,8 @@ export interface PromptRequest {
   question?: string;
   tool?: string;
   summary?: string;
+  /** Claude's own words for the tool use ("Run the tests"), when any. */
+  about?: string;
   /** The Claude session's label (its project folder), for approval cards. */
   label?: string;
 }
@@ -39,34 +41,167 @@ interface Choice {
   allows: boolean;
 }
 
-/** What a prompt shows: its heading, explanation and buttons (deny first). */
-export function promptView(r: PromptRequest): { heading: string; detail: string; tool?: string; choices: Choice[]; kind: string } {
+/** What a prompt shows. */
+export interface PromptView {
+  kind: string;
+  /** What will happen, in plain words: the dialog's name. */
+  heading: string;
+  /** Why it matters and what the choices do. */
+  detail: string;
+  /** A short plain tag above the heading (decorative). */
+  tag: string;
+  /** The raw request (tool, command, file path, JSON), behind "Details". */
+  details: { label: string; value: string }[];
+  /** Buttons, Deny first. */
+  choices: Choice[];
+}
+
+/**
+ * What a prompt shows (issue #26): what will happen in plain words first
+ * ("Claude wants to run a command", "Board wants to run a Python program
+ * on this computer"), with the raw command, path or JSON one click away
+ * behind "Details".
+ */
+export function promptView(r: PromptRequest): PromptView {
   if (r.kind === "approval") {
-    const tool = oneLine(r.tool ?? "a tool", 80);
+    const tool = oneLine(r.tool ?? "", 80);
+    const summary = oneLine(r.summary ?? "", 200);
+    const plain = approvalWords(tool, summary, oneLine(r.label ?? "", 64), oneLine(r.about ?? "", 120));
+    const details: PromptView["details"] = [];
+    if (tool) details.push({ label: "Tool", value: tool });
+    if (summary) details.push({ label: plain.what, value: summary });
     return {
       kind: "approval",
-      heading: `Allow Claude to use ${tool}?`,
-      detail: oneLine(r.summary ?? "", 200) || "Claude did not say what it wants to do.",
-      tool,
+      heading: plain.heading,
+      detail: plain.detail,
+      tag: plain.tag,
+      details,
       choices: [
         { choice: "deny", label: "Deny", allows: false },
         { choice: "allow", label: "Allow", allows: true },
       ],
     };
   }
-  const title = r.title ?? "This unique";
-  const lang = r.language ?? "code";
+  const title = appName(r.title ?? "");
+  const lang = r.language ?? "";
+  const program = programWords(lang);
+  // The host's own question (r.question) is not shown: it names the
+  // language the way a developer would.
   return {
     kind: "exec",
-    heading: r.question || `Allow ${title} to run ${lang} on this computer?`,
-    detail: `${title} wants to run ${lang} code with your user's rights. Allow it only if you trust this unique. “Always allow” lasts until ${title} is updated.`,
-    tool: lang,
+    heading: `${title} wants to run ${program} on this computer`,
+    detail: `It could then read and change your files, like a program you start yourself. Allow it only if you trust ${title}. “Always allow” lasts until ${title} is updated.`,
+    tag: title,
+    details: lang ? [{ label: "Language", value: lang }] : [],
     choices: [
       { choice: "deny", label: "Deny", allows: false },
       { choice: "once", label: "Allow once", allows: true },
       { choice: "always", label: "Always allow", allows: true },
     ],
   };
+}
+
+/**
+ * How a person calls the app: its title up to a dash or colon ("Hello"
+ * for "Hello — say hi to Claude"), "This app" when it has none.
+ */
+export function appName(title: string): string {
+  const t = oneLine(title, 80);
+  const short = t.split(/\s[—–-]\s|:\s/)[0].trim();
+  return short || t || "This app";
+}
+
+/** "a Python program" for python, and so on. */
+function programWords(lang: string): string {
+  switch (lang.toLowerCase()) {
+    case "shell":
+    case "sh":
+    case "bash":
+      return "commands";
+    case "python":
+      return "a Python program";
+    case "javascript":
+    case "node":
+      return "a JavaScript program";
+    default:
+      return "a program";
+  }
+}
+
+/**
+ * The last part of a file path and the folder it is in: "notes.txt" and
+ * "Lets" for /home/me/Lets/notes.txt. folder is "" for a bare name.
+ */
+export function fileAndFolder(p: string): { file: string; folder: string } {
+  const parts = p.trim().replace(/[\\/]+$/, "").split(/[\\/]+/).filter((x) => x !== "" && x !== "." && x !== "~");
+  const file = parts.pop() ?? "";
+  const folder = parts.pop() ?? "";
+  return { file, folder };
+}
+
+/** Whether s looks like one file path (not a sentence or JSON). */
+function looksLikePath(s: string): boolean {
+  if (s === "" || s.startsWith("{") || s.startsWith("[")) return false;
+  return /^(\/|~\/|[A-Za-z]:[\\/])/.test(s) || !/\s/.test(s);
+}
+
+/**
+ * The plain sentence for a Claude tool use: heading (what will happen),
+ * detail (what to weigh), tag (a one-word kind) and what the raw summary
+ * is (its label under Details).
+ */
+export function approvalWords(tool: string, summary: string, label: string, about = ""): { heading: string; detail: string; tag: string; what: string } {
+  const inFolder = (f: string) => (f ? ` in ${f}` : label ? ` in ${label}` : "");
+  const file = (verb: string, tag: string, detail: string) => {
+    if (looksLikePath(summary)) {
+      const { file: name, folder } = fileAndFolder(summary);
+      if (name) return { heading: `Claude wants to ${verb} the file ${name}${inFolder(folder)}`, detail, tag, what: "File" };
+    }
+    return { heading: `Claude wants to ${verb} a file${inFolder("")}`, detail, tag, what: "What Claude sent" };
+  };
+  const safe = "Deny is always safe: Claude will ask again or find another way.";
+  // Claude's own words, after a colon: "…a command: Run the tests".
+  const said = about.replace(/[.\s]+$/, "");
+  const withSaid = (heading: string) => (said ? `${heading}: ${said}` : heading);
+  switch (tool) {
+    case "Bash":
+      return {
+        heading: withSaid(label ? `Claude wants to run a command in ${label}` : "Claude wants to run a command on this computer"),
+        detail: `A command can change or delete files. Allow it if it is part of what you asked for. ${safe}`,
+        tag: "Command",
+        what: "Command",
+      };
+    case "Edit":
+    case "MultiEdit":
+    case "NotebookEdit":
+      return file("change", "Change a file", `Allow it if you asked Claude for this change. ${safe}`);
+    case "Write":
+      return file("write", "Write a file", `Writing replaces what the file held before, or makes a new one. ${safe}`);
+    case "Read":
+      return file("read", "Read a file", `Claude would see what is in the file. ${safe}`);
+    case "Glob":
+    case "Grep":
+    case "LS":
+      return { heading: `Claude wants to look through your files${inFolder("")}`, detail: `Claude would see the names and contents it finds. ${safe}`, tag: "Search files", what: "What Claude looks for" };
+    case "WebFetch": {
+      const site = /https?:\/\/([^/\s"'?#]+)/i.exec(summary)?.[1];
+      return { heading: site ? `Claude wants to open a web page on ${site}` : "Claude wants to open a web page", detail: `Claude would read the page. ${safe}`, tag: "Web", what: "What Claude sent" };
+    }
+    case "WebSearch":
+      return { heading: "Claude wants to search the web", detail: `Claude would read what the search finds. ${safe}`, tag: "Web", what: "What Claude sent" };
+    case "Task":
+    case "Agent":
+      return { heading: withSaid("Claude wants to start a helper for part of the work"), detail: `The helper works with the same permissions and asks you the same way. ${safe}`, tag: "Helper", what: "What Claude sent" };
+    case "TodoWrite":
+      return { heading: "Claude wants to update its to-do list", detail: `This only changes Claude's own notes. ${safe}`, tag: "Notes", what: "What Claude sent" };
+  }
+  const mcp = /^mcp__(.+?)__(.+)$/.exec(tool);
+  if (mcp) {
+    const words = (s: string) => s.replace(/[_-]+/g, " ").trim();
+    return { heading: `Claude wants to use “${words(mcp[2])}” from ${words(mcp[1])}`, detail: `Allow it if you expected this. ${safe}`, tag: "Tool", what: "What Claude sent" };
+  }
+  if (!tool) return { heading: "Claude wants to do something", detail: `Claude did not say what. ${safe}`, tag: "Claude", what: "What Claude sent" };
+  return { heading: `Claude wants to use a tool called “${tool}”`, detail: `Allow it if you expected this. ${safe}`, tag: "Tool", what: "What Claude sent" };
 }
 
 /** Collapses whitespace and cuts text to max characters with an ellipsis. */
@@ -162,8 +297,14 @@ export class Prompts {
     const before = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     const dlg = h("dialog", { class: `prompt k-${v.kind}`, "aria-labelledby": "prompt-q", "aria-describedby": "prompt-why", "data-armed": "false", "data-id": r.id });
     const parts: HTMLElement[] = [];
-    if (v.tool) parts.push(h("p", { class: "prompt-tool", text: v.tool, "aria-hidden": "true" }));
+    if (v.tag) parts.push(h("p", { class: "prompt-tool", text: v.tag, "aria-hidden": "true" }));
     parts.push(h("h2", { id: "prompt-q", text: v.heading }), h("p", { id: "prompt-why", text: v.detail }));
+    if (v.details.length > 0) {
+      // The raw request, one click away: for whoever wants to check it.
+      const list = h("dl", { class: "prompt-raw" });
+      for (const d of v.details) list.append(h("dt", { text: d.label }), h("dd", { text: d.value }));
+      parts.push(h("details", { class: "prompt-details" }, h("summary", { text: "Details" }), list));
+    }
     const row = h("div", { class: "actions" });
     let done = false;
     let armTimer: ReturnType<typeof setTimeout> | undefined;

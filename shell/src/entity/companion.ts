@@ -81,7 +81,9 @@ export class Companion {
     this.profile = new ProfileAggregator(now());
     this.reduced = window.matchMedia("(prefers-reduced-motion: reduce)");
 
-    this.element = el("div", "lets-companion", { "data-mood": "idle" });
+    // A landmark of its own (issue #26): the companion and its menu are
+    // not the app's content, and every part of the page sits in one.
+    this.element = el("div", "lets-companion", { "data-mood": "idle", role: "complementary" });
     this.button = el("button", "lets-companion-body", { type: "button", "aria-haspopup": "menu", "aria-expanded": "false", "aria-controls": "lets-companion-menu" });
     this.button.append(this.figure.root);
     this.bubble = el("div", "lets-companion-bubble", { "aria-hidden": "true" });
@@ -168,6 +170,7 @@ export class Companion {
 
   private applyPersona(): void {
     this.element.dataset.name = this.persona.name;
+    this.element.setAttribute("aria-label", `${this.persona.name}, your companion`);
     this.button.setAttribute("aria-label", `${this.persona.name}, your companion. Click for suggestions; Ctrl+Space calls it from anywhere.`);
     this.menu.setAttribute("aria-label", `Suggestions from ${this.persona.name}`);
     this.element.style.setProperty("--lets-c-speed", String(this.persona.speed));
@@ -414,8 +417,9 @@ export class Companion {
     if (hint) {
       const h = el("span", "lets-companion-hint");
       h.textContent = hint;
+      // The name is the visible text, label then hint (no aria-label
+      // that says it differently: issue #26, label-content-name-mismatch).
       b.append(h);
-      b.setAttribute("aria-label", `${label} (${hint})`);
     }
     b.addEventListener("click", (ev) => {
       ev.stopPropagation();
