@@ -126,12 +126,6 @@ func (x *win) calm() {
 	x.poll(`document.getAnimations().every(a => a.playState !== "running" || a.effect.getComputedTiming().iterations === Infinity)`)
 }
 
-// key presses one key in the tab (kb.Escape, "\t").
-func (x *win) key(k string) {
-	x.t.Helper()
-	x.run(chromedp.KeyEvent(k))
-}
-
 // approveAsk posts an approval request for the window as Claude's chat
 // does, with Claude's own words for it if about is given; the answer
 // comes on the channel once the person answers.
