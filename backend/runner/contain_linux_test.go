@@ -105,8 +105,10 @@ func TestRunTimeoutKillsASetsidChild(t *testing.T) {
 		killLeft(t, &pid)
 		code := detach(pidFile) + `
 echo started
+echo yes > ` + pidFile + `.ready
 sleep 30`
-		res, err := r.Run(context.Background(), "demo", Request{Language: "shell", Code: code, TimeoutMs: 2000})
+		res, err := runPastLimit(t, r, Request{Language: "shell", Code: code, TimeoutMs: 2000},
+			"the run has detached its child and said so", func() bool { return exists(pidFile + ".ready") })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,9 +146,12 @@ os.wait()
 while not os.path.exists(PID):
     time.sleep(0.01)
 print("started", flush=True)
+with open(PID + ".ready", "w") as f:
+    f.write("yes")
 time.sleep(30)
 `
-		res, err := r.Run(context.Background(), "demo", Request{Language: "python", Code: code, TimeoutMs: 3000})
+		res, err := runPastLimit(t, r, Request{Language: "python", Code: code, TimeoutMs: 3000},
+			"the daemon has started and the run said so", func() bool { return exists(pidFile + ".ready") })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -263,12 +268,14 @@ func TestRunStopsEvenWhenTheProgramFreezesItsReaper(t *testing.T) {
 		var pid, stopper int
 		killLeft(t, &pid)
 		killLeft(t, &stopper)
-		res, err := r.Run(context.Background(), "demo", Request{Language: "shell", Code: detach(pidFile) + `
+		res, err := runPastLimit(t, r, Request{Language: "shell", Code: detach(pidFile) + `
 	R=$PPID
 grep -q __lets-run-reaper /proc/$R/cmdline || { echo "not under the reaper: will not freeze $R" >&2; exit 9; }
 setsid sh -c "echo \$\$ > ` + pidFile + `.s.tmp; mv ` + pidFile + `.s.tmp ` + pidFile + `.stopper; while :; do kill -STOP $R; done" </dev/null >/dev/null 2>&1 &
 while [ ! -s ` + pidFile + `.stopper ]; do sleep 0.01; done
-sleep 30`, TimeoutMs: 2000})
+sleep 30`, TimeoutMs: 2000}, "the run has detached a child and a process freezing its reaper", func() bool {
+			return exists(pidFile) && exists(pidFile+".stopper")
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -312,7 +319,8 @@ func TestRunTimeoutEndsAStormOfDetachingChildren(t *testing.T) {
 		}
 	})
 	spawner := `setsid sh -c 'while :; do setsid sleep ` + mark + ` </dev/null >/dev/null 2>&1 & done' </dev/null >/dev/null 2>&1 &`
-	res, err := r.Run(context.Background(), "demo", Request{Language: "shell", Code: spawner + "\n" + spawner + "\nsleep 30", TimeoutMs: 500})
+	res, err := runPastLimit(t, r, Request{Language: "shell", Code: spawner + "\n" + spawner + "\nsleep 30", TimeoutMs: 500},
+		"the storm is on (both spawners and their sleeps)", func() bool { return len(pidsRunning(mark)) >= 6 })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,8 @@ import (
 	"regexp"
 	"sync"
 	"time"
+
+	"github.com/lets-app/lets/backend/clock"
 )
 
 // Limits of a run (spec §10).
@@ -80,6 +82,8 @@ type Runner struct {
 	running map[string]int
 
 	logger *slog.Logger
+	// clk times each run's limit; nil is the wall clock (SetClock).
+	clk clock.Clock
 	// noCgroup makes runs go without a cgroup of their own (the /proc
 	// scan alone contains them); tests of that path set it.
 	noCgroup bool
@@ -90,6 +94,14 @@ type Runner struct {
 // SetLogger sets where the runner reports what a person or a
 // maintainer may want to know (e.g. how runs are contained here).
 func (r *Runner) SetLogger(l *slog.Logger) { r.logger = l }
+
+// SetClock sets the clock that times each run's limit (the wall clock
+// unless set): a test lets the limit pass once the program has got as far
+// as it needs, instead of racing the machine's load.
+func (r *Runner) SetClock(c clock.Clock) { r.clk = c }
+
+// errTimeLimit ends a run's context when its time limit passes.
+var errTimeLimit = errors.New("the run's time limit passed")
 
 func (r *Runner) log() *slog.Logger {
 	if r.logger == nil {
@@ -196,11 +208,14 @@ func (r *Runner) Run(ctx context.Context, unique string, req Request) (Result, e
 		return Result{}, fmt.Errorf("%s is not installed on this computer (%s): %w", lang.Program, lang.Name, err)
 	}
 
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	clk := clock.Or(r.clk)
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	limit := clk.AfterFunc(timeout, func() { cancel(errTimeLimit) })
+	defer limit.Stop()
 	stdout := &capped{max: MaxOutput}
 	stderr := &capped{max: MaxOutput}
-	start := time.Now()
+	start := clk.Now()
 	// runContained (contain_*.go) ends the program and everything it
 	// started when ctx ends or when the program itself exits.
 	code, err := r.runContained(ctx, job{
@@ -212,14 +227,16 @@ func (r *Runner) Run(ctx context.Context, unique string, req Request) (Result, e
 		Stdout:    stdout.buf.String(),
 		Stderr:    stderr.buf.String(),
 		Truncated: stdout.cut || stderr.cut,
-		Ms:        time.Since(start).Milliseconds(),
+		Ms:        clk.Now().Sub(start).Milliseconds(),
 	}
-	switch ctx.Err() {
-	case context.DeadlineExceeded:
+	switch {
+	case errors.Is(context.Cause(ctx), errTimeLimit), errors.Is(ctx.Err(), context.DeadlineExceeded):
+		// The run's own limit, or the caller's deadline: both are a
+		// run that took too long.
 		res.TimedOut = true
 		res.ExitCode = -1
 		return res, nil
-	case context.Canceled:
+	case errors.Is(ctx.Err(), context.Canceled):
 		// The caller went away: the same answer whether that was before
 		// the program started or while it ran.
 		res.ExitCode = -1

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lets-app/lets/backend/clock"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
@@ -18,6 +19,48 @@ func newRunner(t *testing.T) *Runner {
 	return New(t.TempDir(), func(k string) string {
 		return map[string]string{"PATH": os.Getenv("PATH"), "HOME": "/nonexistent-home", "LANG": "C.UTF-8", "SECRET": "x"}[k]
 	})
+}
+
+// runPastLimit runs req on r and lets the run's time limit pass only once
+// ready holds: the program has got as far as the test needs. The limit is
+// timed by a fake clock the test owns. With the wall clock the limit raced
+// the machine's load (CI r10: under a load of 50 a Python program had not
+// printed its first line within its 3 s).
+func runPastLimit(t *testing.T, r *Runner, req Request, what string, ready func() bool) (Result, error) {
+	t.Helper()
+	fc := clock.NewFake(time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC))
+	r.SetClock(fc)
+	type answer struct {
+		res Result
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		res, err := r.Run(context.Background(), "demo", req)
+		done <- answer{res, err}
+	}()
+	var early *answer
+	testutil.Eventually(t, what, func() bool {
+		select {
+		case a := <-done:
+			early = &a
+			return true
+		default:
+		}
+		return ready()
+	})
+	if early != nil {
+		t.Fatalf("the run answered before %s: %+v (%v)", what, early.res, early.err)
+	}
+	fc.Advance(MaxTimeout + time.Second)
+	a := testutil.Wait(t, "the run's answer once its time limit passed", done)
+	return a.res, a.err
+}
+
+// exists reports whether path is there and not empty.
+func exists(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Size() > 0
 }
 
 func TestRunPassesStdinAndCodeAsAFile(t *testing.T) {
@@ -61,7 +104,8 @@ func TestRunNoShellInterpolationOfTheCode(t *testing.T) {
 func TestRunTimeoutKillsTheProcessGroup(t *testing.T) {
 	r := newRunner(t)
 	pidFile := filepath.Join(t.TempDir(), "child.pid")
-	res, err := r.Run(context.Background(), "demo", Request{Language: "shell", Code: "sleep 30 & echo $! > " + pidFile + "; sleep 30", TimeoutMs: 1000})
+	res, err := runPastLimit(t, r, Request{Language: "shell", Code: "sleep 30 & echo $! > " + pidFile + "; sleep 30", TimeoutMs: 1000},
+		"the run has started its background child", func() bool { return exists(pidFile) })
 	if err != nil {
 		t.Fatal(err)
 	}
