@@ -70,10 +70,13 @@ function focusFirst(...candidates: (HTMLElement | null | undefined)[]): boolean 
  * focus anywhere in its row) or a few quiet seconds take it back; the
  * focus stays on (or returns to) the button that asked.
  */
-function arm(button: HTMLButtonElement, note: HTMLElement, yes: string, question: string): void {
+function arm(button: HTMLButtonElement, note: HTMLElement, yes: string, what: string, question: string): void {
   const label = button.textContent ?? "";
+  const name = button.getAttribute("aria-label");
   button.dataset.armed = "yes";
   button.textContent = yes;
+  // The name starts with the words shown (WCAG 2.5.3): "Yes, delete Letters".
+  button.setAttribute("aria-label", `${yes} ${what}`);
   say(note, "ask", question);
   const row = button.closest("li") ?? button.parentElement;
   const disarm = (): void => {
@@ -81,6 +84,8 @@ function arm(button: HTMLButtonElement, note: HTMLElement, yes: string, question
     if (!button.isConnected || button.dataset.armed !== "yes" || button.disabled) return;
     button.dataset.armed = "";
     button.textContent = label;
+    if (name === null) button.removeAttribute("aria-label");
+    else button.setAttribute("aria-label", name);
     note.dataset.state = "";
     note.replaceChildren();
   };
@@ -436,7 +441,7 @@ class Home {
   private async deleteChat(c: ChatInfo, title: string, note: HTMLElement, button: HTMLButtonElement): Promise<void> {
     if (button.dataset.armed !== "yes") {
       const where = c.dir ? `the folder ${folderName(c.dir)}` : "its folder";
-      arm(button, note, "Yes, delete", `Delete “${title}”? Lets forgets this chat${c.window ? " and closes its window" : ""}. Files Claude made in ${where} stay. Press “Yes, delete” to go ahead, or Escape to keep it.`);
+      arm(button, note, "Yes, delete", title, `Delete “${title}”? Lets forgets this chat${c.window ? " and closes its window" : ""}. Files Claude made in ${where} stay. Press “Yes, delete” to go ahead, or Escape to keep it.`);
       return;
     }
     button.disabled = true;
@@ -552,7 +557,7 @@ class Home {
   // takes the question back.
   private async remove(u: HomeUnique, note: HTMLElement, button: HTMLButtonElement): Promise<void> {
     if (button.dataset.armed !== "yes") {
-      arm(button, note, "Yes, remove", `Remove ${u.title}? Its files are deleted; your saved work stays. Press “Yes, remove” to go ahead, or Escape to keep it.`);
+      arm(button, note, "Yes, remove", u.title, `Remove ${u.title}? Its files are deleted; your saved work stays. Press “Yes, remove” to go ahead, or Escape to keep it.`);
       return;
     }
     button.disabled = true;
