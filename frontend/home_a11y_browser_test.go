@@ -65,6 +65,19 @@ func startFullHome(t *testing.T) *fullHome {
 	}
 	pc := seededChats()
 	o := noClaude(t, host.Options{DataDir: data, Chats: pc})
+	home := t.TempDir()
+	for _, d := range []string{"Documents", "Pictures"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	getenv := o.Getenv
+	o.Getenv = func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return getenv(k)
+	}
 	o.Home.Devices = func() []host.PairedDevice {
 		return []host.PairedDevice{{Name: "Ada's phone", PairedAt: now.Add(-3 * time.Hour), Connected: 1}}
 	}
@@ -197,6 +210,19 @@ func TestBrowserHomeAccessible(t *testing.T) {
 			}
 			checkState(t, ctx, m.Name+" welcome and everything")
 			browsertest.Screenshot(t, ctx, "home-a11y-"+m.Name+".png")
+
+			// The folder chooser of "New chat in a folder…" open.
+			if err := chromedp.Run(ctx,
+				chromedp.Click(`#chat-folder`, chromedp.ByQuery),
+				chromedp.WaitVisible(`#folder-start`, chromedp.ByQuery),
+				chromedp.WaitVisible(`#folders button[aria-label="Open Documents"]`, chromedp.ByQuery),
+			); err != nil {
+				t.Fatalf("the folder chooser: %v", err)
+			}
+			checkState(t, ctx, m.Name+" folder chooser")
+			if err := chromedp.Run(ctx, chromedp.Click(`#folder-cancel`, chromedp.ByQuery), chromedp.WaitNotVisible(`#folder-picker`, chromedp.ByQuery)); err != nil {
+				t.Fatal(err)
+			}
 
 			// An inline "Yes, delete" asking.
 			if err := chromedp.Run(ctx,
