@@ -3,6 +3,7 @@ package frontend_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
+	"github.com/lets-app/lets/backend/claudefind"
+	"github.com/lets-app/lets/backend/claudeinstall"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/host"
 	"github.com/lets-app/lets/backend/sessions"
@@ -168,7 +171,8 @@ func TestBrowserHomeAccessible(t *testing.T) {
 		t.Run(m.Name, func(t *testing.T) {
 			ctx := browsertest.New(t, browsertest.Options{Width: 1000, Height: 900})
 			axe.Preload(t, ctx)
-			// Apply sets the colour scheme; reduced motion is not part of it.
+			// Apply sets the colour scheme (a later SetEmulatedMedia would
+			// replace it).
 			if err := chromedp.Run(ctx,
 				m.Apply(1000, 900),
 				chromedp.Navigate(h.URL()+"/"),
@@ -519,6 +523,49 @@ func TestBrowserHomeReflows(t *testing.T) {
 					t.Errorf("at 320 px %s %s", what, why)
 				}
 			}
+		})
+	}
+}
+
+// TestBrowserHomeAccessibleWithActions (issue #26): a Lets on a desktop
+// offers the page's own "Pair a phone", "Set up Claude" and "Install
+// Claude Code" buttons; the Phones and Claude cards with them, after
+// Set up Claude answered and after an install that failed, pass axe-core
+// and the word list in light, dark and at 200 %.
+func TestBrowserHomeAccessibleWithActions(t *testing.T) {
+	o := noClaude(t, host.Options{})
+	o.Home.Devices = func() []host.PairedDevice { return nil }
+	o.Home.PairPhone = func(context.Context) error { return nil }
+	o.Home.SetupClaude = func(context.Context) host.HomeSetupResult {
+		return host.HomeSetupResult{Done: false, Text: "Almost there: install Claude Code, then set up again"}
+	}
+	o.Home.InstallClaude = func(context.Context, func(claudeinstall.Progress)) (claudefind.Found, error) {
+		return claudefind.Found{}, errors.New("Node.js is missing on this computer")
+	}
+	h := startHomeHost(t, o)
+	for _, m := range axe.Modes {
+		t.Run(m.Name, func(t *testing.T) {
+			ctx := browsertest.New(t, browsertest.Options{Width: 1000, Height: 900})
+			axe.Preload(t, ctx)
+			if err := chromedp.Run(ctx,
+				m.Apply(1000, 900),
+				chromedp.Navigate(h.link(t)),
+				chromedp.WaitVisible(`#pair-phone`, chromedp.ByQuery),
+				chromedp.WaitVisible(`#setup-claude`, chromedp.ByQuery),
+				chromedp.WaitVisible(`#install-claude`, chromedp.ByQuery),
+			); err != nil {
+				t.Fatalf("home with the desktop's actions: %v", err)
+			}
+			checkState(t, ctx, m.Name+" actions")
+			if err := chromedp.Run(ctx,
+				chromedp.Click(`#setup-claude`, chromedp.ByQuery),
+				chromedp.Poll(`document.getElementById('setup-claude-note').textContent.includes('Almost there')`, nil, chromedp.WithPollingTimeout(testutil.EventuallyTimeout)),
+				chromedp.Click(`#install-claude`, chromedp.ByQuery),
+				chromedp.WaitVisible(`#install-claude-note[data-state="error"]`, chromedp.ByQuery),
+			); err != nil {
+				t.Fatalf("set up and install: %v", err)
+			}
+			checkState(t, ctx, m.Name+" set up answered, install failed")
 		})
 	}
 }
