@@ -419,6 +419,27 @@ func TestBrowserHomeKeyboardAfterDismissals(t *testing.T) {
 		t.Errorf("Escape elsewhere in the row left the keyboard on %q, want the Delete that asked", at)
 	}
 
+	// A redraw while Delete asks (the list changed meanwhile) draws the
+	// button afresh, unasked, and its question goes with it: the words
+	// never say "Press Yes, delete" beside a plain Delete.
+	at = step("a redraw while asking",
+		press(del),
+		chromedp.WaitVisible(`#c-`+gardenChat+`-note[data-state="ask"]`, chromedp.ByQuery),
+		chromedp.ActionFunc(func(context.Context) error {
+			h.chats.mu.Lock()
+			h.chats.list[1].Turns = 2
+			h.chats.mu.Unlock()
+			return nil
+		}),
+		chromedp.Evaluate(`document.dispatchEvent(new Event('visibilitychange'))`, nil),
+		chromedp.Poll(`document.querySelector('#chats li[data-chat="`+lettersChat+`"] .when').textContent.includes('2 messages')`, nil, chromedp.WithPollingTimeout(testutil.EventuallyTimeout)),
+		chromedp.TextContent(del, &label, chromedp.ByQuery),
+		chromedp.TextContent(`#c-`+gardenChat+`-note`, &note, chromedp.ByQuery),
+	)
+	if at != "chat-delete:"+gardenChat || label != "Delete" || note != "" {
+		t.Errorf("after a redraw while asking: keyboard on %q, button %q, note %q", at, label, note)
+	}
+
 	// Delete for good: the next chat's Continue; the last one: Start a new chat.
 	at = step("delete the first chat",
 		press(del), chromedp.WaitVisible(`#c-`+gardenChat+`-note[data-state="ask"]`, chromedp.ByQuery),

@@ -206,6 +206,9 @@ class Home {
     this.renderUniques(ov);
     this.renderSessions(ov);
     for (const old of said) {
+      // A question ("Yes, delete") is not carried over: its button is
+      // drawn afresh, unasked, and the words must match it.
+      if (old.dataset.state === "ask") continue;
       const fresh = document.getElementById(old.id);
       if (fresh && fresh !== old) {
         fresh.replaceChildren(...[...old.childNodes].map((n) => n.cloneNode(true)));
