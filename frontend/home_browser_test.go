@@ -202,7 +202,7 @@ func TestBrowserHomeListsOpensAndInstalls(t *testing.T) {
 			if err != nil {
 				t.Fatalf("home page: %v", err)
 			}
-			if !strings.Contains(desc, "smallest unique") || iconWidth == 0 {
+			if !strings.Contains(desc, "smallest app") || iconWidth == 0 {
 				t.Errorf("hello shows description %q, icon width %d", desc, iconWidth)
 			}
 			// #23: the icon comes from an object URL; the home token never
@@ -265,20 +265,23 @@ func TestBrowserHomeListsOpensAndInstalls(t *testing.T) {
 				t.Errorf("launch %+v, note %q", last, note)
 			}
 
-			// A bad URL: a clear error, the field marked.
-			var errText, invalid string
+			// A bad URL: a clear error in plain words, the field marked; the
+			// raw reason (an address, git's words) behind "Details" (#26).
+			var errText, errAll, invalid string
 			err = chromedp.Run(ctx,
 				chromedp.SetValue(`#install-source`, "http://127.0.0.1:1/missing.git", chromedp.ByQuery),
 				chromedp.Click(`#install-button`, chromedp.ByQuery),
 				chromedp.WaitVisible(`#install-error:not([hidden])`, chromedp.ByQuery),
 				chromedp.Text(`#install-error`, &errText, chromedp.ByQuery),
+				chromedp.TextContent(`#install-error`, &errAll, chromedp.ByQuery),
 				chromedp.AttributeValue(`#install-source`, "aria-invalid", &invalid, nil, chromedp.ByQuery),
 			)
 			if err != nil {
 				t.Fatalf("install from a bad URL: %v", err)
 			}
-			if !strings.Contains(errText, "could not be installed:") || !strings.Contains(errText, "127.0.0.1:1") || invalid != "true" {
-				t.Errorf("bad URL error %q (aria-invalid %q)", errText, invalid)
+			if !strings.Contains(errText, "could not be added") || strings.Contains(errText, "127.0.0.1:1") || !strings.Contains(errText, "Details") ||
+				!strings.Contains(errAll, "127.0.0.1:1") || invalid != "true" {
+				t.Errorf("bad URL error %q (with its details %q, aria-invalid %q)", errText, errAll, invalid)
 			}
 			if scheme == "dark" {
 				// The error as a person sees it.
@@ -299,7 +302,7 @@ func TestBrowserHomeListsOpensAndInstalls(t *testing.T) {
 			if err != nil {
 				t.Fatalf("install from a bare repository: %v", err)
 			}
-			if len(steps) < 3 || !strings.Contains(steps[0], "Fetching") || !strings.Contains(done, "Sketch pad 1.0.0 is installed") {
+			if len(steps) < 3 || !strings.Contains(steps[0], "Fetching") || !strings.Contains(done, "Sketch pad 1.0.0 is added to your apps") {
 				t.Errorf("install steps %q, done %q", steps, done)
 			}
 			browsertest.Screenshot(t, ctx, "home-"+scheme+".png")
@@ -554,7 +557,7 @@ func TestBrowserHomeControlsAreLabelled(t *testing.T) {
 			for (const i of document.querySelectorAll('input')) {
 				if (!(i.labels && i.labels.length) && !i.getAttribute('aria-label')) out.push(i.outerHTML);
 			}
-			for (const id of ['status', 'install-progress', 'install-error', 'problems']) {
+			for (const id of ['status', 'install-progress', 'install-working', 'install-error', 'problems']) {
 				const el = document.getElementById(id);
 				if (!el || !(el.getAttribute('role') || el.getAttribute('aria-live'))) out.push('#' + id + ' is not a live region');
 			}

@@ -105,19 +105,25 @@ func TestBrowserHomeInstallsClaude(t *testing.T) {
 		t.Fatal(err)
 	}
 	run = testutil.Wait(t, "Try again to reach the host", runs)
-	if err := chromedp.Run(ctx, chromedp.WaitVisible(`#install-claude-cancel`, chromedp.ByQuery), chromedp.Click(`#install-claude-cancel`, chromedp.ByQuery)); err != nil {
+	if err := chromedp.Run(ctx, chromedp.WaitVisible(`#install-claude-cancel`, chromedp.ByQuery), chromedp.Focus(`#install-claude-cancel`, chromedp.ByQuery), chromedp.KeyEvent("\r")); err != nil {
 		t.Fatal(err)
 	}
 	testutil.Wait(t, "Cancel to end the host's install", run.ctx.Done())
 	if !errors.Is(run.ctx.Err(), context.Canceled) {
 		t.Fatalf("install context ended with %v", run.ctx.Err())
 	}
-	if err := chromedp.Run(ctx, poll(`document.getElementById('install-claude-note').textContent.includes('Stopped installing')`)); err != nil {
-		t.Fatal(err)
+	// Cancel hides itself: the keyboard goes back to Install (#26).
+	if err := chromedp.Run(ctx,
+		poll(`document.getElementById('install-claude-note').textContent.includes('Stopped installing')`),
+		poll(`document.activeElement && document.activeElement.id === 'install-claude'`),
+	); err != nil {
+		var at string
+		_ = chromedp.Run(ctx, chromedp.Evaluate(activeKey, &at))
+		t.Fatalf("after Cancel: %v (the keyboard is on %q)", err, at)
 	}
 
 	// Install once more: it works, and the card says Claude Code is there.
-	if err := chromedp.Run(ctx, chromedp.Click(`#install-claude`, chromedp.ByQuery)); err != nil {
+	if err := chromedp.Run(ctx, chromedp.Focus(`#install-claude`, chromedp.ByQuery), chromedp.KeyEvent("\r")); err != nil {
 		t.Fatal(err)
 	}
 	run = testutil.Wait(t, "Install to reach the host again", runs)
@@ -127,6 +133,8 @@ func TestBrowserHomeInstallsClaude(t *testing.T) {
 		poll(`document.getElementById('claude').dataset.state === 'partial'`),
 		poll(`document.getElementById('install-claude-row').hidden`),
 		poll(`document.getElementById('install-claude-note').textContent.includes('`+claudefind.TestedVersion+` is installed')`),
+		// The row is gone: the keyboard goes on to Set up Claude (#26).
+		poll(`document.activeElement && document.activeElement.id === 'setup-claude'`),
 	); err != nil {
 		var now string
 		_ = chromedp.Run(ctx, chromedp.Evaluate(homeCardsText, &now))

@@ -54,7 +54,7 @@ func TestBrowserHomeWelcomesOnFirstRun(t *testing.T) {
 			if !strings.Contains(lead, "Claude") {
 				t.Errorf("the welcome says %q, not what Lets is", lead)
 			}
-			if buttons != "Chat with Claude|Pair a phone|Set up Claude|Close the welcome" {
+			if buttons != "Chat with Claude|Pair a phone|Set up Claude|Got it, close the welcome" {
 				t.Errorf("welcome buttons %q", buttons)
 			}
 			if strings.Contains(addr, "welcome") || strings.Contains(addr, "k=") {

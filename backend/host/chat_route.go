@@ -223,8 +223,14 @@ func (s *Server) homeChats() homeChat {
 		return c
 	}
 	c.Available = true
-	if l := s.opts.Chats.List(); l != nil {
-		c.List = l
+	for _, i := range s.opts.Chats.List() {
+		// Each "Start a new chat" makes a conversation; one closed before
+		// anything was said holds nothing to continue, and a pile of
+		// "New conversation · 0 messages" would bury the real ones (#26).
+		if i.Turns == 0 && i.Window == "" {
+			continue
+		}
+		c.List = append(c.List, i)
 	}
 	if len(c.List) > maxHomeChats {
 		c.List = c.List[:maxHomeChats]

@@ -235,12 +235,40 @@ func TestHomeChatListOpenDelete(t *testing.T) {
 func TestHomeChatListIsBounded(t *testing.T) {
 	fc := &fakeChats{}
 	for i := range maxHomeChats + 7 {
-		fc.list = append(fc.list, ChatInfo{ID: fmt.Sprintf("conv_%026d", i), Title: "t"})
+		fc.list = append(fc.list, ChatInfo{ID: fmt.Sprintf("conv_%026d", i), Title: "t", Turns: 1})
 	}
 	th := startLIPHost(t, func(o *Options) { o.Chats = fc })
 	_, body := th.call(t, "GET", "/home/api/overview", nil, testHostToken)
 	chat, _ := body["chat"].(map[string]any)
 	if list, _ := chat["list"].([]any); len(list) != maxHomeChats {
 		t.Fatalf("listed %d conversations, want %d", len(list), maxHomeChats)
+	}
+}
+
+// Point (issue #26): the home page does not pile up empty chats: a
+// conversation closed before anything was said is not listed; one that is
+// open (the person may be about to write) and every one with messages are.
+func TestHomeChatListLeavesOutClosedEmptyChats(t *testing.T) {
+	at := time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC)
+	fc := &fakeChats{list: []ChatInfo{
+		{ID: "conv_01kbd2x3y4z5a6b7c8d9e0f1g4", Title: "New conversation", Updated: at, Turns: 0, Window: "w3"},
+		{ID: "conv_01kbd2x3y4z5a6b7c8d9e0f1g5", Title: "New conversation", Updated: at, Turns: 0},
+		{ID: chatB, Title: "Plan the garden", Updated: at, Turns: 4},
+		{ID: "conv_01kbd2x3y4z5a6b7c8d9e0f1g6", Title: "New conversation", Updated: at, Turns: 0},
+		{ID: chatA, Title: "Letters", Updated: at, Turns: 1},
+	}}
+	th := startLIPHost(t, func(o *Options) { o.Chats = fc })
+	_, body := th.call(t, "GET", "/home/api/overview", nil, testHostToken)
+	chat, _ := body["chat"].(map[string]any)
+	list, _ := chat["list"].([]any)
+	var ids []string
+	for _, c := range list {
+		m, _ := c.(map[string]any)
+		id, _ := m["id"].(string)
+		ids = append(ids, id)
+	}
+	want := "conv_01kbd2x3y4z5a6b7c8d9e0f1g4," + chatB + "," + chatA
+	if strings.Join(ids, ",") != want {
+		t.Fatalf("listed %v, want %s", ids, want)
 	}
 }

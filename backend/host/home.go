@@ -305,7 +305,7 @@ const maxHomeSessions = 50
 func (s *Server) handleHomeOverview(w http.ResponseWriter, r *http.Request) {
 	ov := homeOverview{Version: s.opts.Version, Uniques: []homeUnique{}, Sessions: []sessions.Info{}, Windows: []windowInfo{}, Problems: []string{}, Waiting: []waitingWindow{}}
 	if s.core == nil {
-		ov.Problems = append(ov.Problems, "This Lets runs without a data folder, so it has no uniques.")
+		ov.Problems = append(ov.Problems, "This Lets runs without a data folder, so it has no apps.")
 	} else {
 		reg := s.core.registry
 		if err := reg.Reload(); err != nil {
@@ -318,7 +318,9 @@ func (s *Server) handleHomeOverview(w http.ResponseWriter, r *http.Request) {
 		}
 		list, err := s.core.sessions.List("")
 		if err != nil && !errors.Is(err, sessions.ErrNotFound) {
-			ov.Problems = append(ov.Problems, "Saved sessions could not be read: "+err.Error())
+			// In the person's words (#26); the reason goes to the log.
+			s.opts.Log.Warn("home: the saved sessions could not be read", "err", err)
+			ov.Problems = append(ov.Problems, "Your saved work could not be read just now. Lets tries again when this page refreshes.")
 		}
 		if len(list) > maxHomeSessions {
 			list = list[:maxHomeSessions]

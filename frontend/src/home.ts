@@ -4,7 +4,7 @@
 // sessions, paired phones and Claude's set-up.
 
 import { HomeAPI, HostError, type ChatInfo, type HomeUnique, type Overview } from "./home/api";
-import { chatMeta, claudeStatus, formatUptime, formatWhen, initial, phonesStatus } from "./home/format";
+import { chatMeta, claudeStatus, folderName, formatUptime, formatWhen, initial, phonesStatus, placeName } from "./home/format";
 import { ClaudeInstall } from "./home/claude";
 import { focusHeading, wantsWelcome, welcomeCard } from "./home/welcome";
 import { TrustedCard } from "./home/trusted";
@@ -29,6 +29,74 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLEl
   const node = Object.assign(document.createElement(tag), props);
   node.append(...kids);
   return node;
+}
+
+/**
+ * A "Details" toggle: what a developer may want (an address, a command,
+ * the raw error) stays one click away, out of the plain words (#26).
+ */
+function details(text: string, asCode = false): HTMLDetailsElement {
+  const d = el("details", { className: "more" }, el("summary", {}, "Details"), el(asCode ? "code" : "p", {}, text));
+  return d;
+}
+
+/** Writes a note: plain words, and the raw reason behind "Details" when there is one. */
+function say(note: HTMLElement, state: string, text: string, detail = ""): void {
+  note.dataset.state = state;
+  note.replaceChildren(text, ...(detail ? [details(detail)] : []));
+}
+
+/** The reason of a failed call, for "Details" ("" none). */
+function reason(e: unknown): string {
+  return e instanceof Error ? e.message : "";
+}
+
+/**
+ * Moves the keyboard focus to the first of these that is on the page and
+ * shown, so a removed control never leaves it on the page's body.
+ */
+function focusFirst(...candidates: (HTMLElement | null | undefined)[]): boolean {
+  for (const c of candidates) {
+    if (c && c.isConnected && c.getClientRects().length > 0) {
+      c.focus();
+      if (document.activeElement === c) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * The inline "Yes, delete" / "Yes, remove" question: Escape (with the
+ * focus anywhere in its row) or a few quiet seconds take it back; the
+ * focus stays on (or returns to) the button that asked.
+ */
+function arm(button: HTMLButtonElement, note: HTMLElement, yes: string, what: string, question: string): void {
+  const label = button.textContent ?? "";
+  const name = button.getAttribute("aria-label");
+  button.dataset.armed = "yes";
+  button.textContent = yes;
+  // The name starts with the words shown (WCAG 2.5.3): "Yes, delete Letters".
+  button.setAttribute("aria-label", `${yes} ${what}`);
+  say(note, "ask", question);
+  const row = button.closest("li") ?? button.parentElement;
+  const disarm = (): void => {
+    row?.removeEventListener("keydown", onKey);
+    if (!button.isConnected || button.dataset.armed !== "yes" || button.disabled) return;
+    button.dataset.armed = "";
+    button.textContent = label;
+    if (name === null) button.removeAttribute("aria-label");
+    else button.setAttribute("aria-label", name);
+    note.dataset.state = "";
+    note.replaceChildren();
+  };
+  const onKey = (ev: Event): void => {
+    if ((ev as KeyboardEvent).key !== "Escape") return;
+    ev.preventDefault();
+    disarm();
+    button.focus();
+  };
+  row?.addEventListener("keydown", onKey);
+  setTimeout(disarm, 8000);
 }
 
 /** Text with `code` spans as <code> elements (never as HTML). */
@@ -75,7 +143,7 @@ async function refreshHealth(announce = true): Promise<void> {
     byId("version").textContent = h.version;
     byId("uptime").textContent = formatUptime(h.uptime_s);
   } catch {
-    show("down", "Lets is not answering. Start it again from your apps menu or with `lets`.");
+    show("down", "Lets is not answering. Start it again from your apps menu.");
     byId("uptime").textContent = "—";
   }
 }
@@ -138,9 +206,12 @@ class Home {
     this.renderUniques(ov);
     this.renderSessions(ov);
     for (const old of said) {
+      // A question ("Yes, delete") is not carried over: its button is
+      // drawn afresh, unasked, and the words must match it.
+      if (old.dataset.state === "ask") continue;
       const fresh = document.getElementById(old.id);
       if (fresh && fresh !== old) {
-        fresh.textContent = old.textContent;
+        fresh.replaceChildren(...[...old.childNodes].map((n) => n.cloneNode(true)));
         Object.assign(fresh.dataset, old.dataset);
       }
     }
@@ -149,7 +220,7 @@ class Home {
     const c = claudeStatus(ov.claude, ov.actions?.setup_claude === true);
     const claude = byId("claude");
     claude.dataset.state = c.state;
-    claude.replaceChildren(...rich(c.text));
+    claude.replaceChildren(...rich(c.text), ...(c.detail ? [details(c.detail, true)] : []));
     this.renderActions(ov, c.state !== "ready");
     if (!this.claudeInstall) {
       this.claudeInstall = new ClaudeInstall(
@@ -201,8 +272,7 @@ class Home {
       await this.api.pairPhone();
       note.textContent = "The pairing page opened in your browser. Let phones on this network connect there (only on networks you trust), then scan its code with your phone.";
     } catch (e) {
-      note.dataset.state = "error";
-      note.textContent = e instanceof Error ? `The pairing page could not open: ${e.message}` : "The pairing page could not open. Check that Lets is running and try again.";
+      say(note, "error", "The pairing page could not open. Check that Lets is running and try again.", reason(e));
     } finally {
       button.disabled = false;
     }
@@ -225,8 +295,7 @@ class Home {
       // Set up, the button goes: the keyboard focus stays in the card.
       if (byId("setup-claude-row").hidden) focusHeading("claude-title");
     } catch (e) {
-      note.dataset.state = "error";
-      note.textContent = e instanceof Error ? `Claude could not be set up: ${e.message}` : "Claude could not be set up. Check that Lets is running and try again.";
+      say(note, "error", "Claude could not be set up. Check that Lets is running and try again.", reason(e));
     } finally {
       button.disabled = false;
       button.textContent = "Set up Claude";
@@ -236,12 +305,12 @@ class Home {
   private fail(e: unknown): void {
     if (e instanceof HostError && e.status === 401) {
       this.api.forget(session());
-      this.lock("This page's access ended (Lets was restarted, or the page is older than it). Choose Home in the Lets tray menu, or start `lets` again, to open it afresh.");
+      this.lock("This page's access ended (Lets was restarted, or the page is older than it). Choose Home in the Lets tray menu, or start Lets again from your apps menu, to open it afresh.");
       return;
     }
     const problems = byId("problems");
     problems.hidden = false;
-    problems.textContent = e instanceof Error ? `Lets could not answer: ${e.message}` : "Lets could not answer. Check that it is running.";
+    say(problems, "error", "Lets could not answer just now. Check that it is running; this page tries again by itself.", reason(e));
   }
 
   private renderChats(ov: Overview): void {
@@ -252,14 +321,14 @@ class Home {
       ...rich(
         chat.available
           ? "Talk with Claude in a window of its own. Claude asks you before it changes anything on your computer."
-          : "Chat with Claude is not available in this Lets. Quit Lets and start it again from your apps menu (or with `lets`) to use it.",
+          : "Chat with Claude is not available in this Lets. Quit Lets and start it again from your apps menu to use it.",
       ),
     );
     const list = byId("chats");
     list.replaceChildren();
     if (!chat.available) return;
     if (chat.list.length === 0) {
-      list.append(el("li", { className: "empty" }, "No conversations yet. Start one above; it will be listed here to continue later."));
+      list.append(el("li", { className: "empty" }, "No chats yet. Start one above; it will be listed here to continue later."));
       return;
     }
     const now = Date.now();
@@ -267,7 +336,7 @@ class Home {
   }
 
   private chatItem(c: ChatInfo, now: number): HTMLLIElement {
-    const title = c.title.trim() || "Untitled conversation";
+    const title = c.title.trim() || "Untitled chat";
     const note = el("p", { className: "open-note", id: `c-${c.id}-note` });
     note.setAttribute("role", "status");
     const go = el("button", { type: "button", className: "quiet continue" }, "Continue");
@@ -307,8 +376,7 @@ class Home {
       }
       await this.refresh(note);
     } catch (e) {
-      note.dataset.state = "error";
-      note.textContent = e instanceof Error ? `The chat could not open: ${e.message}` : "The chat could not open.";
+      say(note, "error", "The chat could not open. Check that Lets is running and try again.", reason(e));
     } finally {
       button.removeAttribute("aria-disabled");
     }
@@ -343,7 +411,7 @@ class Home {
     try {
       const l = await this.api.folders(path || undefined);
       this.folderPath = l.path;
-      byId("folder-path").textContent = l.path === l.home ? `${l.path} (your home folder)` : l.path;
+      byId("folder-path").textContent = placeName(l.path, l.home);
       const up = byId<HTMLButtonElement>("folder-up");
       up.disabled = l.parent === "";
       up.dataset.parent = l.parent;
@@ -360,8 +428,7 @@ class Home {
       if (l.more) list.append(el("li", { className: "empty" }, "There are more folders than fit here; the rest are left out."));
       if (focusList) (list.querySelector<HTMLButtonElement>("button") ?? byId<HTMLButtonElement>("folder-start")).focus();
     } catch (e) {
-      note.dataset.state = "error";
-      note.textContent = e instanceof Error ? `That folder cannot be shown: ${e.message}` : "That folder cannot be shown.";
+      say(note, "error", "That folder cannot be shown. Choose another one.", reason(e));
     }
   }
 
@@ -373,30 +440,26 @@ class Home {
     if (note.dataset.state === "ok") this.closeFolders();
   }
 
-  // Delete asks on the page itself, like Remove.
+  // Delete asks on the page itself, like Remove; Escape takes it back.
   private async deleteChat(c: ChatInfo, title: string, note: HTMLElement, button: HTMLButtonElement): Promise<void> {
     if (button.dataset.armed !== "yes") {
-      button.dataset.armed = "yes";
-      button.textContent = "Yes, delete";
-      note.dataset.state = "ask";
-      note.textContent = `Delete “${title}”? Lets forgets this conversation${c.window ? " and closes its window" : ""}. Files Claude made in ${c.dir || "its folder"} stay. Press “Yes, delete” to go ahead.`;
-      setTimeout(() => {
-        if (button.isConnected && button.dataset.armed === "yes" && !button.disabled) {
-          button.dataset.armed = "";
-          button.textContent = "Delete";
-          note.textContent = "";
-        }
-      }, 8000);
+      const where = c.dir ? `the folder ${folderName(c.dir)}` : "its folder";
+      arm(button, note, "Yes, delete", title, `Delete “${title}”? Lets forgets this chat${c.window ? " and closes its window" : ""}. Files Claude made in ${where} stay. Press “Yes, delete” to go ahead, or Escape to keep it.`);
       return;
     }
     button.disabled = true;
+    // Where the keyboard goes once the row is gone: the chat after it,
+    // else the one before it, else "Start a new chat".
+    const row = button.closest("li");
+    const after = (row?.nextElementSibling as HTMLElement | null)?.dataset.chat;
+    const before = (row?.previousElementSibling as HTMLElement | null)?.dataset.chat;
     try {
       await this.api.deleteChat(c.id);
       await this.refresh();
-      byId<HTMLElement>("chat-title").focus();
+      const go = (id?: string) => (id ? document.querySelector<HTMLElement>(`#chats li[data-chat="${CSS.escape(id)}"] button.continue`) : null);
+      focusFirst(go(after), go(before), byId("chat-new"), byId("chat-title"));
     } catch (e) {
-      note.dataset.state = "error";
-      note.textContent = e instanceof Error ? `${title} could not be deleted: ${e.message}` : "It could not be deleted.";
+      say(note, "error", `“${title}” could not be deleted. Check that Lets is running and try again.`, reason(e));
       button.disabled = false;
     }
   }
@@ -406,9 +469,9 @@ class Home {
     list.replaceChildren();
     list.setAttribute("aria-busy", "false");
     const latest = new Map<string, string>();
-    for (const s of ov.sessions) if (!latest.has(s.unique)) latest.set(s.unique, s.id);
+    for (const s of appSessions(ov)) if (!latest.has(s.unique)) latest.set(s.unique, s.id);
     if (ov.uniques.length === 0) {
-      list.append(el("li", { className: "empty" }, "No uniques yet. Install one below."));
+      list.append(el("li", { className: "empty" }, "No apps yet. Add one below."));
     }
     const open = new Map<string, number>();
     for (const w of ov.windows) open.set(w.unique, (open.get(w.unique) ?? 0) + 1);
@@ -430,7 +493,7 @@ class Home {
     open.addEventListener("click", () => void this.open(u, undefined, note, open));
     const actions = el("div", { className: "actions" }, open);
     if (resume) {
-      const r = el("button", { type: "button", className: "quiet resume" }, "Resume last session");
+      const r = el("button", { type: "button", className: "quiet resume" }, "Continue where you left off");
       r.setAttribute("aria-describedby", titleId);
       r.dataset.focusKey = `resume:${u.name}`;
       r.addEventListener("click", () => void this.open(u, resume, note, r));
@@ -443,7 +506,8 @@ class Home {
       rm.addEventListener("click", () => void this.remove(u, note, rm));
       actions.append(rm);
     }
-    const meta = u.builtin ? `version ${u.version} · comes with Lets` : `version ${u.version} · from ${u.source}`;
+    const meta = el("p", { className: "meta" }, u.builtin ? `version ${u.version} · comes with Lets` : `version ${u.version} · added by you`);
+    if (!u.builtin && u.source) meta.append(details(`Added from ${u.source}`));
     const li = el(
       "li",
       { className: "unique" },
@@ -453,7 +517,7 @@ class Home {
         "div",
         {},
         el("p", {}, u.description || "No description."),
-        el("p", { className: "meta" }, meta),
+        meta,
         ...(windows > 0 ? [el("p", { className: "windows" }, windows === 1 ? "1 window open" : `${windows} windows open`)] : []),
       ),
       actions,
@@ -485,38 +549,31 @@ class Home {
       note.dataset.window = res.window;
       await this.refresh(note);
     } catch (e) {
-      note.dataset.state = "error";
-      note.textContent = e instanceof Error ? `${u.title} could not open: ${e.message}` : `${u.title} could not open.`;
+      say(note, "error", `${u.title} could not open. Check that Lets is running and try again.`, reason(e));
     } finally {
       button.removeAttribute("aria-disabled");
     }
   }
 
   // Remove asks on the page itself (a second press within a few seconds),
-  // not with window.confirm, which a native webview may not show.
+  // not with window.confirm, which a native webview may not show; Escape
+  // takes the question back.
   private async remove(u: HomeUnique, note: HTMLElement, button: HTMLButtonElement): Promise<void> {
     if (button.dataset.armed !== "yes") {
-      button.dataset.armed = "yes";
-      button.textContent = "Yes, remove";
-      note.dataset.state = "ask";
-      note.textContent = `Remove ${u.title}? Its files are deleted; saved sessions stay. Press “Yes, remove” to go ahead.`;
-      setTimeout(() => {
-        if (button.isConnected && button.dataset.armed === "yes" && !button.disabled) {
-          button.dataset.armed = "";
-          button.textContent = "Remove";
-          note.textContent = "";
-        }
-      }, 8000);
+      arm(button, note, "Yes, remove", u.title, `Remove ${u.title}? Its files are deleted; your saved work stays. Press “Yes, remove” to go ahead, or Escape to keep it.`);
       return;
     }
     button.disabled = true;
+    const row = button.closest("li");
+    const after = (row?.nextElementSibling as HTMLElement | null)?.dataset.unique;
+    const before = (row?.previousElementSibling as HTMLElement | null)?.dataset.unique;
     try {
       await this.api.remove(u.name);
       await this.refresh();
-      byId<HTMLElement>("uniques-title").focus();
+      const go = (name?: string) => (name ? document.querySelector<HTMLElement>(`#uniques li[data-unique="${CSS.escape(name)}"] button.open`) : null);
+      focusFirst(go(after), go(before), byId("install-source"), byId("uniques-title"));
     } catch (e) {
-      note.dataset.state = "error";
-      note.textContent = e instanceof Error ? `${u.title} could not be removed: ${e.message}` : "It could not be removed.";
+      say(note, "error", `${u.title} could not be removed. Check that Lets is running and try again.`, reason(e));
       button.disabled = false;
     }
   }
@@ -524,13 +581,14 @@ class Home {
   private renderSessions(ov: Overview): void {
     const list = byId("sessions");
     list.replaceChildren();
-    if (ov.sessions.length === 0) {
-      list.append(el("li", { className: "empty" }, "No saved sessions yet. A unique saves one when you close its window."));
+    const saved = appSessions(ov);
+    if (saved.length === 0) {
+      list.append(el("li", { className: "empty" }, "Nothing saved yet. An app saves your work when you close its window."));
       return;
     }
     const titles = new Map(ov.uniques.map((u) => [u.name, u] as const));
     const now = Date.now();
-    for (const s of ov.sessions.slice(0, 12)) {
+    for (const s of saved.slice(0, 12)) {
       const u = titles.get(s.unique);
       const title = u?.title ?? s.unique;
       const note = el("p", { className: "open-note", id: `s-${s.id}-note` });
@@ -538,8 +596,8 @@ class Home {
       const what = el("span", { className: "what" }, el("strong", {}, title), s.summary ? ` — ${s.summary}` : "");
       const li = el("li", {}, what, el("span", { className: "when" }, formatWhen(s.ts, now)));
       if (u) {
-        const b = el("button", { type: "button", className: "quiet" }, "Resume");
-        b.setAttribute("aria-label", `Resume ${title}, saved ${formatWhen(s.ts, now)}`);
+        const b = el("button", { type: "button", className: "quiet" }, "Continue");
+        b.setAttribute("aria-label", `Continue ${title}, saved ${formatWhen(s.ts, now)}`);
         b.dataset.focusKey = `session:${s.id}`;
         b.addEventListener("click", () => void this.open(u, s.id, note, b));
         li.append(b);
@@ -553,7 +611,7 @@ class Home {
     const list = byId("devices");
     list.replaceChildren();
     const words = phonesStatus(ov.devices.available, ov.devices.list.length, ov.actions?.pair_phone === true);
-    if (words) list.append(el("li", { className: "empty" }, ...rich(words)));
+    if (words.text) list.append(el("li", { className: "empty" }, ...rich(words.text), ...(words.detail ? [details(words.detail, true)] : [])));
     for (const d of ov.devices.list) {
       const state = d.connected > 0 ? "connected" : "not connected";
       list.append(el("li", {}, el("strong", {}, d.name || "A phone"), el("span", { className: "when" }, `paired ${formatWhen(Date.parse(d.paired_at), Date.now())}, ${state}`)));
@@ -566,6 +624,8 @@ class Home {
     const input = byId<HTMLInputElement>("install-source");
     const button = byId<HTMLButtonElement>("install-button");
     const progress = byId<HTMLOListElement>("install-progress");
+    const steps = byId<HTMLDetailsElement>("install-steps");
+    const working = byId("install-working");
     const error = byId("install-error");
     const done = byId("install-done");
     error.hidden = true;
@@ -574,34 +634,50 @@ class Home {
     if (!source) {
       input.setAttribute("aria-invalid", "true");
       error.hidden = false;
-      error.textContent = "Type a git address (https://…) or the path of a folder on this computer first.";
+      error.replaceChildren("Type the app’s web address (it starts with https://) or the folder it is in on this computer first.");
       input.focus();
       return;
     }
     input.removeAttribute("aria-invalid");
     this.busy = true;
     button.disabled = true;
-    button.textContent = "Installing…";
+    button.textContent = "Adding…";
     progress.replaceChildren();
-    progress.hidden = false;
+    steps.hidden = false;
+    working.dataset.state = "working";
+    working.textContent = "Adding the app…";
     try {
       const res = await this.api.install(source, (line) => progress.append(el("li", {}, line)));
       done.hidden = false;
-      done.textContent = `${res.title} ${res.version} is installed.` + (res.warnings.length ? ` Note: ${res.warnings.join(" ")}` : "");
+      done.replaceChildren(`${res.title} ${res.version} is added to your apps.`, ...(res.warnings.length ? [details(`Note: ${res.warnings.join(" ")}`)] : []));
       input.value = "";
       await this.refresh();
     } catch (e) {
       error.hidden = false;
       input.setAttribute("aria-invalid", "true");
       const why = e instanceof Error ? e.message.replace(/^install failed: /i, "") : "";
-      error.textContent = why ? `It could not be installed: ${why}` : "It could not be installed. Check that Lets is running and try again.";
+      error.replaceChildren("It could not be added. Check the address or folder, and that Lets is running, then try again.", ...(why ? [details(why)] : []));
     } finally {
+      working.dataset.state = "";
+      working.textContent = "";
       this.busy = false;
       button.disabled = false;
-      button.textContent = "Install";
+      button.textContent = "Add";
     }
   }
 }
+
+/**
+ * The saved work listed with the apps: a chat's own saves are left out,
+ * as "Chat with Claude" lists each chat once already (#26).
+ */
+function appSessions(ov: Overview): Overview["sessions"] {
+  if (!ov.chat?.available) return ov.sessions;
+  return ov.sessions.filter((s) => s.unique !== chatApp);
+}
+
+/** The chat window's app (chatdriver.ChatUnique). */
+const chatApp = "chat";
 
 async function startHome(): Promise<void> {
   const api = new HomeAPI();
@@ -631,7 +707,7 @@ async function startHome(): Promise<void> {
   } catch (e) {
     home.lock(
       e instanceof HostError && e.status === 401
-        ? "This link to Home was already used, or it is more than two minutes old. Choose Home in the Lets tray menu, or start `lets` again, for a fresh one."
+        ? "This link to Home was already used, or it is more than two minutes old. Choose Home in the Lets tray menu, or start Lets again from your apps menu, for a fresh one."
         : "Lets could not open Home just now. Check that it is running, then open Home again (or start Lets again from your apps menu).",
     );
     return;
@@ -652,6 +728,9 @@ async function startHome(): Promise<void> {
       },
       pair: () => focusHeading("devices-title"),
       setupClaude: () => focusHeading("claude-title"),
+      closed: () => {
+        if (!focusFirst(byId("chat-new"), document.querySelector<HTMLElement>("#uniques button.open"))) focusHeading("title");
+      },
     });
     byId("home").prepend(card);
   }

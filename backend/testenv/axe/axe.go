@@ -298,6 +298,10 @@ var Jargon = []string{
 // Words returns the banned words (of Jargon and extra) that the tab's
 // visible text shows outside Details parts, each with a short excerpt.
 // Text inside frames is not read: a unique's own page is its author's.
+// A phrase is matched within one block of text (a paragraph, a button,
+// with its inline parts such as <code> or <strong>), never across two:
+// "comes with Lets" ending one line and an "Open" button after it are not
+// "lets open". The excerpt marks such a boundary with "¦".
 func Words(tb testing.TB, ctx context.Context, extra ...string) []string {
 	tb.Helper()
 	words := append(append([]string{}, Jargon...), extra...)
@@ -305,6 +309,8 @@ func Words(tb testing.TB, ctx context.Context, extra ...string) []string {
   const out = [];
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   const parts = [];
+  const blockOf = (el) => { for (let e = el; e; e = e.parentElement) if (getComputedStyle(e).display !== "inline") return e; return document.body; };
+  let last = null;
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
     const el = n.parentElement;
     if (!el || el.closest("[data-details], script, style, noscript, template")) continue;
@@ -313,11 +319,14 @@ func Words(tb testing.TB, ctx context.Context, extra ...string) []string {
     const r = el.getClientRects();
     const cs = getComputedStyle(el);
     if (r.length === 0 || cs.visibility === "hidden" || cs.display === "none") continue;
+    const b = blockOf(el);
+    if (last !== null && b !== last) parts.push("¦");
+    last = b;
     parts.push(n.nodeValue);
   }
   for (const el of document.querySelectorAll("[aria-label],[title],input[placeholder],textarea[placeholder]")) {
     if (el.closest("details, [data-details]")) continue;
-    for (const a of ["aria-label", "title", "placeholder"]) { const v = el.getAttribute(a); if (v) parts.push(v); }
+    for (const a of ["aria-label", "title", "placeholder"]) { const v = el.getAttribute(a); if (v) parts.push("¦", v); }
   }
   const text = parts.join(" ").replace(/\s+/g, " ");
   for (const w of words) {

@@ -16,6 +16,8 @@ const testPage = `<!doctype html><html lang="en"><head><title>t</title>
 <body><main><h1>Hello</h1>
 <img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">
 <p>Open the app.</p>
+<p>It comes with Lets</p><button type="button">Open</button>
+<p>Ask <strong>your</strong> friend.</p>
 <details><summary>Details</summary><p>lets open hello --resume last failed: exit code 2</p></details>
 <p data-details>raw JSON here</p>
 <div id="wide"></div>
@@ -62,6 +64,14 @@ func TestWordsAndOverflow(t *testing.T) {
 	}
 	if got := Words(t, ctx, "app"); len(got) != 1 || !strings.HasPrefix(got[0], "app:") {
 		t.Errorf("Words(app) = %q, want the one visible use", got)
+	}
+	// A phrase is read within a block, inline parts included, never
+	// across a paragraph's end and the button after it.
+	if got := Words(t, ctx, "ask your friend"); len(got) != 1 {
+		t.Errorf("Words(ask your friend) = %q, want the phrase with <strong> in it found", got)
+	}
+	if got := Words(t, ctx, "lets open"); len(got) != 0 {
+		t.Errorf("Words(lets open) = %q: a paragraph's end and the button after it were read as one phrase", got)
 	}
 	if err := chromedp.Run(ctx, ReflowAt(ReflowWidth, 600)); err != nil {
 		t.Fatal(err)

@@ -114,12 +114,23 @@ export class ClaudeInstall {
         this.note.textContent = e instanceof Error ? `Claude Code could not be installed. ${e.message}` : "Claude Code could not be installed. Check that Lets is running and try again.";
         this.button.textContent = "Try again";
       }
-    } finally {
-      this.controller = null;
-      this.button.disabled = false;
-      this.cancel.hidden = true;
-      this.bar.hidden = true;
     }
+    // Cancel hides, and a done install hides the row: the keyboard must
+    // not fall to the page's body (#26).
+    const active = document.activeElement;
+    const hadFocus = active === null || active === document.body || this.row.contains(active);
+    this.controller = null;
+    this.button.disabled = false;
+    this.cancel.hidden = true;
+    this.bar.hidden = true;
+    if (hadFocus) this.button.focus();
     await this.done();
+    if (hadFocus && this.button.getClientRects().length === 0) {
+      const next = [document.getElementById("setup-claude"), document.getElementById("claude-title")].find((e) => e && e.getClientRects().length > 0);
+      if (next) {
+        if (next.tagName === "H2" && !next.hasAttribute("tabindex")) next.tabIndex = -1;
+        next.focus();
+      }
+    }
   }
 }

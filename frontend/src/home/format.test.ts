@@ -1,7 +1,7 @@
 // Run by frontend/home_ts_test.go through Node's test runner.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chatMeta, claudeStatus, formatUptime, formatWhen, initial, phonesStatus } from "./format";
+import { chatMeta, claudeStatus, folderName, formatUptime, formatWhen, initial, phonesStatus, placeName } from "./format";
 
 test("formatUptime is short and human", () => {
   assert.equal(formatUptime(42.9), "42 s");
@@ -28,7 +28,8 @@ test("claudeStatus: ready only with the CLI and the hooks; a clear not yet other
   const partial = claudeStatus({ ...base, cli: true, hooks: false });
   assert.equal(partial.state, "partial");
   assert.match(partial.text, /^Not yet/);
-  assert.match(partial.text, /lets setup claude/);
+  assert.doesNotMatch(partial.text, /lets setup claude/);
+  assert.equal(partial.detail, "lets setup claude");
   const missing = claudeStatus({ ...base, cli: false, hooks: true });
   assert.equal(missing.state, "missing");
   assert.match(missing.text, /^Not yet: Claude Code/);
@@ -41,9 +42,12 @@ test("claudeStatus and phonesStatus never send the person to a tray menu (#21: a
       { ...base, cli: true, hooks: false },
       { ...base, cli: false, hooks: false },
     ]) {
-      const text = claudeStatus(c, canSetUp).text;
+      const { text, detail } = claudeStatus(c, canSetUp);
       assert.doesNotMatch(text, /tray/i);
-      assert.match(text, canSetUp ? /press “Set up Claude”/ : /run `lets setup claude` in a terminal/);
+      // #26: the command stays behind "Details", out of the plain words.
+      assert.doesNotMatch(text, /`|lets setup/);
+      assert.match(text, canSetUp ? /press “Set up Claude”/ : /run the command under “Details” in a terminal/);
+      assert.equal(detail, canSetUp ? "" : "lets setup claude");
     }
   }
   for (const canPair of [true, false]) {
@@ -51,12 +55,14 @@ test("claudeStatus and phonesStatus never send the person to a tray menu (#21: a
       [false, 0],
       [true, 0],
     ] as const) {
-      const text = phonesStatus(available, paired, canPair);
+      const { text, detail } = phonesStatus(available, paired, canPair);
       assert.doesNotMatch(text, /tray/i);
-      assert.match(text, canPair ? /Press “Pair a phone”/ : /run `lets pad pair` in a terminal/);
+      assert.doesNotMatch(text, /`|lets pad/);
+      assert.match(text, canPair ? /Press “Pair a phone”/ : /run the command under “Details” in a terminal/);
+      assert.equal(detail, canPair ? "" : "lets pad pair");
     }
   }
-  assert.equal(phonesStatus(true, 2, true), "");
+  assert.deepEqual(phonesStatus(true, 2, true), { text: "", detail: "" });
 });
 
 test("initial takes the first letter, whole characters", () => {
@@ -70,10 +76,10 @@ test("chatMeta says when, where, how long and whether it is open", () => {
   const now = Date.UTC(2026, 11, 1, 12, 0, 0);
   assert.equal(
     chatMeta({ dir: "/home/ada/Lets", updated: "2026-12-01T11:55:00Z", turns: 4 }, now),
-    "last used 5 min ago · folder /home/ada/Lets · 4 messages",
+    "last used 5 min ago · folder Lets · 4 messages",
   );
   assert.equal(chatMeta({ dir: "", updated: "2026-11-30T08:00:00Z", turns: 1, window: "w3" }, now), "last used yesterday · 1 message · open now");
-  assert.equal(chatMeta({ dir: "/x", updated: "not a date", turns: 0 }, now), "not used yet · folder /x · 0 messages");
+  assert.equal(chatMeta({ dir: "/x", updated: "not a date", turns: 0 }, now), "not used yet · folder x · 0 messages");
 });
 
 test("claudeStatus offers Install Claude Code when Lets can install it, and warns kindly about an old one", () => {
@@ -87,4 +93,14 @@ test("claudeStatus offers Install Claude Code when Lets can install it, and warn
   assert.equal(old.state, "ready");
   assert.match(old.text, /2\.0\.1 is older than 2\.1\.332/);
   assert.doesNotMatch(claudeStatus({ ...base, cli: true, hooks: true, version: "2.1.332" }).text, /older/);
+});
+
+test("folders are named, not shown as full paths (#26)", () => {
+  assert.equal(folderName("/home/ada/Letters"), "Letters");
+  assert.equal(folderName("/home/ada/Letters/"), "Letters");
+  assert.equal(folderName("/"), "/");
+  assert.equal(placeName("/home/ada", "/home/ada"), "your home folder");
+  assert.equal(placeName("/home/ada/Documents/Taxes 2026", "/home/ada"), "your home folder › Documents › Taxes 2026");
+  assert.equal(placeName("/home/adam/x", "/home/ada"), "/home/adam/x");
+  assert.equal(placeName("/srv/data", "/home/ada"), "/srv/data");
 });

@@ -43,7 +43,7 @@ export class TrustedCard {
     const lead = el(
       "p",
       { id: "trusted-lead", className: "lead" },
-      "Claude uses these folders’ own settings, which can run programs on this computer. If you are no longer sure about one, revoke it: a new chat there will ask you again.",
+      "Claude uses these folders’ own settings, which can run programs on this computer. If you are no longer sure about one, stop trusting it: a new chat there will ask you again.",
     );
     this.list = el("ul", { id: "trusted-list", className: "chats" });
     this.list.setAttribute("aria-labelledby", "trusted-title");
@@ -96,15 +96,16 @@ export class TrustedCard {
 
   private item(f: TrustedFolder): HTMLLIElement {
     const name = folderName(f.path);
-    const revoke = el("button", { type: "button", className: "danger revoke" }, "Revoke");
-    revoke.setAttribute("aria-label", `Stop trusting ${f.path}`);
+    const revoke = el("button", { type: "button", className: "danger revoke" }, "Stop trusting");
+    revoke.setAttribute("aria-label", `Stop trusting ${name}`);
     revoke.dataset.focusKey = `trusted:${f.path}`;
     revoke.dataset.path = f.path;
     revoke.addEventListener("click", () => void this.revoke(f.path, revoke));
     const li = el(
       "li",
       {},
-      el("span", { className: "what" }, el("strong", {}, name), el("span", { className: "when" }, f.path)),
+      // The full path stays behind "Details" (#26): the name says which.
+      el("span", { className: "what" }, el("strong", {}, name), el("details", { className: "more" }, el("summary", {}, "Details"), el("p", {}, f.path))),
       el("span", { className: "actions" }, revoke),
     );
     li.dataset.trusted = f.path;
@@ -124,7 +125,10 @@ export class TrustedCard {
       (next ?? this.card.querySelector<HTMLElement>("#trusted-title"))?.focus();
     } catch (e) {
       this.note.dataset.state = "error";
-      this.note.textContent = e instanceof Error ? `It could not be revoked: ${e.message}` : "It could not be revoked. Check that Lets is running and try again.";
+      this.note.replaceChildren(
+        "Lets could not stop trusting it. Check that Lets is running and try again.",
+        ...(e instanceof Error ? [el("details", { className: "more" }, el("summary", {}, "Details"), el("p", {}, e.message))] : []),
+      );
       button.disabled = false;
     }
   }

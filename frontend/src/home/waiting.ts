@@ -95,7 +95,10 @@ export class WaitingCard {
       this.navigate(url);
     } catch (e) {
       note.dataset.state = "error";
-      note.textContent = e instanceof Error ? `${title} could not open: ${e.message}` : `${title} could not open.`;
+      note.replaceChildren(
+        `${title} could not open. Check that Lets is running and try again.`,
+        ...(e instanceof Error ? [make("details", { className: "more" }, make("summary", {}, "Details"), make("p", {}, e.message))] : []),
+      );
       button.removeAttribute("aria-disabled");
     }
   }

@@ -12,6 +12,8 @@ export interface WelcomeActions {
   chat(note: HTMLElement, button: HTMLButtonElement): void;
   pair(): void;
   setupClaude(): void;
+  /** The welcome closed: the keyboard goes somewhere useful (never the page's body). */
+  closed(): void;
 }
 
 function make<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLElementTagNameMap[K]> = {}, ...kids: (Node | string)[]): HTMLElementTagNameMap[K] {
@@ -39,10 +41,11 @@ export function welcomeCard(actions: WelcomeActions): HTMLElement {
   const card = make("section", { id: "welcome", className: "card welcome" }, title, lead, make("div", { className: "row" }, chat, pair, setup), note);
   card.setAttribute("aria-labelledby", "welcome-title");
   const close = make("button", { type: "button", className: "quiet close", id: "welcome-close" }, "Got it");
-  close.setAttribute("aria-label", "Close the welcome");
+  // The name starts with the words the button shows (WCAG 2.5.3).
+  close.setAttribute("aria-label", "Got it, close the welcome");
   close.addEventListener("click", () => {
     card.remove();
-    focusHeading("title");
+    actions.closed();
   });
   card.append(close);
   return card;
