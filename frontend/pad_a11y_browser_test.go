@@ -182,26 +182,6 @@ func TestPadReflow(t *testing.T) {
 	}
 }
 
-// focusRing measures the focused element's outline against what is
-// behind it: the first opaque background up its ancestors (the outline
-// sits outside the element). Returns the contrast ratio and a description.
-const focusRing = `(() => {
-  const e = document.activeElement;
-  if (!e || e === document.body) return {ratio: 0, what: "nothing focused"};
-  const cs = getComputedStyle(e);
-  const what = e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") + " " + (e.getAttribute("aria-label") || e.textContent.trim()).slice(0, 40);
-  const ring = cs.outlineStyle !== "none" && parseFloat(cs.outlineWidth) >= 2 ? cs.outlineColor
-    : (cs.boxShadow && cs.boxShadow !== "none" ? cs.borderColor : "");
-  if (!ring) return {ratio: 0, what: what + ": no outline"};
-  const rgb = (s) => { const m = s.match(/[\d.]+/g).map(Number); return {r: m[0], g: m[1], b: m[2], a: m.length > 3 ? m[3] : 1}; };
-  let p = e.parentElement, bg = null;
-  for (; p; p = p.parentElement) { const c = rgb(getComputedStyle(p).backgroundColor); if (c.a >= 0.99) { bg = c; break; } }
-  if (!bg) bg = matchMedia("(prefers-color-scheme: dark)").matches ? {r: 0, g: 0, b: 0} : {r: 255, g: 255, b: 255};
-  const lum = (c) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); }; return 0.2126 * f(c.r) + 0.7152 * f(c.g) + 0.0722 * f(c.b); };
-  const a = lum(rgb(ring)), b = lum(bg);
-  return {ratio: (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05), what: what + " ring " + ring};
-})()`
-
 // TestPadKeyboardFocus (issue #26): Tab alone reaches every control of the
 // admin page and of the phone's PIN screen, and each shows a focus ring of
 // at least 3:1 against its background, in light and dark.
@@ -230,20 +210,15 @@ func TestPadKeyboardFocus(t *testing.T) {
 				run(t, ctx, chromedp.Evaluate(`document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0)`, nil))
 				seen := map[string]bool{}
 				for i := 0; i < len(want)+8; i++ {
-					var ring struct {
-						Ratio float64 `json:"ratio"`
-						What  string  `json:"what"`
-					}
 					var key string
 					run(t, ctx, chromedp.KeyEvent(kb.Tab),
-						chromedp.Evaluate(`(() => { const e = document.activeElement; if (!e || e === document.body) return ''; if (e.closest('#device')) return 'the pad'; return e.id || e.dataset.act || e.dataset.exp || e.getAttribute('aria-label') || e.textContent.trim(); })()`, &key),
-						chromedp.Evaluate(focusRing, &ring))
+						chromedp.Evaluate(`(() => { const e = document.activeElement; if (!e || e === document.body) return ''; if (e.closest('#device')) return 'the pad'; return e.id || e.dataset.act || e.dataset.exp || e.getAttribute('aria-label') || e.textContent.trim(); })()`, &key))
 					if key == "" {
 						continue
 					}
 					seen[key] = true
-					if ring.Ratio < 3 {
-						t.Errorf("focus ring of %s: %.2f:1, want at least 3:1", ring.What, ring.Ratio)
+					if ratio, what := axe.FocusRing(t, ctx); ratio < 3 {
+						t.Errorf("focus ring of %s: %.2f:1, want at least 3:1", what, ratio)
 					}
 				}
 				var missed []string

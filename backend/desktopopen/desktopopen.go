@@ -286,6 +286,7 @@ func page(target string) string {
 main { max-width: 34rem; margin: 2rem auto; padding: 0 1rem; }
 h1 { font-size: 1.35rem; }
 a { color: #1f5fbf; }
+:focus-visible { outline: 3px solid currentColor; outline-offset: 2px; }
 @media (prefers-color-scheme: dark) { :root { background: #121316; color: #eceae6; } a { color: #9ecbff; } }
 </style>
 </head>

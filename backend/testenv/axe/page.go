@@ -7,6 +7,7 @@ import (
 
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/lets-app/lets/backend/testenv/browsertest"
 )
@@ -111,6 +112,63 @@ func PersonPage(t *testing.T, name, url string, o PageOptions) {
 				t.Errorf("%s: at %d px control %d %s", name, ReflowWidth, i, why)
 			}
 		}
+		if n == 0 {
+			return
+		}
+		// Keyboard: Tab reaches every control, each with a ring of 3:1.
+		if err := chromedp.Run(ctx, chromedp.Evaluate(`document.activeElement && document.activeElement.blur()`, nil)); err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		for range n + 2 {
+			var at string
+			if err := chromedp.Run(ctx, chromedp.KeyEvent(kb.Tab), chromedp.Evaluate(`document.activeElement.getAttribute('data-axe-reach') || ''`, &at)); err != nil {
+				t.Fatal(err)
+			}
+			if at == "" {
+				continue
+			}
+			seen[at] = true
+			if ratio, what := FocusRing(t, ctx); ratio < 3 {
+				t.Errorf("%s: focus ring of %s measures %.2f:1, want at least 3:1", name, what, ratio)
+			}
+		}
+		if len(seen) != n {
+			t.Errorf("%s: Tab reached %d of the %d controls", name, len(seen), n)
+		}
 		browsertest.Screenshot(t, ctx, "a11y-"+name+"-reflow-320.png")
 	})
 }
+
+// FocusRing measures the focused element's focus ring against what is
+// behind it (the first opaque background up its ancestors: the outline
+// sits outside the element): the contrast ratio (WCAG 1.4.11 wants 3:1)
+// and what was measured. 0 when nothing is focused or it shows no ring.
+func FocusRing(tb testing.TB, ctx context.Context) (float64, string) {
+	tb.Helper()
+	var r struct {
+		Ratio float64 `json:"ratio"`
+		What  string  `json:"what"`
+	}
+	if err := chromedp.Run(ctx, chromedp.Evaluate(focusRingJS, &r)); err != nil {
+		tb.Fatalf("measure the focus ring: %v", err)
+	}
+	return r.Ratio, r.What
+}
+
+const focusRingJS = `(() => {
+  const e = document.activeElement;
+  if (!e || e === document.body) return {ratio: 0, what: "nothing focused"};
+  const cs = getComputedStyle(e);
+  const what = e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") + " " + (e.getAttribute("aria-label") || e.textContent.trim()).slice(0, 40);
+  const ring = cs.outlineStyle !== "none" && parseFloat(cs.outlineWidth) >= 2 ? cs.outlineColor
+    : (cs.boxShadow && cs.boxShadow !== "none" ? cs.borderColor : "");
+  if (!ring) return {ratio: 0, what: what + ": no outline"};
+  const rgb = (s) => { const m = s.match(/[\d.]+/g).map(Number); return {r: m[0], g: m[1], b: m[2], a: m.length > 3 ? m[3] : 1}; };
+  let p = e.parentElement, bg = null;
+  for (; p; p = p.parentElement) { const c = rgb(getComputedStyle(p).backgroundColor); if (c.a >= 0.99) { bg = c; break; } }
+  if (!bg) bg = matchMedia("(prefers-color-scheme: dark)").matches ? {r: 0, g: 0, b: 0} : {r: 255, g: 255, b: 255};
+  const lum = (c) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); }; return 0.2126 * f(c.r) + 0.7152 * f(c.g) + 0.0722 * f(c.b); };
+  const a = lum(rgb(ring)), b = lum(bg);
+  return {ratio: (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05), what: what + " ring " + ring};
+})()`
