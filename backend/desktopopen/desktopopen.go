@@ -276,13 +276,25 @@ func page(target string) string {
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <meta name="color-scheme" content="light dark">
 <meta http-equiv="refresh" content="0;url=` + attr + `">
 <title>Opening Lets…</title>
+<style>
+:root { color-scheme: light dark; background: #f6f5f2; color: #1d1f24; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; }
+main { max-width: 34rem; margin: 2rem auto; padding: 0 1rem; }
+h1 { font-size: 1.35rem; }
+a { color: #1f5fbf; }
+:focus-visible { outline: 3px solid currentColor; outline-offset: 2px; }
+@media (prefers-color-scheme: dark) { :root { background: #121316; color: #eceae6; } a { color: #9ecbff; } }
+</style>
 </head>
 <body>
-<p>Opening Lets… If nothing happens, <a href="` + attr + `">open it here</a>.</p>
+<main>
+<h1>Opening Lets…</h1>
+<p>If nothing happens, <a href="` + attr + `">open Lets here</a>.</p>
+</main>
 <script>location.replace(` + string(js) + `);</script>
 </body>
 </html>

@@ -76,20 +76,23 @@ func TestBrowserOnlyTheShellPageAnswersThePrompt(t *testing.T) {
 
 	// F5: the kind page, in the theme the person uses.
 	for _, scheme := range []string{"light", "dark"} {
-		var heading, text, bg string
+		var heading, text, details, bg string
 		err := chromedp.Run(ctx,
 			browsertest.Media("prefers-color-scheme", scheme),
 			chromedp.Reload(),
 			chromedp.WaitVisible(`#lets-link-heading`, chromedp.ByQuery),
 			chromedp.Text(`#lets-link-heading`, &heading, chromedp.ByQuery),
 			chromedp.Text(`main`, &text, chromedp.ByQuery),
+			chromedp.Evaluate(`document.querySelector('main details').textContent`, &details),
 			chromedp.Evaluate(`getComputedStyle(document.body).backgroundColor`, &bg),
 		)
 		if err != nil {
 			t.Fatalf("reload (%s): %v", scheme, err)
 		}
-		if heading != "This window's link was already used" || !strings.Contains(text, "lets open coder") || !strings.Contains(text, "lets windows") {
-			t.Fatalf("reload (%s) shows %q / %q", scheme, heading, text)
+		// Plain words first (#26); the commands one click away in Details.
+		if heading != "This window's link was already used" || !strings.Contains(text, "again, choose it in the Lets home window") ||
+			!strings.Contains(details, "lets open coder") || !strings.Contains(details, "lets windows") {
+			t.Fatalf("reload (%s) shows %q / %q / details %q", scheme, heading, text, details)
 		}
 		want := map[string]string{"light": "rgb(246, 245, 242)", "dark": "rgb(18, 19, 22)"}[scheme]
 		if bg != want {

@@ -317,6 +317,17 @@ func (o *uniqueOrigin) plain(w http.ResponseWriter, status int, msg string) {
 	_, _ = io.WriteString(w, msg+"\n")
 }
 
+// page answers a person who reached the unique's address outside a
+// window (a bookmark, a copied or expired link) with the kind page of a
+// window link, in plain words, instead of a line of text (#26). It keeps
+// the origin's frame-ancestors and sandbox: it may show inside a window's
+// frame.
+func (o *uniqueOrigin) page(w http.ResponseWriter, status int, heading, text string) {
+	csp := "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors http://127.0.0.1:" +
+		strconv.Itoa(o.set.hostPort()) + "; sandbox"
+	writeLinkPageWith(w, status, linkPage{Heading: heading, Text: text, Unique: o.unique.Manifest.Name, Title: o.unique.Manifest.Title}, csp)
+}
+
 // ServeHTTP serves the unique's folder and /lip/sdk.js, nothing else.
 func (o *uniqueOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	o.setHeaders(w.Header())
@@ -336,12 +347,14 @@ func (o *uniqueOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	owner := o.ownerOf(r)
 	if owner == connOther {
-		o.plain(w, http.StatusForbidden, "this unique belongs to another user of this computer")
+		o.page(w, http.StatusForbidden, "This app belongs to someone else",
+			"It is open in Lets for another account on this computer, so it stays closed here.")
 		return
 	}
 	if t := r.URL.Query().Get("t"); t != "" {
 		if !o.validFrameToken(t) {
-			o.plain(w, http.StatusUnauthorized, "this link has expired; open the unique again")
+			o.page(w, http.StatusUnauthorized, "This link has expired",
+				"Links into an app work only while its window is open.")
 			return
 		}
 		if o.fresh.Swap(false) {
@@ -353,7 +366,8 @@ func (o *uniqueOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !o.hasWindows() || !(o.hasCookie(r) || (owner == connPerson && fromOwnPage(r))) {
-		o.plain(w, http.StatusUnauthorized, "open this unique from Lets")
+		o.page(w, http.StatusUnauthorized, "Open this app from Lets",
+			"This address belongs to an app in Lets. It opens only inside the app's own Lets window, not on its own.")
 		return
 	}
 	if r.URL.Path == "/lip/sdk.js" {

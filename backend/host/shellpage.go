@@ -74,7 +74,7 @@ func (s *Server) handleShellPage(w http.ResponseWriter, r *http.Request) {
 	key := presentedToken(r)
 	if token.Equal(key, s.opts.Token) {
 		writeLinkPage(w, http.StatusForbidden, linkPage{Heading: "This is not a window link",
-			Text: "The address holds Lets' own key, which never opens a window. Open the unique with Lets instead."})
+			Text: "The address holds Lets' own key, which never opens a window. Open the app from Lets instead."})
 		return
 	}
 	// The link may have reached the browser through xdg-open's command
@@ -82,7 +82,7 @@ func (s *Server) handleShellPage(w http.ResponseWriter, r *http.Request) {
 	// may spend its key, and a refusal leaves the key for them.
 	if !s.fromOwner(r, "window link") {
 		writeLinkPage(w, http.StatusForbidden, linkPage{Heading: "This window opens only for the person who started it",
-			Text: "Another account on this computer tried to open this window, so Lets kept it closed. If it is yours, open it from your own session; the link still works there."})
+			Text: "Another account on this computer tried to open this window, so Lets kept it closed. If it is yours, open it while signed in to your own account; the link still works there."})
 		return
 	}
 	win, outcome, err := s.core.claimLaunch(r.PathValue("wid"), key)
@@ -163,18 +163,25 @@ p.lead { color: var(--fg); }
 code { font: .95em ui-monospace, "SFMono-Regular", Menlo, monospace; background: var(--code); padding: .1em .35em; border-radius: 5px; }
 ul { padding-left: 1.2rem; color: var(--muted); }
 li { margin: .35rem 0; }
+details { margin: .9rem 0; color: var(--muted); }
+summary { cursor: pointer; color: var(--fg); }
+:focus-visible { outline: 3px solid currentColor; outline-offset: 2px; }
+@media (max-width: 30rem) { main { margin: 1rem .75rem; padding: 1.4rem 1.2rem; } }
 </style>
 </head>
 <body>
 <main>
 <h1 id="lets-link-heading">{{.Heading}}</h1>
 <p class="lead">{{.Text}}</p>
-<p>To open {{if .Title}}{{.Title}}{{else}}it{{end}} again:</p>
+<p>To open {{if .Title}}{{.Title}}{{else}}the app{{end}} again, choose it in the Lets home window, or ask Claude to open it.</p>
+<details>
+<summary>Details</summary>
 <ul>
-<li>ask Claude to open it, or run <code>lets open {{if .Unique}}{{.Unique}}{{else}}&lt;unique&gt;{{end}}</code> in a terminal;</li>
+<li>In a terminal: <code>lets open {{if .Unique}}{{.Unique}}{{else}}&lt;unique&gt;{{end}}</code>;</li>
 <li>add <code>--resume last</code> to pick up its last saved session;</li>
 <li><code>lets windows</code> lists the windows that are open now.</li>
 </ul>
+</details>
 <p>You can close this tab.</p>
 </main>
 </body>
@@ -185,6 +192,14 @@ li { margin: .35rem 0; }
 const linkPageCSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 func writeLinkPage(w http.ResponseWriter, status int, p linkPage) {
+	w.Header().Set("X-Frame-Options", "DENY")
+	writeLinkPageWith(w, status, p, linkPageCSP)
+}
+
+// writeLinkPageWith writes the kind page under the policy csp (a unique's
+// origin keeps its own frame-ancestors: the page may show in the window's
+// frame).
+func writeLinkPageWith(w http.ResponseWriter, status int, p linkPage, csp string) {
 	var buf bytes.Buffer
 	if err := linkPageTmpl.Execute(&buf, p); err != nil {
 		writeError(w, status, "unauthorized", p.Heading)
@@ -193,8 +208,7 @@ func writeLinkPage(w http.ResponseWriter, status int, p linkPage) {
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
-	h.Set("Content-Security-Policy", linkPageCSP)
-	h.Set("X-Frame-Options", "DENY")
+	h.Set("Content-Security-Policy", csp)
 	h.Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())

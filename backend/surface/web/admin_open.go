@@ -1,7 +1,9 @@
 package web
 
 import (
+	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"html"
@@ -10,6 +12,7 @@ import (
 	"net/netip"
 	"os"
 	"strconv"
+	"strings"
 )
 
 // One-time admin links. The admin URL carries the admin token, and a
@@ -118,22 +121,16 @@ func (s *Server) takeAdminOpenCode(code string) (AdminView, bool) {
 func (s *Server) serveAdminOpen(w http.ResponseWriter, r *http.Request, code string) {
 	peer, err := netip.ParseAddrPort(r.RemoteAddr)
 	if err != nil || !s.isLoopback(peer.Addr().Unmap()) {
-		writeHTML(w, http.StatusForbidden, "This link works only on the computer running Lets",
-			"Admin links open the pad's admin page on the computer where Lets runs. On a phone or tablet, open the pad's address and pair with the PIN the admin page shows.")
+		adminLinkElsewhere.write(w)
 		return
 	}
 	if !s.sameUser(r, peer) {
-		writeHTML(w, http.StatusForbidden, "This link is for the person who started Lets",
-			"Another account on this computer opened the pad's admin link, so it was not accepted. "+
-				"If that was you, open the “Local admin” link Lets printed in its terminal in your own browser.")
+		adminLinkOtherAccount.write(w)
 		return
 	}
 	view, ok := s.takeAdminOpenCode(code)
 	if !ok {
-		writeHTML(w, http.StatusGone, "This admin link was already used",
-			"To keep the pad safe, the link that opens its admin page works once and only for a minute. "+
-				"If this browser had the admin page open before, the pad's own address opens it again. "+
-				"Otherwise use the “Local admin” link Lets printed in its terminal, or restart the pad for a fresh link.")
+		adminLinkUsed.write(w)
 		return
 	}
 	target := "/#admin=" + s.auth.adminToken
@@ -183,14 +180,66 @@ func localAddrOf(r *http.Request) netip.AddrPort {
 	return local
 }
 
-// writeHTML sends a small self-contained page (no scripts or styles, which
-// the Content-Security-Policy would block anyway) with a link to the pad.
-func writeHTML(w http.ResponseWriter, status int, title, text string) {
+// htmlPage is one of the small pages a one-time admin link answers with
+// instead of the pad.
+type htmlPage struct {
+	status               int
+	title, text, details string
+}
+
+func (p htmlPage) write(w http.ResponseWriter) { writeHTML(w, p.status, p.title, p.text, p.details) }
+
+var (
+	adminLinkElsewhere = htmlPage{http.StatusForbidden, "This link works only on the computer running Lets",
+		"It opens the pad's own page on the computer where Lets runs. On a phone or tablet, open the pad's address and pair with the PIN shown on the computer.", ""}
+	adminLinkOtherAccount = htmlPage{http.StatusForbidden, "This link is for the person who started Lets",
+		"Another account on this computer opened the pad's link, so it was not accepted. " +
+			"If that was you, open the pad from the Lets menu while signed in to your own account.",
+		"The “Local admin” link Lets printed in its terminal works too, in your own browser."}
+	adminLinkUsed = htmlPage{http.StatusGone, "This admin link was already used",
+		"To keep the pad safe, the link that opens its admin page works once and only for a minute. " +
+			"If this browser had the admin page open before, the pad's own address opens it again. " +
+			"Otherwise open the pad again from the Lets menu.",
+		"The “Local admin” link Lets printed in its terminal works too, or restart the pad for a fresh link."}
+)
+
+// htmlPageStyle is the one style of the pages writeHTML sends: light or
+// dark as the person's system prefers (#26), with contrast of 4.5:1 and
+// more. htmlPageCSP allows it by its hash and nothing else inline.
+const htmlPageStyle = `:root { color-scheme: light dark; background: #f6f5f2; color: #1d1f24; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; }
+main { max-width: 34rem; margin: 2rem auto; padding: 0 1rem; }
+h1 { font-size: 1.35rem; }
+a { color: #1f5fbf; }
+summary { cursor: pointer; }
+:focus-visible { outline: 3px solid currentColor; outline-offset: 2px; }
+@media (prefers-color-scheme: dark) { :root { background: #121316; color: #eceae6; } a { color: #9ecbff; } }`
+
+var htmlPageCSP = func() string {
+	sum := sha256.Sum256([]byte(htmlPageStyle))
+	return strings.Replace(ContentSecurityPolicy, "style-src 'self'", "style-src 'self' 'sha256-"+base64.StdEncoding.EncodeToString(sum[:])+"'", 1)
+}()
+
+// writeHTML sends a small self-contained page (no scripts; one style,
+// allowed by its hash) with a link to the pad. details, when not empty, is
+// for people who run Lets from a terminal: behind a Details toggle (#26).
+func writeHTML(w http.ResponseWriter, status int, title, text, details string) {
+	more := ""
+	if details != "" {
+		more = "<details><summary>Details</summary><p>" + html.EscapeString(details) + "</p></details>\n"
+	}
 	body := "<!doctype html>\n<html lang=\"en\">\n<meta charset=\"utf-8\">\n" +
 		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n" +
+		"<meta name=\"color-scheme\" content=\"light dark\">\n" +
 		"<title>" + html.EscapeString(title) + "</title>\n" +
+		"<style>" + htmlPageStyle + "</style>\n" +
 		"<main>\n<h1>" + html.EscapeString(title) + "</h1>\n" +
-		"<p>" + html.EscapeString(text) + "</p>\n" +
+		"<p>" + html.EscapeString(text) + "</p>\n" + more +
 		"<p><a href=\"/\">Open the pad</a></p>\n</main>\n"
-	writeResponse(w, status, "text/html; charset=utf-8", []byte(body))
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	setSecurityHeaders(h)
+	h.Set("Content-Security-Policy", htmlPageCSP)
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(body))
 }

@@ -268,7 +268,10 @@ func Reachable(tb testing.TB, ctx context.Context, sel string) (bool, string) {
   if (b.width === 0 || b.height === 0) return "has no size";
   const vw = document.documentElement.clientWidth, vh = document.documentElement.clientHeight;
   if (b.right <= 0 || b.bottom <= 0 || b.left >= vw || b.top >= vh) return "is outside the viewport at " + Math.round(b.left) + "," + Math.round(b.top);
-  const x = Math.min(Math.max(b.left + b.width / 2, 0), vw - 1), y = Math.min(Math.max(b.top + b.height / 2, 0), vh - 1);
+  // A link wrapped over two lines: its box's centre may fall between
+  // them, on the paragraph; the centre of its first line is on the link.
+  const rs = e.getClientRects(), f = rs.length > 1 ? rs[0] : b;
+  const x = Math.min(Math.max(f.left + f.width / 2, 0), vw - 1), y = Math.min(Math.max(f.top + f.height / 2, 0), vh - 1);
   const at = document.elementFromPoint(x, y);
   if (at && at !== e && !e.contains(at)) return "is covered by " + at.tagName.toLowerCase() + (at.id ? "#" + at.id : "");
   return "";

@@ -211,9 +211,13 @@ export class PadApp {
     window.setTimeout(() => (live.textContent = text), 30);
   }
 
-  private waiting(title: string, detail: string): void {
+  /** The waiting screen; raw, a message from the server, shows only
+   * behind its Details toggle (#26). */
+  private waiting(title: string, detail: string, raw = ""): void {
     byId("wait-title").textContent = title;
     byId("wait-detail").textContent = detail || "\u00a0";
+    byId("wait-raw").textContent = raw;
+    byId("wait-more").hidden = raw === "";
     if (!this.authed) this.show("connecting");
   }
 
@@ -440,7 +444,7 @@ export class PadApp {
         this.scheduleRetry();
         return;
       }
-      this.waiting("Lets refused the connection", text);
+      this.waiting("Lets refused the connection", "This device keeps trying. If it goes on, restart Lets on your computer.", text);
       this.scheduleRetry();
       return;
     }

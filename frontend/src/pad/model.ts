@@ -176,8 +176,24 @@ export function headline(v: View): { title: string; detail: string } {
   }
   const acts = actionList(v.available_actions);
   const sentence = `${sel.label} ${stateSentence(v.selected_state)}.`;
-  return { title: sentence, detail: acts ? `You can ${acts} now.` : "Nothing to press right now." };
+  if (acts) return { title: sentence, detail: `You can ${acts} now.` };
+  return { title: sentence, detail: NO_ACTION_DETAIL[v.selected_state] };
 }
+
+/**
+ * What the headline says when the pad has no button for the selected
+ * agent: never "nothing to press" under "waiting for your approval" or
+ * "your reply" — the agent does want something, only not from the pad.
+ */
+const NO_ACTION_DETAIL: Record<AgentState, string> = {
+  running: "Nothing to press right now.",
+  waiting_for_reply: "Reply to it where it runs; the pad has no button for that.",
+  user_typing: "Nothing to press right now.",
+  waiting_for_approval: "Answer it where it runs; the pad has no Approve button for it.",
+  success: "Nothing to press right now.",
+  error: "Nothing to press right now.",
+  cancelled: "Nothing to press right now.",
+};
 
 /** What a screen reader should hear when the view changes; "" for nothing. */
 export function announcement(prev: View | null, next: View): string {

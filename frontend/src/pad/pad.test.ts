@@ -187,6 +187,28 @@ test("headline and action words", () => {
   assert.equal(headline({ ...v, selected_state: null, sessions: v.sessions.map((s) => ({ ...s, selected: false })) }).title, "Pick an agent");
 });
 
+test("a waiting agent is never shown with \"Nothing to press\"", () => {
+  const v = surface().view;
+  // Waiting for approval without Approve or Reject on the pad (the agent
+  // did not subscribe, or its subscription has not landed yet).
+  const h = headline({ ...v, available_actions: [] });
+  assert.equal(h.title, "Reviewer is waiting for your approval.");
+  assert.equal(h.detail, "Answer it where it runs; the pad has no Approve button for it.");
+  const reply = headline({ ...v, selected_state: "waiting_for_reply", available_actions: [] });
+  assert.equal(reply.detail, "Reply to it where it runs; the pad has no button for that.");
+  // Every state, with and without actions: a waiting headline never
+  // says there is nothing to do, and "Nothing to press" only comes
+  // without actions.
+  const states = ["running", "waiting_for_reply", "user_typing", "waiting_for_approval", "success", "error", "cancelled"] as const;
+  for (const st of states) {
+    for (const acts of [[], ["stop"], ["approve", "reject"]] as const) {
+      const x = headline({ ...v, selected_state: st, available_actions: [...acts] });
+      if (st.startsWith("waiting_for")) assert.ok(!/nothing/i.test(x.detail), `${st} with [${acts}]: ${x.detail}`);
+      assert.equal(/Nothing to press/.test(x.detail), acts.length === 0 && !st.startsWith("waiting_for"), `${st} with [${acts}]: ${x.detail}`);
+    }
+  }
+});
+
 test("screen readers hear what changed, and only that", () => {
   const v = surface().view;
   assert.equal(announcement(v, v), "");

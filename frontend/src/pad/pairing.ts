@@ -170,7 +170,7 @@ export function explainForbidden(kind: CredentialKind, failures: Failures, now: 
       return {
         title: "This admin link is out of date",
         detail:
-          "Lets makes a new admin link every time it starts. Open the newest one (run `lets pad pair` in a terminal, or use the Lets menu).",
+          "Lets makes a new link to the pad every time it starts. Open the pad again from the Lets menu.",
         lockedMs: 0,
       };
     default:
