@@ -201,14 +201,8 @@ unit:
 	$(TEST_ENV) $(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 
 ## race: the concurrent packages again under the race detector
-# The accessibility sweeps (axe-core over every page in light, dark and
-# 200 %, and the plain-words reads) check what pages show, not Go code
-# running at once; `unit` runs them and the race detector would only make
-# them slower, so `race` leaves them out.
-RACE_SKIP := Accessib|PlainWords
-
 race:
-	$(TEST_ENV) $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) -skip '$(RACE_SKIP)' $(RACE_PACKAGES)
+	$(TEST_ENV) $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(RACE_PACKAGES)
 
 ## bench-once: every benchmark for one iteration, so none can rot (one
 ## package at a time: some check timing and must not share the CPU)
