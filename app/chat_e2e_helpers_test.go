@@ -555,6 +555,15 @@ func (p *chatPage) cardText() string {
 	return s
 }
 
+// cardDetails is the text under the approval card's Details toggle (the
+// tool and the raw request), open or not.
+func (p *chatPage) cardDetails() string {
+	p.t.Helper()
+	var s string
+	p.eval(`document.querySelector('[data-choice="allow"]').closest("[role]")?.querySelector("details")?.textContent ?? ""`, &s)
+	return s
+}
+
 // click clicks the first element matching sel in the shell.
 func (p *chatPage) click(sel string) {
 	p.t.Helper()

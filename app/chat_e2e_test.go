@@ -115,15 +115,20 @@ func TestBrowserChatE2EApprovalAllowAndDeny(t *testing.T) {
 	dir := c.conversations(t)[0].Dir
 
 	for _, step := range []struct {
-		ask, choice, file, command, answer string
+		ask, choice, file, command, about, answer string
 	}{
-		{"Please make a file called made-by-claude.", "allow", "made-by-claude", "touch made-by-claude", "I made the file for you."},
-		{"And another one, please.", "deny", "second-file", "touch second-file", "Alright, I left it alone."},
+		{"Please make a file called made-by-claude.", "allow", "made-by-claude", "touch made-by-claude", "Make a file", "I made the file for you."},
+		{"And another one, please.", "deny", "second-file", "touch second-file", "Make another file", "Alright, I left it alone."},
 	} {
 		page.say(step.ask)
 		page.until(cardVisible, 90*time.Second)
-		if card := page.cardText(); !strings.Contains(card, "Bash") || !strings.Contains(card, step.command) {
-			t.Fatalf("the approval card reads %q, want the tool Bash and %q", card, step.command)
+		// Plain words first, with Claude's own description; the tool and
+		// the command one click away, under Details (issue #26).
+		if card, want := page.cardText(), "Claude wants to run a command on this computer: "+step.about; !strings.Contains(card, want) {
+			t.Fatalf("the approval card reads %q, want %q", card, want)
+		}
+		if details := page.cardDetails(); !strings.Contains(details, "Bash") || !strings.Contains(details, step.command) {
+			t.Fatalf("the approval card's Details read %q, want the tool Bash and %q", details, step.command)
 		}
 		var cards int
 		page.eval(`document.querySelectorAll('[data-choice="allow"]').length`, &cards)

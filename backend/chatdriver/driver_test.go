@@ -333,8 +333,44 @@ func TestOpenBeforeRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	gaveUp, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := m.Open(gaveUp, ""); err != ErrNotRunning {
+		t.Fatalf("open before run, by a caller who gave up: %v", err)
+	}
+}
+
+// A request that reaches Lets a moment before the chat service's Run has
+// begun waits for it instead of being told to start Lets again (CI f5).
+func TestOpenJustBeforeRunWaitsForIt(t *testing.T) {
+	h := startHost(t)
+	store := conversations.New(conversations.Options{Root: filepath.Join(h.paths.Home, "conversations"), DefaultDir: filepath.Join(h.paths.Home, "Lets")})
+	m, err := New(Options{Paths: h.paths, Store: store, Start: newAgents().start})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type answer struct {
+		win string
+		err error
+	}
+	opened := make(chan answer, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		win, err := m.Open(ctx, "")
+		opened <- answer{win, err}
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan error, 1)
+	go func() { ran <- m.Run(ctx) }()
+	t.Cleanup(cancel)
+	if a := testutil.Wait(t, "the open that came before Run", opened); a.err != nil || a.win == "" {
+		t.Fatalf("an open that came a moment before Run: window %q, %v", a.win, a.err)
+	}
+	cancel()
+	testutil.Wait(t, "the manager stops", ran)
 	if _, err := m.Open(context.Background(), ""); err != ErrNotRunning {
-		t.Fatalf("open before run: %v", err)
+		t.Fatalf("open after Run ended: %v", err)
 	}
 }
 

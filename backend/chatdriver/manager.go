@@ -40,7 +40,8 @@ const DefaultCoalesce = 33 * time.Millisecond
 // ChatUnique is the unique a conversation is shown in.
 const ChatUnique = "chat"
 
-// ErrNotRunning: Open or Delete before Run started or after it ended.
+// ErrNotRunning: Open after Run ended, or when Run did not begin within
+// a while (startWait) or before the caller gave up.
 var ErrNotRunning = errors.New("the chat manager is not running: start Lets again")
 
 // Options configure a Manager.
@@ -102,6 +103,10 @@ type InstallProgress struct {
 type Manager struct {
 	opts Options
 
+	// started is closed once Run has begun (and stays closed after it).
+	started   chan struct{}
+	startOnce sync.Once
+
 	mu      sync.Mutex
 	ctx     context.Context // Run's; nil before Run and after it
 	drivers map[string]*driver
@@ -149,7 +154,29 @@ func New(opts Options) (*Manager, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Manager{opts: opts, drivers: map[string]*driver{}, installs: map[*driver]context.CancelFunc{}}, nil
+	return &Manager{opts: opts, started: make(chan struct{}), drivers: map[string]*driver{}, installs: map[*driver]context.CancelFunc{}}, nil
+}
+
+// startWait bounds how long a request waits for Run to begin. Lets' host
+// takes requests the moment it listens, which can be a moment before the
+// chat service's own goroutine has run (CI f5: a first `lets chat` under
+// load was told "start Lets again" by a Lets that had just started).
+const startWait = 10 * time.Second
+
+// waitStarted waits until Run has begun, ctx ends or startWait passes.
+func (m *Manager) waitStarted(ctx context.Context) {
+	select {
+	case <-m.started:
+		return
+	default:
+	}
+	t := m.opts.Clock.NewTimer(startWait)
+	defer t.Stop()
+	select {
+	case <-m.started:
+	case <-ctx.Done():
+	case <-t.C():
+	}
 }
 
 // Run serves until ctx ends, then stops every agent (the conversations
@@ -158,6 +185,7 @@ func (m *Manager) Run(ctx context.Context) error {
 	m.mu.Lock()
 	m.ctx = ctx
 	m.mu.Unlock()
+	m.startOnce.Do(func() { close(m.started) })
 	<-ctx.Done()
 	m.mu.Lock()
 	m.ctx = nil
@@ -206,6 +234,7 @@ func (m *Manager) open(ctx context.Context, convID, folder string) (window, url 
 	if folder == "." {
 		folder = ""
 	}
+	m.waitStarted(ctx)
 	m.mu.Lock()
 	runCtx := m.ctx
 	if runCtx == nil {
