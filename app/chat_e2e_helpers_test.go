@@ -560,7 +560,7 @@ func (p *chatPage) cardText() string {
 func (p *chatPage) cardDetails() string {
 	p.t.Helper()
 	var s string
-	p.eval(`document.querySelector('[data-choice="allow"]').closest("[role]")?.querySelector("details")?.textContent ?? ""`, &s)
+	p.eval(`document.querySelector('[data-choice="allow"]')?.closest("dialog")?.querySelector("details")?.textContent ?? ""`, &s)
 	return s
 }
 
