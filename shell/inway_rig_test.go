@@ -270,11 +270,26 @@ func (x *win) click(px, py float64) {
 }
 
 // settled waits until the companion has finished what the last change
-// started: two frames (a settle waits for the next one), then no glide.
+// started: every finite animation or transition of the page has ended (a
+// reply sliding in moves what the companion keeps clear of, and under
+// load that outlasted two frames: CI f2, f3), two frames passed (a settle
+// waits for the next one), the companion neither glides nor fades, and it
+// stands where it stood two frames before.
 func (x *win) settled() {
 	x.t.Helper()
-	x.eval(`new Promise(res => requestAnimationFrame(() => requestAnimationFrame(() => res(true))))`, nil)
-	x.poll(`!document.querySelector(".lets-companion").dataset.moving && !document.querySelector(".lets-companion").dataset.fading`)
+	const still = `new Promise(res => {
+  const c = document.querySelector(".lets-companion");
+  const body = () => { const r = c.querySelector(".lets-companion-body").getBoundingClientRect(); return r.left + "," + r.top; };
+  const busy = () => !!(c.dataset.moving || c.dataset.fading) || document.getAnimations().some(a => a.playState === "running" && a.effect && a.effect.getComputedTiming().iterations !== Infinity);
+  if (busy()) return res(false);
+  const at = body();
+  requestAnimationFrame(() => requestAnimationFrame(() => res(!busy() && body() === at)));
+})`
+	testutil.Eventually(x.t, "the companion and the page are still", func() bool {
+		var ok bool
+		x.eval(still, &ok)
+		return ok
+	})
 }
 
 func mustJSON(v any) string {
