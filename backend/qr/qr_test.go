@@ -13,8 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/makiuchi-d/gozxing"
-	gozxingqr "github.com/makiuchi-d/gozxing/qrcode"
+	"github.com/lets-app/lets/backend/qr/qrtest"
 )
 
 const pairingURL = "http://192.168.1.20:8765/#pair=ugK68KacIK9dlVJ-g2r8evkm_gI8qbjL"
@@ -22,28 +21,11 @@ const pairingURL = "http://192.168.1.20:8765/#pair=ugK68KacIK9dlVJ-g2r8evkm_gI8q
 // decode reads a QR code from an image with an independent decoder.
 func decode(t *testing.T, img image.Image) string {
 	t.Helper()
-	bmp, err := gozxing.NewBinaryBitmapFromImage(img)
+	text, err := qrtest.Scan(img)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The encoder breaks ties between equally good masks in whatever order
-	// its goroutines finish, and gozxing's finder-pattern search misjudges
-	// the size of a few valid codes. Try the plain scan first, then harder,
-	// then as a pure barcode (our images are exactly that).
-	var lastErr error
-	for _, hints := range []map[gozxing.DecodeHintType]interface{}{
-		nil,
-		{gozxing.DecodeHintType_TRY_HARDER: true},
-		{gozxing.DecodeHintType_PURE_BARCODE: true},
-	} {
-		res, err := gozxingqr.NewQRCodeReader().Decode(bmp, hints)
-		if err == nil {
-			return res.GetText()
-		}
-		lastErr = err
-	}
-	t.Fatalf("the code does not scan: %v", lastErr)
-	return ""
+	return text
 }
 
 func TestEncodeRefusesEmptyAndHugeText(t *testing.T) {
