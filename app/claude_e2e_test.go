@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -706,7 +705,7 @@ type stepResult struct {
 func lastResult(req claudestub.Request) stepResult {
 	res := req.ToolResults()
 	if len(res) == 0 {
-		return stepResult{err: errors.New("the request carries no tool_result")}
+		return stepResult{err: fmt.Errorf("the request carries no result of the last tool call; its messages: %s", req.Shape())}
 	}
 	return stepResult{text: res[len(res)-1].ResultText(), isError: res[len(res)-1].IsError}
 }

@@ -159,26 +159,61 @@ func (b Block) ResultText() string {
 	return strings.Join(parts, "\n")
 }
 
-// ToolResults returns the tool_result blocks of the request's last user turn.
+// ToolResults returns the results of the model's last tool calls: the
+// tool_result blocks, anywhere after the last assistant message that
+// called tools, whose tool_use_id names one of those calls.
 //
-// They are read from the user messages after the last assistant message,
-// not only the last message: Claude Code may send a reminder of its own
-// after the results (for one, the list of MCP tools that connected while
-// the tool ran, when a server was slow to start).
+// They are matched by id, not by where they sit: Claude Code may send
+// messages of its own around the results (for one, a reminder listing
+// the MCP tools that connected while the tool ran, when a server was slow
+// to start). Without any tool call in the request it returns the
+// tool_result blocks of the trailing user messages.
 func (r Request) ToolResults() []Block {
+	last := -1
+	ids := map[string]bool{}
+	for i := len(r.Messages) - 1; i >= 0 && last < 0; i-- {
+		if r.Messages[i].Role != "assistant" {
+			continue
+		}
+		for _, b := range r.Messages[i].Blocks() {
+			if b.Type == "tool_use" && b.ID != "" {
+				ids[b.ID] = true
+				last = i
+			}
+		}
+	}
 	first := len(r.Messages)
-	for first > 0 && r.Messages[first-1].Role == "user" {
-		first--
+	if last >= 0 {
+		first = last + 1
+	} else {
+		for first > 0 && r.Messages[first-1].Role == "user" {
+			first--
+		}
 	}
 	var out []Block
 	for _, m := range r.Messages[first:] {
 		for _, b := range m.Blocks() {
-			if b.Type == "tool_result" {
+			if b.Type == "tool_result" && (last < 0 || ids[b.ToolUseID]) {
 				out = append(out, b)
 			}
 		}
 	}
 	return out
+}
+
+// Shape describes the request's messages in one line, role and block
+// types, for a test that did not find what it looked for ("user[text]
+// assistant[tool_use] user[tool_result text]").
+func (r Request) Shape() string {
+	parts := make([]string, 0, len(r.Messages))
+	for _, m := range r.Messages {
+		types := []string{}
+		for _, b := range m.Blocks() {
+			types = append(types, b.Type)
+		}
+		parts = append(parts, m.Role+"["+strings.Join(types, " ")+"]")
+	}
+	return strings.Join(parts, " ")
 }
 
 // HasTool reports whether the request offered the model a tool by name.

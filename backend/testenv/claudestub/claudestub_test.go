@@ -274,3 +274,38 @@ func FuzzParseMessages(f *testing.F) {
 		}
 	})
 }
+
+// TestToolResultsAreMatchedByTheirCall: the results of the model's last
+// tool calls are found by tool_use_id wherever Claude Code puts them
+// among its own messages (a reminder after them, a message of its own in
+// between), and an older call's result is not taken for the last one's.
+func TestToolResultsAreMatchedByTheirCall(t *testing.T) {
+	msg := func(role, content string) Message { return Message{Role: role, Content: json.RawMessage(content)} }
+	call := func(id string) Message {
+		return msg("assistant", `[{"type":"tool_use","id":"`+id+`","name":"mcp__lets__status","input":{}}]`)
+	}
+	result := func(id, text string) Message {
+		return msg("user", `[{"type":"tool_result","tool_use_id":"`+id+`","content":"`+text+`"}]`)
+	}
+	cases := []struct {
+		name string
+		msgs []Message
+		want string
+	}{
+		{"plain", []Message{msg("user", `"hi"`), call("a"), result("a", "A")}, "A"},
+		{"reminder after", []Message{msg("user", `"hi"`), call("a"), result("a", "A"), msg("user", `"<system-reminder>tools</system-reminder>"`)}, "A"},
+		{"message of its own after", []Message{msg("user", `"hi"`), call("a"), result("a", "A"), msg("assistant", `"…"`), msg("user", `"go on"`)}, "A"},
+		{"older call not taken", []Message{msg("user", `"hi"`), call("a"), result("a", "A"), call("b"), result("b", "B")}, "B"},
+		{"no call: trailing user turn", []Message{result("x", "X")}, "X"},
+	}
+	for _, c := range cases {
+		r := Request{Messages: c.msgs}
+		got := r.ToolResults()
+		if len(got) != 1 || got[0].ResultText() != c.want {
+			t.Errorf("%s: got %+v, want one result %q (shape %s)", c.name, got, c.want, r.Shape())
+		}
+	}
+	if s := (Request{Messages: []Message{msg("user", `"hi"`), call("a")}}).Shape(); s != "user[text] assistant[tool_use]" {
+		t.Errorf("shape %q", s)
+	}
+}
