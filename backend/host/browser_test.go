@@ -307,8 +307,11 @@ func TestBrowserShellThemes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// The toast lives the longest ttl a toast may have: this test reads
+			// its style, not its timing, and a loaded machine must not see the
+			// default few seconds run out between the wait and the read.
 			th.send(t, []map[string]any{
-				{"lip": 1, "type": "ui.toast", "win": win.Window, "data": map[string]any{"text": "Claude is reading your board", "level": "info"}},
+				{"lip": 1, "type": "ui.toast", "win": win.Window, "data": map[string]any{"text": "Claude is reading your board", "level": "info", "ttl": 60000}},
 				{"lip": 1, "type": "entity.say", "win": win.Window, "data": map[string]any{"text": "Hi! Drag a note onto the board."}},
 				{"lip": 1, "type": "component.create", "win": win.Window, "data": map[string]any{"id": "n1", "type": "note", "props": map[string]any{"title": "Tip", "text": "Right-click anywhere to call me."}}},
 			})
