@@ -9,7 +9,6 @@ package conversations
 
 import (
 	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,6 +26,7 @@ import (
 
 	"github.com/lets-app/lets/backend/atomicfile"
 	"github.com/lets-app/lets/backend/clock"
+	"github.com/lets-app/lets/backend/token"
 )
 
 // Roles of a turn.
@@ -166,16 +166,6 @@ func (s *Store) path(id string) (string, error) {
 	return filepath.Join(s.opts.Root, id+fileSuffix), nil
 }
 
-// NewSessionID returns a random (version 4) UUID for claude --session-id.
-func NewSessionID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	h := hex.EncodeToString(b[:])
-	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
-}
-
 // validUUID: 8-4-4-4-12 lowercase or uppercase hex.
 func validUUID(s string) bool {
 	if len(s) != 36 {
@@ -221,7 +211,7 @@ func (s *Store) Create(o CreateOptions) (*Conversation, error) {
 	}
 	c := &Conversation{
 		ID:              idPrefix + strings.ToLower(ulid.MustNew(ulid.Timestamp(now), rand.Reader).String()),
-		ClaudeSessionID: NewSessionID(),
+		ClaudeSessionID: token.NewUUID(),
 		Title:           title,
 		Dir:             filepath.Clean(dir),
 		Created:         now,
