@@ -31,7 +31,7 @@ func Equal(presented, expected string) bool {
 // lowercase 8-4-4-4-12 form, such as claude's --session-id takes.
 func NewUUID() string {
 	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (it crashes the program instead)
+	_, _ = rand.Read(b[:])  // crypto/rand.Read never fails (it crashes the program instead)
 	b[6] = b[6]&0x0f | 0x40 // version 4
 	b[8] = b[8]&0x3f | 0x80 // variant 10xx
 	h := hex.EncodeToString(b[:])
