@@ -3,7 +3,6 @@ package agent
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/lets-app/lets/backend/clock"
+	"github.com/lets-app/lets/backend/token"
 )
 
 // Options start one Claude Code conversation process.
@@ -162,7 +162,7 @@ func Start(ctx context.Context, o Options) (*Process, error) {
 		return nil, errors.New("agent: Resume needs the SessionID of the conversation")
 	}
 	if o.SessionID == "" {
-		o.SessionID = NewSessionID()
+		o.SessionID = token.NewUUID()
 	}
 	p := &Process{
 		o: o, log: o.Logger.With("session", o.SessionID), sessionID: o.SessionID,
@@ -175,15 +175,6 @@ func Start(ctx context.Context, o Options) (*Process, error) {
 	}
 	go p.supervise(c)
 	return p, nil
-}
-
-// NewSessionID is a new random (version 4) uuid for a conversation.
-func NewSessionID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
 // Args are the command-line arguments of claude for o; resume chooses

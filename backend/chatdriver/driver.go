@@ -17,6 +17,7 @@ import (
 	"github.com/lets-app/lets/backend/clock"
 	"github.com/lets-app/lets/backend/conversations"
 	"github.com/lets-app/lets/backend/hostclient"
+	"github.com/lets-app/lets/backend/textsafe"
 )
 
 // Up-events the driver listens for in its window.
@@ -226,7 +227,7 @@ func loadMessages(ts []conversations.Turn) []map[string]any {
 	}
 	out := make([]map[string]any, 0, len(ts))
 	for _, t := range ts {
-		m := map[string]any{"role": t.Role, "text": clipRunes(t.Text, loadMaxText), "at": t.At.UTC().Format(time.RFC3339)}
+		m := map[string]any{"role": t.Role, "text": textsafe.Clip(t.Text, loadMaxText), "at": t.At.UTC().Format(time.RFC3339)}
 		if len(t.Attachments) > 0 {
 			as := make([]map[string]string, 0, len(t.Attachments))
 			for _, a := range t.Attachments {
@@ -241,13 +242,6 @@ func loadMessages(ts []conversations.Turn) []map[string]any {
 		out = append(out, m)
 	}
 	return out
-}
-
-func clipRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
 }
 
 // listen hands the window's up-events to the loop until ctx ends.
@@ -549,7 +543,7 @@ func (d *driver) onMessage(ctx context.Context, e envelope) {
 		b, err := imageBlock(d.m.opts.Paths.UploadsDir(), a.Path)
 		if err != nil {
 			d.log.Warn("chat: attachment refused", "err", err)
-			d.send(ctx, "ui.toast", map[string]any{"text": "I could not send one image to Claude: " + clipRunes(err.Error(), 300), "level": "warn"}, "")
+			d.send(ctx, "ui.toast", map[string]any{"text": "I could not send one image to Claude: " + textsafe.Clip(err.Error(), 300), "level": "warn"}, "")
 			continue
 		}
 		blocks = append(blocks, b)
@@ -728,7 +722,7 @@ func (d *driver) finish(ctx context.Context, r Result) {
 	case r.IsError:
 		note = "Sorry — something went wrong on Claude's side. Please try again."
 		if r.Text != "" {
-			note = "Sorry — something went wrong: " + clipRunes(r.Text, 300)
+			note = "Sorry — something went wrong: " + textsafe.Clip(r.Text, 300)
 		}
 		mood = "alert"
 	case t.full.Len() == 0 && r.Text != "":

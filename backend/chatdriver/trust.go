@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/lets-app/lets/backend/agent"
+	"github.com/lets-app/lets/backend/textsafe"
 	"github.com/lets-app/lets/backend/trust"
 )
 
@@ -156,7 +157,7 @@ func (d *driver) trustFolder(ctx context.Context) {
 	}
 	if _, err := ft.Store.Add(d.conv.Dir); err != nil {
 		d.log.Warn("chat: trusting the folder failed", "dir", d.conv.Dir, "err", err)
-		d.send(ctx, "ui.toast", map[string]any{"text": "Lets could not remember this folder as trusted: " + clipRunes(err.Error(), 300), "level": "error", "ttl": 10000}, "")
+		d.send(ctx, "ui.toast", map[string]any{"text": "Lets could not remember this folder as trusted: " + textsafe.Clip(err.Error(), 300), "level": "error", "ttl": 10000}, "")
 		return
 	}
 	d.log.Info("chat: the person trusted the folder; starting Claude again with its settings", "dir", d.conv.Dir)

@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/lets-app/lets/backend/textsafe"
 )
 
 // MaxContextBytes bounds the additionalContext a hook prints (lip-1
@@ -89,7 +90,7 @@ func promptContext(p PendingEvents, limit int) string {
 		l := lines[i]
 		if used+len(l)+1 > budget {
 			if len(chosen) == 0 {
-				l = cutBytes(l, budget-1-len(truncMark)) + truncMark
+				l = textsafe.CutBytes(l, budget-1-len(truncMark)) + truncMark
 				chosen = append(chosen, l)
 			}
 			break
@@ -172,23 +173,9 @@ func quoteData(raw json.RawMessage) string {
 	json.HTMLEscape(&escaped, compact.Bytes())
 	s := strings.ToValidUTF8(escaped.String(), "\uFFFD")
 	if len(s) > maxDataBytes {
-		s = cutBytes(s, maxDataBytes-len(truncMark)) + truncMark
+		s = textsafe.CutBytes(s, maxDataBytes-len(truncMark)) + truncMark
 	}
 	return s
-}
-
-// cutBytes cuts s to at most n bytes at a rune boundary.
-func cutBytes(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 // contextOutput is the hook's stdout for SessionStart and
@@ -277,7 +264,7 @@ func windowsBlock(windows []OpenWindow) string {
 func windowLine(w OpenWindow) string {
 	title := strings.ToValidUTF8(strings.Join(strings.Fields(w.Title), " "), "\uFFFD")
 	if len(title) > maxTitleBytes {
-		title = cutBytes(title, maxTitleBytes-len(truncMark)) + truncMark
+		title = textsafe.CutBytes(title, maxTitleBytes-len(truncMark)) + truncMark
 	}
 	q, _ := json.Marshal(title) // a valid UTF-8 string always encodes
 	var esc bytes.Buffer

@@ -3,6 +3,8 @@ package claudesetup
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/lets-app/lets/backend/jsonobject"
 )
 
 // OurToolsRule is the Claude Code permission rule that allows every tool
@@ -27,31 +29,31 @@ func DisallowOurTools(settings []byte) (out []byte, changed bool, err error) {
 }
 
 func editAllow(settings []byte, add bool) ([]byte, bool, error) {
-	top := object{}
+	top := jsonobject.Object{}
 	if len(bytes.TrimSpace(settings)) > 0 {
 		var err error
 		if top, err = parseObject(settings); err != nil {
 			return nil, false, settingsError(settings, err)
 		}
 	}
-	at, err := top.index("permissions")
+	at, err := top.Index("permissions")
 	if err != nil {
 		return nil, false, &SettingsError{Msg: err.Error()}
 	}
-	perms := object{}
+	perms := jsonobject.Object{}
 	if at >= 0 {
-		if perms, err = parseObject(top[at].value); err != nil {
+		if perms, err = parseObject(top[at].Value); err != nil {
 			return nil, false, &SettingsError{Msg: `"permissions" must be an object, like "permissions": {}`}
 		}
 	}
-	ai, err := perms.index("allow")
+	ai, err := perms.Index("allow")
 	if err != nil {
 		return nil, false, &SettingsError{Msg: `"permissions": ` + err.Error()}
 	}
 	var rules []json.RawMessage
 	if ai >= 0 {
 		var ok bool
-		if rules, ok = parseArray(perms[ai].value); !ok {
+		if rules, ok = parseArray(perms[ai].Value); !ok {
 			return nil, false, &SettingsError{Msg: `"permissions.allow" must be a list of rules, like "allow": []`}
 		}
 	}
@@ -74,19 +76,19 @@ func editAllow(settings []byte, add bool) ([]byte, bool, error) {
 	}
 	switch {
 	case len(rules) > 0 && ai >= 0:
-		perms[ai].value = encodeArray(rules)
+		perms[ai].Value = encodeArray(rules)
 	case len(rules) > 0:
-		perms = append(perms, member{key: "allow", value: encodeArray(rules)})
+		perms = append(perms, jsonobject.Member{Key: "allow", Value: encodeArray(rules)})
 	case ai >= 0:
 		perms = append(perms[:ai:ai], perms[ai+1:]...)
 	}
 	switch {
 	case len(perms) > 0 && at >= 0:
-		top[at].value = perms.encode()
+		top[at].Value = perms.Encode()
 	case len(perms) > 0:
-		top = append(top, member{key: "permissions", value: perms.encode()})
+		top = append(top, jsonobject.Member{Key: "permissions", Value: perms.Encode()})
 	case at >= 0:
 		top = append(top[:at:at], top[at+1:]...)
 	}
-	return format(top.encode(), settings), true, nil
+	return format(top.Encode(), settings), true, nil
 }

@@ -153,19 +153,19 @@ func readHooks(data []byte) (map[string][]handlerInfo, error) {
 	if err != nil {
 		return nil, settingsError(data, err)
 	}
-	at, err := top.index("hooks")
+	at, err := top.Index("hooks")
 	if err != nil {
 		return nil, &SettingsError{Msg: err.Error()}
 	}
 	if at < 0 {
 		return out, nil
 	}
-	hooks, err := parseObject(top[at].value)
+	hooks, err := parseObject(top[at].Value)
 	if err != nil {
 		return nil, &SettingsError{Msg: `"hooks" must be an object of event names, like "hooks": {}`}
 	}
 	for _, m := range hooks {
-		groups, _ := parseArray(m.value)
+		groups, _ := parseArray(m.Value)
 		for _, g := range groups {
 			var group struct {
 				Hooks []json.RawMessage `json:"hooks"`
@@ -176,7 +176,7 @@ func readHooks(data []byte) (map[string][]handlerInfo, error) {
 			for _, raw := range group.Hooks {
 				var h handlerInfo
 				if json.Unmarshal(raw, &h) == nil {
-					out[m.key] = append(out[m.key], h)
+					out[m.Key] = append(out[m.Key], h)
 				}
 			}
 		}

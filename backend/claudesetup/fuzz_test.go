@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/lets-app/lets/backend/jsonobject"
 )
 
 // othersOf flattens everything in a settings file that is not Lets': the
@@ -23,7 +25,7 @@ func othersOf(t *testing.T, data []byte, own owner) []string {
 		b, _ := json.Marshal(v)
 		return string(b)
 	}
-	top := object{}
+	top := jsonobject.Object{}
 	if len(data) > 0 {
 		var err error
 		if top, err = parseObject(data); err != nil {
@@ -33,39 +35,39 @@ func othersOf(t *testing.T, data []byte, own owner) []string {
 	}
 	var out []string
 	for _, m := range top {
-		if m.key != "hooks" {
-			out = append(out, fmt.Sprintf("top %q %s", m.key, canon(m.value)))
+		if m.Key != "hooks" {
+			out = append(out, fmt.Sprintf("top %q %s", m.Key, canon(m.Value)))
 			continue
 		}
-		hooks, err := parseObject(m.value)
+		hooks, err := parseObject(m.Value)
 		if err != nil {
-			t.Fatalf("hooks is not an object: %s", m.value)
+			t.Fatalf("hooks is not an object: %s", m.Value)
 		}
 		for _, ev := range hooks {
-			groups, ok := parseArray(ev.value)
+			groups, ok := parseArray(ev.Value)
 			if !ok {
-				out = append(out, fmt.Sprintf("event %q %s", ev.key, canon(ev.value)))
+				out = append(out, fmt.Sprintf("event %q %s", ev.Key, canon(ev.Value)))
 				continue
 			}
 			for _, g := range groups {
 				obj, err := parseObject(g)
 				at := -1
 				if err == nil {
-					at, err = obj.index("hooks")
+					at, err = obj.Index("hooks")
 				}
 				var handlers []json.RawMessage
 				if err == nil && at >= 0 {
-					handlers, ok = parseArray(obj[at].value)
+					handlers, ok = parseArray(obj[at].Value)
 				}
 				if err != nil || at < 0 || !ok {
-					out = append(out, fmt.Sprintf("group %q %s", ev.key, canon(g)))
+					out = append(out, fmt.Sprintf("group %q %s", ev.Key, canon(g)))
 					continue
 				}
-				rest := append(object{}, obj[:at]...)
+				rest := append(jsonobject.Object{}, obj[:at]...)
 				rest = append(rest, obj[at+1:]...)
 				for _, h := range handlers {
 					if !own.ours(h) {
-						out = append(out, fmt.Sprintf("hook %q %s %s", ev.key, canon(rest.encode()), canon(h)))
+						out = append(out, fmt.Sprintf("hook %q %s %s", ev.Key, canon(rest.Encode()), canon(h)))
 					}
 				}
 			}

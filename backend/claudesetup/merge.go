@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"sort"
+
+	"github.com/lets-app/lets/backend/jsonobject"
 )
 
 // ErrInvalidSettings is matched (errors.Is) by every *SettingsError.
@@ -53,80 +55,20 @@ func Unmerge(settings []byte, ours HookSet) (out []byte, changed bool, err error
 	return edit(settings, ours, false)
 }
 
-// member is one key of a JSON object, its value kept as written.
-type member struct {
-	key   string
-	value json.RawMessage
-}
-
-// object is a JSON object that keeps its key order.
-type object []member
-
-func (o object) index(key string) (int, error) {
-	at := -1
-	for i, m := range o {
-		if m.key == key {
-			if at >= 0 {
-				return 0, fmt.Errorf("%q appears twice", key)
-			}
-			at = i
-		}
-	}
-	return at, nil
-}
-
-func (o object) encode() []byte {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, m := range o {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		key, _ := json.Marshal(m.key) // a string always encodes
-		b.Write(key)
-		b.WriteByte(':')
-		b.Write(m.value)
-	}
-	b.WriteByte('}')
-	return b.Bytes()
-}
-
-// parseObject reads exactly one JSON object.
-func parseObject(data []byte) (object, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
+// parseObject reads exactly one JSON object, its members in order and
+// their values as written, in the words of this package's errors.
+func parseObject(data []byte) (jsonobject.Object, error) {
+	o, err := jsonobject.Parse(data)
+	var trailing *jsonobject.TrailingError
+	switch {
+	case errors.Is(err, jsonobject.ErrNotObject):
 		return nil, errors.New("must be a JSON object, like {}")
+	case errors.As(err, &trailing) && trailing.Err == nil:
+		return nil, errors.New("has more after the closing }")
+	case errors.As(err, &trailing):
+		return nil, trailing.Err
 	}
-	o := object{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		key, ok := tok.(string)
-		if !ok {
-			return nil, errors.New("must be a JSON object, like {}")
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		o = append(o, member{key: key, value: v})
-	}
-	if _, err := dec.Token(); err != nil { // the closing brace
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		if err == nil {
-			err = errors.New("has more after the closing }")
-		}
-		return nil, err
-	}
-	return o, nil
+	return o, err
 }
 
 func parseArray(data []byte) ([]json.RawMessage, bool) {
@@ -199,49 +141,49 @@ func (o owner) ours(raw json.RawMessage) bool {
 }
 
 func edit(settings []byte, ours HookSet, add bool) ([]byte, bool, error) {
-	top := object{}
+	top := jsonobject.Object{}
 	if len(bytes.TrimSpace(settings)) > 0 {
 		var err error
 		if top, err = parseObject(settings); err != nil {
 			return nil, false, settingsError(settings, err)
 		}
 	}
-	at, err := top.index("hooks")
+	at, err := top.Index("hooks")
 	if err != nil {
 		return nil, false, &SettingsError{Msg: err.Error()}
 	}
-	hooks := object{}
+	hooks := jsonobject.Object{}
 	if at >= 0 {
-		if hooks, err = parseObject(top[at].value); err != nil {
+		if hooks, err = parseObject(top[at].Value); err != nil {
 			return nil, false, &SettingsError{Msg: `"hooks" must be an object of event names, like "hooks": {}`}
 		}
 	}
 	own := newOwner(ours)
 	changed := false
-	var kept object
+	var kept jsonobject.Object
 	for _, m := range hooks {
-		if _, err := hooks.index(m.key); err != nil {
+		if _, err := hooks.Index(m.Key); err != nil {
 			return nil, false, &SettingsError{Msg: `"hooks": ` + err.Error()}
 		}
 		var want []Group
 		if add {
-			want = ours[Event(m.key)]
+			want = ours[Event(m.Key)]
 		}
-		value, emptied, ch, err := editEvent(m.key, m.value, want, own)
+		value, emptied, ch, err := editEvent(m.Key, m.Value, want, own)
 		if err != nil {
 			return nil, false, err
 		}
 		changed = changed || ch
 		if !emptied {
-			kept = append(kept, member{key: m.key, value: value})
+			kept = append(kept, jsonobject.Member{Key: m.Key, Value: value})
 		}
 	}
 	if add {
 		for _, e := range orderedEvents(ours) {
-			if i, _ := hooks.index(string(e)); i >= 0 || len(ours[e]) == 0 {
+			if i, _ := hooks.Index(string(e)); i >= 0 || len(ours[e]) == 0 {
 				continue
 			}
-			kept = append(kept, member{key: string(e), value: encodeArray(encodeGroups(ours[e]))})
+			kept = append(kept, jsonobject.Member{Key: string(e), Value: encodeArray(encodeGroups(ours[e]))})
 			changed = true
 		}
 	}
@@ -250,13 +192,13 @@ func edit(settings []byte, ours HookSet, add bool) ([]byte, bool, error) {
 	}
 	switch {
 	case len(kept) > 0 && at >= 0:
-		top[at].value = kept.encode()
+		top[at].Value = kept.Encode()
 	case len(kept) > 0:
-		top = append(top, member{key: "hooks", value: kept.encode()})
+		top = append(top, jsonobject.Member{Key: "hooks", Value: kept.Encode()})
 	case at >= 0:
 		top = append(top[:at:at], top[at+1:]...)
 	}
-	return format(top.encode(), settings), true, nil
+	return format(top.Encode(), settings), true, nil
 }
 
 // orderedEvents lists the events of ours: the known ones in Events()
@@ -331,11 +273,11 @@ func withoutOurs(raw json.RawMessage, own owner) (out json.RawMessage, drop, cha
 	if err != nil {
 		return raw, false, false
 	}
-	at, err := g.index("hooks")
+	at, err := g.Index("hooks")
 	if err != nil || at < 0 {
 		return raw, false, false
 	}
-	handlers, ok := parseArray(g[at].value)
+	handlers, ok := parseArray(g[at].Value)
 	if !ok {
 		return raw, false, false
 	}
@@ -351,8 +293,8 @@ func withoutOurs(raw json.RawMessage, own owner) (out json.RawMessage, drop, cha
 	if len(keep) == 0 {
 		return nil, true, true
 	}
-	g[at].value = encodeArray(keep)
-	return g.encode(), false, true
+	g[at].Value = encodeArray(keep)
+	return g.Encode(), false, true
 }
 
 // inPlace reports whether the groups holding Lets' handlers are exactly

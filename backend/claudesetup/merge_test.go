@@ -48,7 +48,7 @@ func topKeys(t *testing.T, data []byte) []string {
 	}
 	var keys []string
 	for _, m := range o {
-		keys = append(keys, m.key)
+		keys = append(keys, m.Key)
 	}
 	return keys
 }

@@ -9,7 +9,6 @@ package conversations
 
 import (
 	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,6 +26,8 @@ import (
 
 	"github.com/lets-app/lets/backend/atomicfile"
 	"github.com/lets-app/lets/backend/clock"
+	"github.com/lets-app/lets/backend/textsafe"
+	"github.com/lets-app/lets/backend/token"
 )
 
 // Roles of a turn.
@@ -104,7 +105,7 @@ var ErrNotFound = errors.New("no such conversation")
 type BadIDError struct{ ID string }
 
 func (e *BadIDError) Error() string {
-	return fmt.Sprintf("%q is not a conversation id: ids look like conv_ followed by 26 letters and digits (see List)", clip(e.ID, 40))
+	return fmt.Sprintf("%q is not a conversation id: ids look like conv_ followed by 26 letters and digits (see List)", textsafe.ClipBytes(e.ID, 40))
 }
 
 // DecodeError: a conversation file that cannot be read as one.
@@ -166,16 +167,6 @@ func (s *Store) path(id string) (string, error) {
 	return filepath.Join(s.opts.Root, id+fileSuffix), nil
 }
 
-// NewSessionID returns a random (version 4) UUID for claude --session-id.
-func NewSessionID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	h := hex.EncodeToString(b[:])
-	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
-}
-
 // validUUID: 8-4-4-4-12 lowercase or uppercase hex.
 func validUUID(s string) bool {
 	if len(s) != 36 {
@@ -215,18 +206,18 @@ func (s *Store) Create(o CreateOptions) (*Conversation, error) {
 	if dir != "" && !filepath.IsAbs(dir) {
 		return nil, fmt.Errorf("the working folder %q must be an absolute path", dir)
 	}
-	title := oneLine(o.Title, MaxTitle)
+	title := textsafe.OneLine(o.Title, MaxTitle)
 	if title == "" {
 		title = defaultTitle
 	}
 	c := &Conversation{
 		ID:              idPrefix + strings.ToLower(ulid.MustNew(ulid.Timestamp(now), rand.Reader).String()),
-		ClaudeSessionID: NewSessionID(),
+		ClaudeSessionID: token.NewUUID(),
 		Title:           title,
 		Dir:             filepath.Clean(dir),
 		Created:         now,
 		Updated:         now,
-		PermissionMode:  oneLine(o.PermissionMode, maxMode),
+		PermissionMode:  textsafe.OneLine(o.PermissionMode, maxMode),
 		Transcript:      []Turn{},
 	}
 	s.mu.Lock()
@@ -262,7 +253,7 @@ func (s *Store) read(id string) (*Conversation, error) {
 		return nil, &DecodeError{Path: p, Err: err}
 	}
 	if c.ID != id {
-		return nil, &DecodeError{Path: p, Err: fmt.Errorf("it names itself %q", clip(c.ID, 40))}
+		return nil, &DecodeError{Path: p, Err: fmt.Errorf("it names itself %q", textsafe.ClipBytes(c.ID, 40))}
 	}
 	return c, nil
 }
@@ -311,13 +302,13 @@ func (s *Store) Append(id string, turns ...Turn) (*Conversation, error) {
 	return s.Update(id, func(c *Conversation) error {
 		for _, t := range turns {
 			if t.Role != RoleHuman && t.Role != RoleClaude {
-				return fmt.Errorf("a turn's role must be %q or %q, got %q", RoleHuman, RoleClaude, clip(t.Role, 20))
+				return fmt.Errorf("a turn's role must be %q or %q, got %q", RoleHuman, RoleClaude, textsafe.ClipBytes(t.Role, 20))
 			}
 			if t.At.IsZero() {
 				t.At = now
 			}
 			if c.Title == defaultTitle && t.Role == RoleHuman && strings.TrimSpace(t.Text) != "" {
-				c.Title = oneLine(t.Text, titleFromPrompt)
+				c.Title = textsafe.OneLine(t.Text, titleFromPrompt)
 			}
 			c.Transcript = append(c.Transcript, t)
 		}
@@ -331,7 +322,7 @@ func (s *Store) write(c *Conversation) error {
 		c.Transcript = append([]Turn(nil), c.Transcript[over:]...)
 	}
 	for i := range c.Transcript {
-		c.Transcript[i].Text = clipBytes(c.Transcript[i].Text, MaxTurnText)
+		c.Transcript[i].Text = textsafe.CutBytes(c.Transcript[i].Text, MaxTurnText)
 		if len(c.Transcript[i].Attachments) > MaxAttachments {
 			c.Transcript[i].Attachments = c.Transcript[i].Attachments[:MaxAttachments]
 		}
@@ -429,9 +420,9 @@ func Decode(b []byte) (*Conversation, error) {
 	}
 	switch {
 	case !ValidID(c.ID):
-		return nil, fmt.Errorf("bad id %q", clip(c.ID, 40))
+		return nil, fmt.Errorf("bad id %q", textsafe.ClipBytes(c.ID, 40))
 	case !validUUID(c.ClaudeSessionID):
-		return nil, fmt.Errorf("bad claude_session_id %q: want a UUID", clip(c.ClaudeSessionID, 40))
+		return nil, fmt.Errorf("bad claude_session_id %q: want a UUID", textsafe.ClipBytes(c.ClaudeSessionID, 40))
 	case c.Dir != "" && (!filepath.IsAbs(c.Dir) || len(c.Dir) > maxPath):
 		return nil, fmt.Errorf("the working folder must be an absolute path")
 	case utf8.RuneCountInString(c.Title) > MaxTitle || !utf8.ValidString(c.Title):
@@ -443,7 +434,7 @@ func Decode(b []byte) (*Conversation, error) {
 	}
 	for i, t := range c.Transcript {
 		if t.Role != RoleHuman && t.Role != RoleClaude {
-			return nil, fmt.Errorf("turn %d: role %q is neither %q nor %q", i, clip(t.Role, 20), RoleHuman, RoleClaude)
+			return nil, fmt.Errorf("turn %d: role %q is neither %q nor %q", i, textsafe.ClipBytes(t.Role, 20), RoleHuman, RoleClaude)
 		}
 		if len(t.Text) > MaxTurnText {
 			return nil, fmt.Errorf("turn %d: text longer than %d bytes", i, MaxTurnText)
@@ -461,32 +452,4 @@ func Decode(b []byte) (*Conversation, error) {
 		c.Transcript = []Turn{}
 	}
 	return &c, nil
-}
-
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
-}
-
-func clip(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
-}
-
-// clipBytes cuts s to at most n bytes on a rune boundary.
-func clipBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	s = s[:n]
-	for len(s) > 0 && !utf8.ValidString(s) {
-		s = s[:len(s)-1]
-	}
-	return s
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lets-app/lets/backend/lip"
+	"github.com/lets-app/lets/backend/textsafe"
 	"github.com/lets-app/lets/backend/wire"
 )
 
@@ -116,7 +117,7 @@ func decodeClaudeReport(b []byte) (claudeReport, error) {
 		return r, lip.Errorf(lip.CodeBadEnvelope, `"state" is required: a Wire state (%s) or %q`, stateList(), ClaudeStateEnded)
 	}
 	if _, ok := wire.ParseState(*in.State); !ok && *in.State != ClaudeStateEnded {
-		return r, lip.Errorf(lip.CodeBadEnvelope, `"state" %q is not known: use a Wire state (%s) or %q`, clipText(*in.State, 40), stateList(), ClaudeStateEnded)
+		return r, lip.Errorf(lip.CodeBadEnvelope, `"state" %q is not known: use a Wire state (%s) or %q`, textsafe.ClipBytes(*in.State, 40), stateList(), ClaudeStateEnded)
 	}
 	r.State = *in.State
 	if in.RequestID != "" && !plainID(in.RequestID) {
@@ -150,13 +151,6 @@ func stateList() string {
 		names[i] = string(s)
 	}
 	return strings.Join(names, ", ")
-}
-
-func clipText(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
 }
 
 // claudePIDOf reads ClaudePIDHeader: a positive pid, or 0 for anything else.

@@ -1,13 +1,10 @@
 package host
 
 import (
-	"net"
 	"net/http"
-	"net/netip"
 	"os"
-	"runtime"
 
-	"github.com/lets-app/lets/backend/netguard"
+	"github.com/lets-app/lets/backend/peercred"
 )
 
 // A home or window link reaches the browser through the desktop's opener.
@@ -32,27 +29,18 @@ func (s *Server) claimFromOwner(r *http.Request) bool {
 // the log ("home link", "window link").
 func (s *Server) fromOwner(r *http.Request, what string) bool {
 	s.home.mu.Lock()
-	lookup := s.home.peerUID
+	lookup := peercred.TCPLookup(s.home.peerUID)
 	s.home.mu.Unlock()
 	if lookup == nil {
-		if runtime.GOOS != "linux" {
+		if lookup = peercred.SystemTCPLookup(); lookup == nil {
 			return true
 		}
-		lookup = netguard.SocketOwnerUID
 	}
-	peer, err := netip.ParseAddrPort(r.RemoteAddr)
+	local, peer, err := peercred.RequestEnds(r)
 	if err != nil {
 		return false
 	}
-	la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if !ok {
-		return false
-	}
-	local, err := netip.ParseAddrPort(la.String())
-	if err != nil {
-		return false
-	}
-	uid, err := lookup(peer, local)
+	uid, err := lookup.PeerUID(local, peer)
 	if err != nil {
 		s.opts.Log.Warn("could not tell who opened the "+what+"; refused it", "peer", peer, "err", err)
 		return false

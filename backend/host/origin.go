@@ -18,7 +18,6 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,6 +27,7 @@ import (
 	"github.com/lets-app/lets/backend/atomicfile"
 	"github.com/lets-app/lets/backend/manifest"
 	"github.com/lets-app/lets/backend/netguard"
+	"github.com/lets-app/lets/backend/peercred"
 	"github.com/lets-app/lets/backend/token"
 )
 
@@ -476,9 +476,7 @@ type connOwner struct {
 // connContext hangs a connOwner on every connection of the origin.
 func (o *uniqueOrigin) connContext(ctx context.Context, c net.Conn) context.Context {
 	co := &connOwner{}
-	client, err1 := netip.ParseAddrPort(c.RemoteAddr().String())
-	server, err2 := netip.ParseAddrPort(c.LocalAddr().String())
-	if err1 == nil && err2 == nil {
+	if server, client, err := peercred.ConnEnds(c); err == nil {
 		co.client, co.server, co.valid = client, server, true
 	}
 	return context.WithValue(ctx, connOwnerKey{}, co)
@@ -489,8 +487,8 @@ func (s *originSet) ownerLookup() func(client, server netip.AddrPort) (int, erro
 	s.mu.Lock()
 	lookup := s.peerUID
 	s.mu.Unlock()
-	if lookup == nil && runtime.GOOS == "linux" {
-		lookup = netguard.SocketOwnerUID
+	if lookup == nil {
+		lookup = peercred.SystemTCPLookup()
 	}
 	return lookup
 }

@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/netip"
 	"os"
-	"runtime"
 	"time"
 
-	"github.com/lets-app/lets/backend/netguard"
+	"github.com/lets-app/lets/backend/peercred"
 )
 
 // ErrForeignHost means the port host.json names is held by a program of
@@ -30,12 +28,6 @@ func (e *ForeignHostError) Error() string {
 
 func (e *ForeignHostError) Unwrap() error { return ErrForeignHost }
 
-// peerOwner tells which uid owns the socket whose local end is local and
-// whose remote end is remote; on a connection the client dialled, pass the
-// host's address as local and the client's as remote to learn who
-// accepted it.
-type peerOwner func(local, remote netip.AddrPort) (int, error)
-
 // ownedDialer dials the host and checks, before the connection carries a
 // byte, that the program listening there runs as this user: the host token
 // goes only to the person's own Lets, never to whoever took the port of a
@@ -43,16 +35,12 @@ type peerOwner func(local, remote netip.AddrPort) (int, error)
 // Linux) the check is left out.
 type ownedDialer struct {
 	dial  func(ctx context.Context, network, addr string) (net.Conn, error)
-	owner peerOwner
+	owner peercred.TCPLookup
 	self  int
 }
 
 func newOwnedDialer(timeout time.Duration) *ownedDialer {
-	d := &ownedDialer{dial: (&net.Dialer{Timeout: timeout}).DialContext, self: os.Getuid()}
-	if runtime.GOOS == "linux" {
-		d.owner = netguard.SocketOwnerUID
-	}
-	return d
+	return &ownedDialer{dial: (&net.Dialer{Timeout: timeout}).DialContext, owner: peercred.SystemTCPLookup(), self: os.Getuid()}
 }
 
 func (d *ownedDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -70,12 +58,11 @@ func (d *ownedDialer) DialContext(ctx context.Context, network, addr string) (ne
 }
 
 func (d *ownedDialer) check(c net.Conn) error {
-	client, err1 := netip.ParseAddrPort(c.LocalAddr().String())
-	host, err2 := netip.ParseAddrPort(c.RemoteAddr().String())
-	if err1 != nil || err2 != nil {
-		return fmt.Errorf("could not read the addresses of the connection to the host: %v %v", err1, err2)
+	client, host, err := peercred.ConnEnds(c)
+	if err != nil {
+		return fmt.Errorf("could not read the addresses of the connection to the host: %w", err)
 	}
-	uid, err := d.owner(host, client)
+	uid, err := d.owner.PeerUID(client, host)
 	if err != nil {
 		// The kernel lists every connection of this network namespace; a
 		// connection the listing lacks cannot be vouched for.

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/lets-app/lets/backend/textsafe"
 )
 
 // Item is one element of a decoded frame or request body: an envelope that
@@ -489,16 +491,8 @@ func compact(raw json.RawMessage) json.RawMessage {
 }
 
 // clip renders a raw value for a message, at most 40 bytes.
-func clip(raw json.RawMessage) string {
-	if len(raw) > 40 {
-		return string(raw[:40]) + "…"
-	}
-	return string(raw)
-}
+func clip(raw json.RawMessage) string { return textsafe.ClipBytes(string(raw), 40) }
 
 func quoteClip(s string) string {
-	if len(s) > 40 {
-		s = s[:40] + "…"
-	}
-	return strconv.Quote(s)
+	return strconv.Quote(textsafe.ClipBytes(s, 40))
 }

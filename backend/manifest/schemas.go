@@ -12,6 +12,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+
+	"github.com/lets-app/lets/backend/textsafe"
 )
 
 // MaxDataSchemaBytes caps one schema file a unique declares for the data
@@ -177,11 +179,7 @@ func compileDataSchemas(m *Manifest, fsys fs.FS) (*dataSchemas, []Problem) {
 }
 
 func oneLine(err error) string {
-	s := strings.Join(strings.Fields(err.Error()), " ")
-	if len(s) > 300 {
-		s = s[:300] + "…"
-	}
-	return s
+	return textsafe.ClipBytes(textsafe.Collapse(err.Error()), 300)
 }
 
 // uniqueLoader serves schema files from the unique's folder only.

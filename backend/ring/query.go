@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lets-app/lets/backend/lip"
+	"github.com/lets-app/lets/backend/textsafe"
 )
 
 // ParseListenQuery reads a listen query from URL parameters (GET
@@ -207,9 +208,5 @@ func qerr(field, format string, args ...any) *lip.Error {
 	return e
 }
 
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "…"
-	}
-	return s
-}
+// clip quotes at most 40 bytes of s in an error.
+func clip(s string) string { return textsafe.ClipBytes(s, 40) }

@@ -39,7 +39,7 @@ func FuzzSaveEnvelope(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := obj.get("session"); ok {
+		if _, ok := obj.Get("session"); ok {
 			t.Fatal("payload kept a session key")
 		}
 		if utf8.RuneCountInString(info.Summary) > maxGivenSummary {

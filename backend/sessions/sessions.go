@@ -29,9 +29,10 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/lets-app/lets/backend/atomicfile"
+	"github.com/lets-app/lets/backend/jsonobject"
+	"github.com/lets-app/lets/backend/textsafe"
 )
 
 // Kind is what kind of event is being saved.
@@ -199,13 +200,13 @@ func (s *Store) Save(unique, current string, kind Kind, envelope []byte, now tim
 	if err != nil {
 		return Info{}, fmt.Errorf("%w: %v", ErrBadEnvelope, err)
 	}
-	data := []member{}
-	if raw, ok := env.get("data"); ok && !bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+	data := []jsonobject.Member{}
+	if raw, ok := env.Get("data"); ok && !bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		d, err := parseObject(raw)
 		if err != nil {
 			return Info{}, fmt.Errorf("%w: data: %v", ErrBadEnvelope, err)
 		}
-		data = d.without("session")
+		data = d.Without("session")
 	}
 	payload := encodeObject(data)
 	summary := Summary(payload)
@@ -225,14 +226,14 @@ func (s *Store) Save(unique, current string, kind Kind, envelope []byte, now tim
 		}
 	}
 
-	sess := encodeObject([]member{
-		{"id", mustJSON(id)},
-		{"handoff", mustJSON(handoff)},
-		{"saved", mustJSON(true)},
-		{"summary", mustJSON(summary)},
+	sess := encodeObject([]jsonobject.Member{
+		{Key: "id", Value: mustJSON(id)},
+		{Key: "handoff", Value: mustJSON(handoff)},
+		{Key: "saved", Value: mustJSON(true)},
+		{Key: "summary", Value: mustJSON(summary)},
 	})
-	newData := encodeObject(append([]member{{"session", sess}}, data...))
-	env = env.set("data", newData)
+	newData := encodeObject(append([]jsonobject.Member{{Key: "session", Value: sess}}, data...))
+	env = env.Set("data", newData)
 	// Indenting keeps the order and makes the file pleasant to read.
 	var out bytes.Buffer
 	if err := json.Indent(&out, encodeObject(env), "", "  "); err != nil {
@@ -263,14 +264,14 @@ func mustJSON(v any) json.RawMessage {
 }
 
 // fillFromEnvelope takes type, win and ts from the envelope.
-func fillFromEnvelope(info *Info, env object) {
-	if raw, ok := env.get("type"); ok {
+func fillFromEnvelope(info *Info, env jsonobject.Object) {
+	if raw, ok := env.Get("type"); ok {
 		_ = json.Unmarshal(raw, &info.Type)
 	}
-	if raw, ok := env.get("win"); ok {
+	if raw, ok := env.Get("win"); ok {
 		_ = json.Unmarshal(raw, &info.Window)
 	}
-	if raw, ok := env.get("ts"); ok {
+	if raw, ok := env.Get("ts"); ok {
 		var ts json.Number
 		if json.Unmarshal(raw, &ts) == nil {
 			if n, err := ts.Int64(); err == nil {
@@ -298,7 +299,7 @@ func readSession(path, unique string) (Session, error) {
 	if err != nil {
 		return Session{}, fmt.Errorf("not a whole JSON object: %w", err)
 	}
-	dataRaw, ok := env.get("data")
+	dataRaw, ok := env.Get("data")
 	if !ok {
 		return Session{}, errors.New("no data")
 	}
@@ -433,24 +434,24 @@ func (s *Store) List(unique string) ([]Info, error) {
 func Summary(data json.RawMessage) string {
 	obj, err := parseObject(data)
 	if err != nil {
-		return truncate(collapse(string(data)), SummaryMax)
+		return truncate(textsafe.Collapse(string(data)), SummaryMax)
 	}
-	if raw, ok := obj.get("summary"); ok {
+	if raw, ok := obj.Get("summary"); ok {
 		var given string
 		if json.Unmarshal(raw, &given) == nil {
-			if given = collapse(given); given != "" {
+			if given = textsafe.Collapse(given); given != "" {
 				return truncate(given, maxGivenSummary)
 			}
 		}
 	}
 	var b strings.Builder
-	renderObject(&b, obj.without("session"), 0)
-	return truncate(collapse(b.String()), SummaryMax)
+	renderObject(&b, obj.Without("session"), 0)
+	return truncate(textsafe.Collapse(b.String()), SummaryMax)
 }
 
 // renderObject writes "key: value, key: value"; nested objects in (…),
 // arrays in […]. It stops early once the text is long enough.
-func renderObject(b *strings.Builder, obj []member, depth int) {
+func renderObject(b *strings.Builder, obj []jsonobject.Member, depth int) {
 	for i, m := range obj {
 		if b.Len() > SummaryMax*4 {
 			return
@@ -505,14 +506,10 @@ func renderValue(b *strings.Builder, raw json.RawMessage, depth int) {
 	}
 }
 
-// collapse turns runs of white space (newlines included) into one space.
-func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// truncate keeps the first n characters (runes).
+// truncate keeps the first n characters (runes), without a mark.
 func truncate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
+	if cut := textsafe.CutRunes(s, n); cut != s {
+		return strings.TrimSpace(cut)
 	}
-	r := []rune(s)
-	return strings.TrimSpace(string(r[:n]))
+	return s
 }

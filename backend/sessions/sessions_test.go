@@ -132,7 +132,7 @@ func mustGet(t *testing.T, raw []byte, key string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, ok := obj.get(key)
+	v, ok := obj.Get(key)
 	if !ok {
 		t.Fatalf("no %s", key)
 	}

@@ -7,12 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"html"
-	"net"
 	"net/http"
 	"net/netip"
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/lets-app/lets/backend/peercred"
 )
 
 // One-time admin links. The admin URL carries the admin token, and a
@@ -169,14 +170,7 @@ func (s *Server) ownedByUs(peer, local netip.AddrPort) bool {
 // localAddrOf is the server's end of r's connection (invalid when
 // unknown).
 func localAddrOf(r *http.Request) netip.AddrPort {
-	la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if !ok {
-		return netip.AddrPort{}
-	}
-	local, err := netip.ParseAddrPort(la.String())
-	if err != nil {
-		return netip.AddrPort{}
-	}
+	local, _ := peercred.RequestLocalAddr(r) // the zero AddrPort on error
 	return local
 }
 

@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -21,6 +20,7 @@ import (
 	"github.com/lets-app/lets/backend/clock"
 	"github.com/lets-app/lets/backend/control"
 	"github.com/lets-app/lets/backend/netguard"
+	"github.com/lets-app/lets/backend/peercred"
 	"github.com/lets-app/lets/backend/surface"
 	"github.com/lets-app/lets/backend/token"
 	"github.com/lets-app/lets/backend/visual"
@@ -255,9 +255,7 @@ func New(opts Options) (*Server, error) {
 		maxRemote:    MaxRemoteConnections,
 		isLoopback:   func(a netip.Addr) bool { return a.Unmap().IsLoopback() },
 	}
-	if runtime.GOOS == "linux" {
-		s.peerUID = netguard.SocketOwnerUID
-	}
+	s.peerUID = peercred.SystemTCPLookup()
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}

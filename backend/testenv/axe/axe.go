@@ -24,6 +24,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/lets-app/lets/backend/testenv/testutil"
+	"github.com/lets-app/lets/backend/textsafe"
 )
 
 // Dir is where `make tools` installs axe-core, relative to the repository
@@ -131,16 +132,9 @@ func (f Finding) String() string {
 			fmt.Fprintf(&b, "\n    … and %d more", len(f.Nodes)-i)
 			break
 		}
-		fmt.Fprintf(&b, "\n    at %v: %s\n      %s", n.Target, clip(n.HTML, 160), strings.ReplaceAll(clip(n.Summary, 400), "\n", "\n      "))
+		fmt.Fprintf(&b, "\n    at %v: %s\n      %s", n.Target, textsafe.ClipBytes(n.HTML, 160), strings.ReplaceAll(textsafe.ClipBytes(n.Summary, 400), "\n", "\n      "))
 	}
 	return b.String()
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 // Serious reports whether the finding is of impact serious or critical.

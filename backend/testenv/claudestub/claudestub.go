@@ -19,6 +19,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/lets-app/lets/backend/textsafe"
 )
 
 // ToolCall is one tool_use block the scripted model emits.
@@ -396,7 +398,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_, _ = fmt.Fprintf(w, `{"input_tokens":%d}`, 1+len(body)/4)
 	default:
 		s.record(req)
-		s.log.Info("claudestub: unknown request; answering an empty object", "method", r.Method, "path", r.URL.Path, "body", truncate(string(body), 300))
+		s.log.Info("claudestub: unknown request; answering an empty object", "method", r.Method, "path", r.URL.Path, "body", textsafe.ClipBytes(string(body), 300))
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{}`)
 	}
@@ -560,13 +562,6 @@ func writeError(w http.ResponseWriter, code int, typ, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	_ = json.NewEncoder(w).Encode(map[string]any{"type": "error", "error": map[string]string{"type": typ, "message": msg}})
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 // testWriter sends the stub's log lines to the test log.
