@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lets-app/lets/backend/approval"
 	"github.com/lets-app/lets/backend/wire"
 	"github.com/lets-app/lets/backend/wireclient"
 )
@@ -373,8 +374,8 @@ func (h *hook) quick(parent context.Context, stdout io.Writer) {
 func (h *hook) approve(parent context.Context, stdout io.Writer) {
 	reqID := h.NewRequestID()
 	tool := h.ev.ToolName
-	summary := Summary(tool, h.ev.ToolInput)
-	about := About(tool, h.ev.ToolInput)
+	summary := approval.Summary(tool, h.ev.ToolInput)
+	about := approval.About(tool, h.ev.ToolInput)
 
 	waitCtx, cancelWait := context.WithTimeout(parent, h.ApprovalTimeout)
 	defer cancelWait()
