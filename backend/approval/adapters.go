@@ -115,18 +115,18 @@ type wireQuestion struct {
 }
 
 // Receive implements Question: Approve allows, Reject denies.
-func (q *wireQuestion) Receive(ctx context.Context) (bool, error) {
+func (q *wireQuestion) Receive(ctx context.Context) (Decision, error) {
 	ev, err := q.sub.Receive(ctx)
 	if err != nil {
-		return false, err
+		return Decision{}, err
 	}
-	return ev.Action == wire.ActionApprove, nil
+	return Decision{Allow: ev.Action == wire.ActionApprove, From: FromPad}, nil
 }
 
 // Withdraw implements Question: the subscription closes and the session
 // shows running at once (Claude runs on, whatever the answer), waiting
 // at most WithdrawTimeout for the daemon to apply it.
-func (q *wireQuestion) Withdraw(bool) {
+func (q *wireQuestion) Withdraw(Decision) {
 	_ = q.sub.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), WithdrawTimeout)
 	defer cancel()

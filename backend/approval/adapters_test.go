@@ -96,10 +96,10 @@ func TestWirePadsOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.press <- wire.ActionEvent{Action: wire.ActionApprove, RequestID: "req-9"}
-	if allow, err := q.Receive(context.Background()); !allow || err != nil {
-		t.Fatalf("approve gave %v, %v", allow, err)
+	if d, err := q.Receive(context.Background()); d != (approval.Decision{Allow: true, From: approval.FromPad}) || err != nil {
+		t.Fatalf("approve gave %+v, %v", d, err)
 	}
-	q.Withdraw(true)
+	q.Withdraw(approval.Decision{Allow: true, From: approval.FromPad})
 	want := []string{
 		`subscribe {"Agent":{"Backend":"claude","SessionID":"s1"},"Actions":["approve","reject"],"RequestID":"req-9","OneShot":true}`,
 		"state waiting_for_approval 1",

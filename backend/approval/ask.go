@@ -21,7 +21,10 @@ const (
 // Decision is how a question ended: Allow only when a person allowed it.
 type Decision struct {
 	Allow bool
-	From  Source
+	// Stop: the person pressed Stop (deny, and end Claude's turn); only
+	// a question that subscribes to Stop gets it.
+	Stop bool
+	From Source
 }
 
 // Card is the approval card in a window (POST /lip/approve). Ask blocks
@@ -39,12 +42,14 @@ type Pads interface {
 
 // Question is a question open on the pads and phones.
 type Question interface {
-	// Receive waits for the press that answers the question.
-	Receive(ctx context.Context) (allow bool, err error)
+	// Receive waits for the press that answers the question. An error
+	// other than ctx's means no press can come any more.
+	Receive(ctx context.Context) (Decision, error)
 	// Withdraw ends the question there: no press can answer it any more
-	// and the pads show what comes next. allow is the decision taken.
-	// It returns once done (bounded by the implementation).
-	Withdraw(allow bool)
+	// (and, for WirePads, the pads show what comes next). d is the
+	// decision Ask returns. It returns once done (bounded by the
+	// implementation).
+	Withdraw(d Decision)
 }
 
 // Surfaces are where Ask puts a question. Card or Pads may be nil.
@@ -57,6 +62,11 @@ type Surfaces struct {
 	Clock clock.Clock
 	// OnPadsError, when set, hears why the pads could not be asked.
 	OnPadsError func(error)
+	// EndWhenUnanswerable makes Ask return as soon as nothing can answer
+	// any more — every surface failed to open or ended without an answer —
+	// with that error (the hook: Claude then asks in its terminal).
+	// Without it Ask waits out Wait (the chat: Claude waits for Lets).
+	EndWhenUnanswerable bool
 }
 
 // Ask puts one question on every surface at once and returns the first
@@ -67,7 +77,9 @@ type Surfaces struct {
 //
 // When Wait passes first the decision is {false, FromNobody} and the
 // error nil. When ctx ends first (the asker withdrew the question) the
-// decision is {false, FromNobody} and the error ctx's.
+// decision is {false, FromNobody} and the error ctx's. With
+// EndWhenUnanswerable, when nothing can answer any more, the decision is
+// {false, FromNobody} and the error the last surface's.
 //
 // A card that ends without a person's answer (no shell page, its own
 // wait over, the window gone) leaves the pads to answer.
@@ -86,42 +98,79 @@ func Ask(ctx context.Context, req Request, requestID string, s Surfaces) (Decisi
 	// context first.
 	defer wg.Wait()
 	answers := make(chan Decision, 2)
+	ended := make(chan error, 2) // a surface that ended without an answer
+	open := 0
 	if s.Card != nil {
+		open++
 		wg.Go(func() {
 			a, err := s.Card.Ask(actx, req)
-			if err == nil && a.Answered() {
+			switch {
+			case err == nil && a.Answered():
 				answers <- Decision{Allow: a.Choice == ChoiceAllow, From: FromWindow}
+			case err == nil:
+				ended <- &UnansweredError{Reason: a.Reason}
+			default:
+				ended <- err
 			}
 		})
 	}
 	var q Question
+	var lastErr error
 	if s.Pads != nil {
 		var err error
 		if q, err = s.Pads.Open(actx, requestID); err != nil {
-			q = nil
+			q, lastErr = nil, err
 			if s.OnPadsError != nil {
 				s.OnPadsError(err)
 			}
 		}
 	}
 	if q != nil {
+		open++
 		wg.Go(func() {
-			allow, err := q.Receive(actx)
-			if err == nil {
-				answers <- Decision{Allow: allow, From: FromPad}
+			d, err := q.Receive(actx)
+			if err != nil {
+				ended <- err
+				return
 			}
+			d.From = FromPad
+			answers <- d
 		})
 	}
 	got, err := Decision{From: FromNobody}, error(nil)
-	select {
-	case got = <-answers:
-	case <-timer.C():
-	case <-ctx.Done():
-		err = ctx.Err()
+	if s.EndWhenUnanswerable && open == 0 {
+		return got, lastErr
+	}
+wait:
+	for {
+		select {
+		case got = <-answers:
+			break wait
+		case e := <-ended:
+			if open--; s.EndWhenUnanswerable && open == 0 {
+				err = e
+				break wait
+			}
+		case <-timer.C():
+			break wait
+		case <-ctx.Done():
+			err = ctx.Err()
+			break wait
+		}
 	}
 	cancel()
 	if q != nil {
-		q.Withdraw(got.Allow)
+		q.Withdraw(got)
 	}
 	return got, err
+}
+
+// UnansweredError: the card ended without a person's answer (Reason is
+// the host's: timeout, no_shell, gone).
+type UnansweredError struct {
+	Reason string
+}
+
+func (e *UnansweredError) Error() string {
+	return "the approval card ended without an answer (" + e.Reason + "): answer on a pad or in Claude's terminal"
 }

@@ -58,19 +58,19 @@ type fakeQuestion struct {
 
 func newQuestion() *fakeQuestion { return &fakeQuestion{press: make(chan bool, 1)} }
 
-func (q *fakeQuestion) Receive(ctx context.Context) (bool, error) {
+func (q *fakeQuestion) Receive(ctx context.Context) (approval.Decision, error) {
 	select {
 	case a := <-q.press:
-		return a, nil
+		return approval.Decision{Allow: a}, nil
 	case <-ctx.Done():
-		return false, ctx.Err()
+		return approval.Decision{}, ctx.Err()
 	}
 }
 
-func (q *fakeQuestion) Withdraw(allow bool) {
+func (q *fakeQuestion) Withdraw(d approval.Decision) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.ended = append(q.ended, allow)
+	q.ended = append(q.ended, d.Allow)
 }
 
 func (q *fakeQuestion) withdrawals() []bool {
@@ -227,5 +227,59 @@ func TestAskNobodyAnswers(t *testing.T) {
 	testutil.Wait(t, "the card is taken down", card.withdrawn)
 	if w := q.withdrawals(); len(w) != 1 || w[0] {
 		t.Fatalf("the pad question was withdrawn %v, want once with deny", w)
+	}
+}
+
+// failingQuestion ends without an answer (the daemon closed it).
+type failingQuestion struct {
+	err       error
+	withdrawn chan approval.Decision
+}
+
+func (q failingQuestion) Receive(ctx context.Context) (approval.Decision, error) {
+	return approval.Decision{}, q.err
+}
+
+func (q failingQuestion) Withdraw(d approval.Decision) { q.withdrawn <- d }
+
+type questionPads struct{ q approval.Question }
+
+func (p questionPads) Open(ctx context.Context, requestID string) (approval.Question, error) {
+	return p.q, nil
+}
+
+// TestAskEndsWhenUnanswerable: with EndWhenUnanswerable and no card, a
+// question that ends without an answer ends Ask with its error, and one
+// that cannot open ends it at once.
+func TestAskEndsWhenUnanswerable(t *testing.T) {
+	closed := errors.New("subscription closed")
+	q := failingQuestion{err: closed, withdrawn: make(chan approval.Decision, 1)}
+	r := testutil.Wait(t, "Ask returns", ask(context.Background(), approval.Surfaces{Pads: questionPads{q}, EndWhenUnanswerable: true}))
+	if !errors.Is(r.err, closed) || r.d != (approval.Decision{From: approval.FromNobody}) {
+		t.Fatalf("got %+v, %v", r.d, r.err)
+	}
+	if d := testutil.Wait(t, "the question is withdrawn", q.withdrawn); d != (approval.Decision{From: approval.FromNobody}) {
+		t.Fatalf("withdrawn with %+v", d)
+	}
+	down := errors.New("no daemon")
+	pads := &fakePads{err: down, ids: make(chan string, 1)}
+	r = testutil.Wait(t, "Ask returns", ask(context.Background(), approval.Surfaces{Pads: pads, EndWhenUnanswerable: true}))
+	if !errors.Is(r.err, down) || r.d != (approval.Decision{From: approval.FromNobody}) {
+		t.Fatalf("got %+v, %v", r.d, r.err)
+	}
+}
+
+// stopQuestion answers with Stop.
+type stopQuestion struct{}
+
+func (stopQuestion) Receive(ctx context.Context) (approval.Decision, error) {
+	return approval.Decision{Stop: true}, nil
+}
+func (stopQuestion) Withdraw(approval.Decision) {}
+
+func TestAskStopFromThePads(t *testing.T) {
+	r := testutil.Wait(t, "Ask returns", ask(context.Background(), approval.Surfaces{Pads: questionPads{stopQuestion{}}, EndWhenUnanswerable: true}))
+	if r.err != nil || r.d != (approval.Decision{Stop: true, From: approval.FromPad}) {
+		t.Fatalf("got %+v, %v", r.d, r.err)
 	}
 }
