@@ -27,6 +27,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lets-app/lets/backend/approval"
 	"github.com/lets-app/lets/backend/clock"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/conversations"
@@ -155,7 +156,7 @@ func New(opts Options) (*Manager, error) {
 		opts.Coalesce = DefaultCoalesce
 	}
 	if opts.ApproveWait <= 0 {
-		opts.ApproveWait = 10 * time.Minute
+		opts.ApproveWait = approval.MaxWait
 	}
 	opts.Clock = clock.Or(opts.Clock)
 	if opts.WireSocket == nil {
