@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/lets-app/lets/backend/agent"
-	"github.com/lets-app/lets/backend/claudehook"
+	"github.com/lets-app/lets/backend/approval"
 	"github.com/lets-app/lets/backend/clock"
 	"github.com/lets-app/lets/backend/conversations"
 	"github.com/lets-app/lets/backend/hostclient"
@@ -770,14 +770,14 @@ func (d *driver) onControl(ctx context.Context, ev ControlRequest) {
 	d.setMood(ctx, "alert")
 	d.mu.Lock()
 	c, win := d.client, d.window
-	actx, cancel := context.WithTimeout(ctx, d.m.opts.ApproveWait+sendTimeout)
+	actx, cancel := context.WithCancel(ctx)
 	if d.asking == nil {
 		d.asking = map[string]context.CancelFunc{}
 	}
 	d.asking[ev.RequestID] = cancel
 	d.mu.Unlock()
-	summary := Summary(ev.ToolName, ev.Input)
-	body := map[string]any{"window": win, "tool": ev.ToolName, "summary": summary, "about": claudehook.About(ev.ToolName, ev.Input), "timeoutMs": d.m.opts.ApproveWait.Milliseconds()}
+	req := approval.Request{Window: win, Tool: ev.ToolName, Summary: approval.Summary(ev.ToolName, ev.Input),
+		About: approval.About(ev.ToolName, ev.Input), TimeoutMs: d.m.opts.ApproveWait.Milliseconds()}
 	go func() {
 		defer func() {
 			cancel()
@@ -786,41 +786,28 @@ func (d *driver) onControl(ctx context.Context, ev ControlRequest) {
 			d.mu.Unlock()
 		}()
 		// Ask in this window and on the pads and phones (the Wire
-		// approval flow) at once: the first answer wins, and ending actx
-		// withdraws the other question (the host takes the card down,
-		// the subscription closes).
-		answers := make(chan permissionAnswer, 2)
-		go func() {
-			var ans struct {
-				Choice string `json:"choice"`
-				Reason string `json:"reason"`
-			}
-			err := c.Do(actx, http.MethodPost, "/lip/approve", nil, body, &ans)
-			if err == nil && ans.Reason == "answered" {
-				answers <- permissionAnswer{allow: ans.Choice == "allow", from: "window"}
-			}
-		}()
-		pads := d.padApproval(actx, ev.RequestID, answers)
-		var got permissionAnswer
-		select {
-		case got = <-answers:
-		case <-actx.Done():
-			got = permissionAnswer{from: "nobody"}
-		}
-		cancel()
-		if pads != nil {
-			pads.done(got.allow)
-		}
-		if got.from == "nobody" && ctx.Err() == nil && errors.Is(actx.Err(), context.Canceled) {
+		// approval flow) at once: the first answer wins, and the other
+		// question is withdrawn (the host takes the card down, the
+		// subscription closes). Ending actx withdraws both.
+		got, err := approval.Ask(actx, req, ev.RequestID, approval.Surfaces{
+			Card:  approval.HostCard{D: c},
+			Pads:  d.pads(a),
+			Wait:  d.m.opts.ApproveWait + sendTimeout,
+			Clock: d.m.opts.Clock,
+			OnPadsError: func(err error) {
+				d.log.Info("chat: the pads cannot answer this question", "err", err)
+			},
+		})
+		if err != nil && ctx.Err() == nil {
 			// claude withdrew the question (answered elsewhere): nothing
 			// to answer.
 			d.post(func(ctx context.Context) { d.setMood(ctx, "busy") })
 			return
 		}
 		msg := ""
-		if !got.allow {
+		if !got.Allow {
 			msg = "The person declined this in Lets."
-			if got.from == "nobody" {
+			if got.From == approval.FromNobody {
 				msg = "Nobody answered the permission request in Lets."
 			}
 		}
@@ -828,11 +815,11 @@ func (d *driver) onControl(ctx context.Context, ev ControlRequest) {
 		if len(input) == 0 {
 			input = json.RawMessage(`{}`)
 		}
-		if err := a.AnswerPermission(ev.RequestID, got.allow, input, msg); err != nil {
+		if err := a.AnswerPermission(ev.RequestID, got.Allow, input, msg); err != nil {
 			d.log.Warn("chat: answering the permission request failed", "err", err)
 		}
 		d.post(func(ctx context.Context) {
-			if got.allow {
+			if got.Allow {
 				d.setMood(ctx, "busy")
 			} else {
 				d.setMood(ctx, "thinking")

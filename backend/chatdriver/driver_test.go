@@ -374,30 +374,6 @@ func TestOpenJustBeforeRunWaitsForIt(t *testing.T) {
 	}
 }
 
-func TestSummary(t *testing.T) {
-	long := `{"glob":"` + strings.Repeat("x", 200) + `"}`
-	for _, c := range []struct{ tool, in, want string }{
-		{"Bash", `{"command":"go test\n ./..."}`, "go test ./..."},
-		{"Edit", `{"file_path":"/home/a/notes.md","old_string":"a"}`, "/home/a/notes.md"},
-		{"Write", `{"file_path":"/tmp/x","content":"y"}`, "/tmp/x"},
-		{"WebFetch", `{"url":"https://example.org"}`, "https://example.org"},
-		{"WebSearch", `{"query":"weather\nin Paris"}`, "weather in Paris"},
-		{"Grep", `{"pattern":"TODO","path":"/home/a"}`, "TODO"},
-		{"Glob", `{"pattern":"**/*.md"}`, "**/*.md"},
-		{"Read", `{"file_path":"/home/a/plan.md"}`, "/home/a/plan.md"},
-		{"NotebookEdit", `{"notebook_path":"/home/a/n.ipynb"}`, "/home/a/n.ipynb"},
-		{"WebFetch", `{"prompt":"no address"}`, `{"prompt":"no address"}`},
-		{"Bash", `{"description":"no command"}`, `{"description":"no command"}`},
-	} {
-		if got := Summary(c.tool, json.RawMessage(c.in)); got != c.want {
-			t.Errorf("Summary(%s, %s) = %q, want %q", c.tool, c.in, got, c.want)
-		}
-	}
-	if got := Summary("Grep", json.RawMessage(long)); len([]rune(got)) != summaryMax || !strings.HasSuffix(got, "…") {
-		t.Errorf("long summary %q", got)
-	}
-}
-
 // TestOpenChatOnAHeadlessHostGetsNoURL (issue #23): the chat manager
 // opens its windows through the host API with the host token, like any
 // agent, so with no native window (a headless host) it gets the window

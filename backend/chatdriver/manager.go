@@ -27,6 +27,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lets-app/lets/backend/approval"
 	"github.com/lets-app/lets/backend/clock"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/conversations"
@@ -85,8 +86,15 @@ type Options struct {
 	// ApproveWait bounds how long the approval card waits for the person
 	// (the host caps it at 10 minutes); 0 means 10 minutes.
 	ApproveWait time.Duration
+	// WireSocket names the pad daemon's socket each time a permission
+	// question goes to the pads and phones ("" when no daemon runs). The
+	// composition root passes it; nil falls back to host.json's
+	// wire_socket (config.ReadHostInfo), as before — to be removed once
+	// the root sets it.
+	WireSocket func() string
 	// Clock is the drivers' time: the coalescing of chat.say chunks, the
-	// listen back-off and the times turns are saved at; nil means the wall
+	// listen back-off, the times turns are saved at, the wait of a
+	// permission question and its order on the pads; nil means the wall
 	// clock.
 	Clock  clock.Clock
 	Logger *slog.Logger
@@ -148,9 +156,19 @@ func New(opts Options) (*Manager, error) {
 		opts.Coalesce = DefaultCoalesce
 	}
 	if opts.ApproveWait <= 0 {
-		opts.ApproveWait = 10 * time.Minute
+		opts.ApproveWait = approval.MaxWait
 	}
 	opts.Clock = clock.Or(opts.Clock)
+	if opts.WireSocket == nil {
+		paths := opts.Paths
+		opts.WireSocket = func() string {
+			info, err := config.ReadHostInfo(paths)
+			if err != nil {
+				return ""
+			}
+			return info.WireSocket
+		}
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}

@@ -21,6 +21,21 @@ import (
 // host's host.json, as `lets serve` does.
 func startPadDaemon(t *testing.T, h *testHost) *daemon.Daemon {
 	t.Helper()
+	d, sock := runPadDaemon(t)
+	info, err := config.ReadHostInfo(h.paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info.WireSocket = sock
+	if err := config.WriteHostInfo(h.paths, info); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// runPadDaemon runs a Wire daemon on a socket of its own.
+func runPadDaemon(t *testing.T) (*daemon.Daemon, string) {
+	t.Helper()
 	dir, err := os.MkdirTemp("", "cd")
 	if err != nil {
 		t.Fatal(err)
@@ -42,15 +57,40 @@ func startPadDaemon(t *testing.T, h *testHost) *daemon.Daemon {
 			t.Error("the pad daemon did not stop")
 		}
 	})
-	info, err := config.ReadHostInfo(h.paths)
-	if err != nil {
-		t.Fatal(err)
+	return d, sock
+}
+
+// TestPermissionPadsFromOptions: the pad daemon's socket comes in
+// through Options.WireSocket (the composition root's), not host.json:
+// the question reaches the pads and a Reject press there answers it.
+func TestPermissionPadsFromOptions(t *testing.T) {
+	d, sock := runPadDaemon(t)
+	r := newRig(t, func(o *Options) { o.WireSocket = func() string { return sock } })
+	if info, err := config.ReadHostInfo(r.h.paths); err != nil || info.WireSocket != "" {
+		t.Fatalf("host.json names a pad daemon (%q, %v): the test must not rely on it", info.WireSocket, err)
 	}
-	info.WireSocket = sock
-	if err := config.WriteHostInfo(h.paths, info); err != nil {
-		t.Fatal(err)
+	win := r.open(t, "")
+	a := r.agents.next(t)
+	sh := dialShell(t, r.h, win)
+	sh.emit("chat.message", "shell", map[string]any{"text": "make a file"})
+	testutil.Wait(t, "the message to reach the agent", a.sent)
+	a.emit(t, ControlRequest{RequestID: "req-opt", Subtype: SubtypeCanUseTool, ToolName: "Bash", Input: json.RawMessage(`{"command":"ls"}`)})
+	sh.next("shell.ask", 5*time.Second, nil)
+	waitPadState(t, sock, a.SessionID(), wire.StateWaitingForApproval)
+	id := wire.Identity{Backend: "claude", SessionID: a.SessionID()}
+	testutil.Eventually(t, "Reject is lit for req-opt", func() bool {
+		acts, err := d.Answerable(context.Background(), id, "req-opt")
+		return err == nil && slices.Contains(acts, wire.ActionReject)
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := d.Answer(ctx, id, "req-opt", wire.ActionReject); err != nil {
+		t.Fatalf("press Reject: %v", err)
 	}
-	return d
+	if ans := testutil.Wait(t, "the pad's Reject to reach Claude", a.answers); ans.RequestID != "req-opt" || ans.Allow {
+		t.Fatalf("answer %+v", ans)
+	}
+	waitPadState(t, sock, a.SessionID(), wire.StateRunning)
 }
 
 // waitPadState waits until the daemon's status shows the chat's session in

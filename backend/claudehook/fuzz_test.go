@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/lets-app/lets/backend/approval"
 	"github.com/lets-app/lets/backend/claudehook"
 )
 
@@ -47,7 +48,7 @@ func FuzzDecodeEvent(f *testing.F) {
 			t.Fatalf("accepted %+v / %+v", ev, ev2)
 		}
 		_ = claudehook.Label(ev.Cwd)
-		_ = claudehook.Summary(ev.ToolName, ev.ToolInput)
+		_ = approval.Summary(ev.ToolName, ev.ToolInput)
 	})
 }
 

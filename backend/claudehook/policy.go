@@ -1,8 +1,6 @@
 package claudehook
 
 import (
-	"bytes"
-	"encoding/json"
 	"path"
 	"strings"
 	"unicode/utf8"
@@ -21,11 +19,6 @@ const StateEnded = "ended"
 const (
 	// maxLabelRunes bounds the label taken from the working folder.
 	maxLabelRunes = 64
-	// SummaryJSONRunes is how much of an unknown tool's input JSON the
-	// approval summary shows (claude-integration §3).
-	SummaryJSONRunes = 120
-	// maxSummaryRunes bounds a command or path summary.
-	maxSummaryRunes = 1000
 )
 
 // The three decision lines of claude-integration §3, byte for byte
@@ -76,67 +69,6 @@ func Label(cwd string) string {
 		p = p[i+1:]
 	}
 	return cutRunes(strings.ToValidUTF8(p, "\uFFFD"), maxLabelRunes)
-}
-
-// Summary is the one-line description of a tool use shown on approval
-// cards (claude-integration §3): the command for Bash, the file path for
-// the file tools, the address for WebFetch, the query for WebSearch, the
-// pattern for Glob and Grep, otherwise the first 120 characters of the
-// input JSON. The card puts it under Details, after plain words built
-// from the tool's name (issue #26).
-func Summary(tool string, input json.RawMessage) string {
-	var fields map[string]json.RawMessage
-	_ = json.Unmarshal(input, &fields)
-	str := func(name string) string {
-		var s string
-		_ = json.Unmarshal(fields[name], &s)
-		return s
-	}
-	field := ""
-	switch tool {
-	case "Bash":
-		field = "command"
-	case "Edit", "Write", "MultiEdit", "NotebookEdit", "Read":
-		field = "file_path"
-		if str(field) == "" {
-			field = "notebook_path"
-		}
-	case "WebFetch":
-		field = "url"
-	case "WebSearch":
-		field = "query"
-	case "Glob", "Grep":
-		field = "pattern"
-	}
-	if s := str(field); field != "" && s != "" {
-		return cutRunes(strings.ToValidUTF8(s, "\uFFFD"), maxSummaryRunes)
-	}
-	var compact bytes.Buffer
-	if len(input) == 0 || json.Compact(&compact, input) != nil {
-		return ""
-	}
-	return cutRunes(strings.ToValidUTF8(compact.String(), "\uFFFD"), SummaryJSONRunes)
-}
-
-// AboutRunes bounds About.
-const AboutRunes = 120
-
-// About is what Claude itself says a tool use is for, when the tool asks
-// it to (the description of a Bash command or of a Task), on one line:
-// the approval card leads with it ("Claude wants to run a command: Run
-// the tests", issue #26). "" when Claude said nothing.
-func About(tool string, input json.RawMessage) string {
-	switch tool {
-	case "Bash", "Task", "Agent":
-	default:
-		return ""
-	}
-	var fields struct {
-		Description string `json:"description"`
-	}
-	_ = json.Unmarshal(input, &fields)
-	s := strings.Join(strings.Fields(strings.ToValidUTF8(fields.Description, "\uFFFD")), " ")
-	return cutRunes(s, AboutRunes)
 }
 
 // plan is what one hook event does.

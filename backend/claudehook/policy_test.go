@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/lets-app/lets/backend/claudehook"
 	"github.com/lets-app/lets/backend/wire"
@@ -24,60 +23,6 @@ func TestLabel(t *testing.T) {
 		if got := claudehook.Label(in); got != want {
 			t.Errorf("Label(%q) = %q, want %q", in, got, want)
 		}
-	}
-}
-
-func TestSummary(t *testing.T) {
-	long := `{"url":"https://example.com/` + strings.Repeat("x", 200) + `"}`
-	longCommand := strings.Repeat("y", 1200)
-	cases := []struct {
-		tool, input, want string
-	}{
-		{"Bash", `{"command":"touch made-by-bash && exit 3","description":"Touch"}`, "touch made-by-bash && exit 3"},
-		{"Edit", `{"file_path":"/home/user/project/main.go","old_string":"a","new_string":"b"}`, "/home/user/project/main.go"},
-		{"Write", `{"file_path":"/tmp/x","content":"…"}`, "/tmp/x"},
-		{"MultiEdit", `{"file_path":"/tmp/y","edits":[]}`, "/tmp/y"},
-		{"NotebookEdit", `{"notebook_path":"/tmp/n.ipynb","new_source":""}`, "/tmp/n.ipynb"},
-		{"Read", `{"file_path":"/home/user/project/notes.md"}`, "/home/user/project/notes.md"},
-		{"WebFetch", `{"url": "https://example.com",  "prompt":"read"}`, "https://example.com"},
-		{"WebSearch", `{"query":"weather in Paris"}`, "weather in Paris"},
-		{"Grep", `{"pattern":"TODO","path":"/home/user/project"}`, "TODO"},
-		{"Glob", `{"pattern":"**/*.md"}`, "**/*.md"},
-		{"WebFetch", `{"prompt":"no address"}`, `{"prompt":"no address"}`},
-		{"Bash", `{"command":"` + longCommand + `"}`, strings.Repeat("y", 999) + "…"},
-		{"Bash", `{"description":"no command"}`, `{"description":"no command"}`},
-		{"mcp__lets__open", ``, ``},
-		{"Odd", `not json`, ``},
-	}
-	for _, c := range cases {
-		if got := claudehook.Summary(c.tool, json.RawMessage(c.input)); got != c.want {
-			t.Errorf("Summary(%s, %s) = %q, want %q", c.tool, c.input, got, c.want)
-		}
-	}
-	got := claudehook.Summary("Odd", json.RawMessage(long))
-	if utf8.RuneCountInString(got) != claudehook.SummaryJSONRunes || !strings.HasSuffix(got, "…") || !strings.HasPrefix(got, `{"url":"https://example.com/xxx`) {
-		t.Errorf("long summary %q", got)
-	}
-}
-
-// TestAbout: Claude's own words for a command or a helper, on one line
-// and cut short; nothing for tools that carry none.
-func TestAbout(t *testing.T) {
-	for _, c := range []struct{ tool, input, want string }{
-		{"Bash", `{"command":"npm test","description":"Run the tests"}`, "Run the tests"},
-		{"Bash", `{"command":"ls","description":"  List the\n files  "}`, "List the files"},
-		{"Task", `{"description":"Explore the code","prompt":"…"}`, "Explore the code"},
-		{"Bash", `{"command":"ls"}`, ""},
-		{"Edit", `{"file_path":"/x","description":"sneaky"}`, ""},
-		{"Bash", `not json`, ""},
-	} {
-		if got := claudehook.About(c.tool, json.RawMessage(c.input)); got != c.want {
-			t.Errorf("About(%s, %s) = %q, want %q", c.tool, c.input, got, c.want)
-		}
-	}
-	long := claudehook.About("Bash", json.RawMessage(`{"description":"`+strings.Repeat("z", 300)+`"}`))
-	if utf8.RuneCountInString(long) != claudehook.AboutRunes || !strings.HasSuffix(long, "…") {
-		t.Errorf("long about %q", long)
 	}
 }
 

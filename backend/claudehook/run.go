@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lets-app/lets/backend/approval"
 	"github.com/lets-app/lets/backend/wire"
 	"github.com/lets-app/lets/backend/wireclient"
 )
@@ -373,65 +374,23 @@ func (h *hook) quick(parent context.Context, stdout io.Writer) {
 func (h *hook) approve(parent context.Context, stdout io.Writer) {
 	reqID := h.NewRequestID()
 	tool := h.ev.ToolName
-	summary := Summary(tool, h.ev.ToolInput)
-	about := About(tool, h.ev.ToolInput)
-
-	waitCtx, cancelWait := context.WithTimeout(parent, h.ApprovalTimeout)
-	defer cancelWait()
-
-	var sub Actions
-	if h.Wire != nil {
-		subCtx, cancelSub := context.WithCancel(waitCtx)
-		defer cancelSub()
-		dialCtx, cancelDial := context.WithTimeout(subCtx, setupBudget)
-		s, err := subscribeBounded(dialCtx, subCtx, h.Wire, wire.SubscribeActionsCommand{
-			Agent: h.identity(), Actions: ApprovalActions(), RequestID: reqID, OneShot: true,
-		})
-		cancelDial()
-		if err != nil {
-			h.fail("could not subscribe to approvals on the pad daemon", err)
-		} else {
-			sub = s
-			defer sub.Close()
-		}
+	q := &hookQuestion{h: h, tool: tool, summary: approval.Summary(tool, h.ev.ToolInput), about: approval.About(tool, h.ev.ToolInput)}
+	// The window's card answers through the Wire daemon too (the host
+	// turns a press on it into an action for reqID), so the pad question
+	// is the one surface here.
+	d, err := approval.Ask(parent, approval.Request{Tool: tool, Summary: q.summary, About: q.about}, reqID, approval.Surfaces{
+		Pads: q, Wait: h.ApprovalTimeout, EndWhenUnanswerable: true,
+	})
+	if q.sub == nil {
+		// Nothing can answer (Claude asks in its terminal), or the
+		// question was settled before Lets asked it.
+		return
 	}
-
-	// Tell the daemon, then the host: a question settled before it was
-	// asked (the person answered in the terminal and a later hook
-	// reported first) gets no card.
-	setup, cancelSetup := context.WithTimeout(waitCtx, setupBudget)
-	if sub != nil {
-		ack, err := h.applyState(setup, h.stateCommand(wire.StateWaitingForApproval))
+	if d.From == approval.FromNobody {
 		switch {
-		case err != nil:
-			h.fail("could not report waiting_for_approval to the pad daemon", err)
-		case ack != nil && ack.State != wire.StateWaitingForApproval:
-			cancelSetup()
-			h.Logger.Info("claude hook: the question was answered elsewhere before Lets asked it", "session", h.ev.SessionID, "state", string(ack.State))
-			return
-		}
-	}
-	if h.Host != nil {
-		r := h.report(string(wire.StateWaitingForApproval))
-		if sub != nil { // only an answerable request gets a card
-			r.RequestID, r.Tool, r.Summary, r.About = reqID, tool, summary, about
-		}
-		if err := h.hostReport(setup, r); err != nil {
-			h.fail("could not report the permission request to the Lets host", err)
-		}
-	}
-	cancelSetup()
-
-	if sub == nil {
-		return // nothing can answer: Claude asks in its terminal
-	}
-	action, err := h.waitForPress(waitCtx, sub, reqID)
-	_ = sub.Close()
-	if err != nil {
-		switch {
-		case errors.Is(err, context.DeadlineExceeded) && parent.Err() == nil:
+		case err == nil:
 			h.Logger.Info("claude hook: no answer from Lets in time; Claude asks in its terminal", "session", h.ev.SessionID, "timeout", h.ApprovalTimeout.String())
-		case waitCtx.Err() == nil && h.withdrawn(parent):
+		case parent.Err() == nil && h.withdrawn(parent):
 			return
 		default:
 			h.fail("stopped waiting for an approval", err)
@@ -439,11 +398,111 @@ func (h *hook) approve(parent context.Context, stdout io.Writer) {
 		h.finish(parent, "", false)
 		return
 	}
-	line, after, _ := Decision(action)
+	line, after, _ := Decision(actionOf(d))
 	if _, err := io.WriteString(stdout, line); err != nil {
 		h.fail("could not write the decision to Claude Code", err)
 	}
 	h.finish(parent, after, true)
+}
+
+// actionOf is the press behind a decision.
+func actionOf(d approval.Decision) wire.Action {
+	switch {
+	case d.Stop:
+		return wire.ActionStop
+	case d.Allow:
+		return wire.ActionApprove
+	}
+	return wire.ActionReject
+}
+
+// hookQuestion is the PermissionRequest's question on the pads, the
+// phones and the windows (approval.Pads and approval.Question): a
+// request-scoped one-shot subscription to Approve, Reject and Stop, and
+// the waiting_for_approval reports that make the daemon light them and
+// the host draw the card.
+type hookQuestion struct {
+	h                    *hook
+	tool, summary, about string
+	reqID                string
+	sub                  Actions // nil until the question is open
+}
+
+// errSettled: the question was answered (in Claude's terminal) before
+// Lets asked it.
+var errSettled = errors.New("the question was answered before Lets asked it")
+
+// Open implements approval.Pads. Without a subscription the host still
+// learns that Claude waits (no card); a question settled before it was
+// asked gets nothing.
+func (q *hookQuestion) Open(ctx context.Context, reqID string) (approval.Question, error) {
+	h := q.h
+	q.reqID = reqID
+	var sub Actions
+	var subErr error
+	if h.Wire != nil {
+		dialCtx, cancelDial := context.WithTimeout(ctx, setupBudget)
+		s, err := subscribeBounded(dialCtx, ctx, h.Wire, wire.SubscribeActionsCommand{
+			Agent: h.identity(), Actions: ApprovalActions(), RequestID: reqID, OneShot: true,
+		})
+		cancelDial()
+		if err != nil {
+			h.fail("could not subscribe to approvals on the pad daemon", err)
+			subErr = err
+		} else {
+			sub = s
+		}
+	} else {
+		subErr = errors.New("no pad daemon")
+	}
+
+	// Tell the daemon, then the host: a question settled before it was
+	// asked (the person answered in the terminal and a later hook
+	// reported first) gets no card.
+	setup, cancelSetup := context.WithTimeout(ctx, setupBudget)
+	defer cancelSetup()
+	if sub != nil {
+		ack, err := h.applyState(setup, h.stateCommand(wire.StateWaitingForApproval))
+		switch {
+		case err != nil:
+			h.fail("could not report waiting_for_approval to the pad daemon", err)
+		case ack != nil && ack.State != wire.StateWaitingForApproval:
+			cancelSetup()
+			_ = sub.Close()
+			h.Logger.Info("claude hook: the question was answered elsewhere before Lets asked it", "session", h.ev.SessionID, "state", string(ack.State))
+			return nil, errSettled
+		}
+	}
+	if h.Host != nil {
+		r := h.report(string(wire.StateWaitingForApproval))
+		if sub != nil { // only an answerable request gets a card
+			r.RequestID, r.Tool, r.Summary, r.About = reqID, q.tool, q.summary, q.about
+		}
+		if err := h.hostReport(setup, r); err != nil {
+			h.fail("could not report the permission request to the Lets host", err)
+		}
+	}
+	if sub == nil {
+		return nil, subErr
+	}
+	q.sub = sub
+	return q, nil
+}
+
+// Receive implements approval.Question: the first Approve, Reject or
+// Stop addressed to the request.
+func (q *hookQuestion) Receive(ctx context.Context) (approval.Decision, error) {
+	a, err := q.h.waitForPress(ctx, q.sub, q.reqID)
+	if err != nil {
+		return approval.Decision{}, err
+	}
+	return approval.Decision{Allow: a == wire.ActionApprove, Stop: a == wire.ActionStop}, nil
+}
+
+// Withdraw implements approval.Question: the subscription ends; the
+// reports that end the question are the hook's (finish, withdrawn).
+func (q *hookQuestion) Withdraw(approval.Decision) {
+	_ = q.sub.Close()
 }
 
 // applyState reports cmd and waits until the daemon applied it; the ack

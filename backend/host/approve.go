@@ -2,10 +2,9 @@ package host
 
 import (
 	"net/http"
-	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/lets-app/lets/backend/approval"
 	"github.com/lets-app/lets/backend/lip"
 )
 
@@ -17,50 +16,15 @@ import (
 // the privileged API (/lip/send refuses shell.answer) can answer it.
 const ApproveRoute = "POST /lip/approve"
 
-// Approval limits: what the card shows stays short, and a request cannot
-// hold a connection for ever.
-const (
-	approveToolMax     = 80
-	approveSummaryMax  = 200
-	approveAboutMax    = 120
-	approveDefaultWait = 2 * time.Minute
-	approveMaxWait     = 10 * time.Minute
-)
-
-type approveRequest struct {
-	Window  string `json:"window"`
-	Tool    string `json:"tool"`
-	Summary string `json:"summary"`
-	// About is Claude's own words for the tool use ("Run the tests"),
-	// when any: the card leads with it.
-	About     string `json:"about"`
-	TimeoutMs int64  `json:"timeoutMs"`
-}
-
-// approveAnswer is the answer of POST /lip/approve. Choice is "allow" only
-// when the human pressed Allow; everything else — Deny, Esc, no answer in
-// time, no shell connected — is "deny", with the reason.
-type approveAnswer struct {
-	Choice string `json:"choice"`
-	Reason string `json:"reason"` // answered | timeout | no_shell | gone
-	Ms     int64  `json:"ms"`
-}
-
 func (s *Server) handleApprove(w http.ResponseWriter, r *http.Request) {
-	var req approveRequest
-	if !decodeBody(w, r, &req) {
+	var in approval.Request
+	if !decodeBody(w, r, &in) {
 		return
 	}
-	tool := oneLine(req.Tool, approveToolMax)
-	if tool == "" {
+	req := in.Clipped()
+	if req.Tool == "" {
 		writeError(w, http.StatusBadRequest, string(lip.CodeBadEnvelope), `"tool" is required: the name of the tool Claude wants to use, like "Bash"`)
 		return
-	}
-	summary := oneLine(req.Summary, approveSummaryMax)
-	about := oneLine(req.About, approveAboutMax)
-	wait := approveDefaultWait
-	if req.TimeoutMs > 0 {
-		wait = min(max(time.Duration(req.TimeoutMs)*time.Millisecond, time.Second), approveMaxWait)
 	}
 	win, ok := s.core.window(req.Window)
 	if !ok {
@@ -68,8 +32,8 @@ func (s *Server) handleApprove(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	start := s.opts.Now()
-	choice, reason := s.askApproval(r, win, tool, summary, about, wait)
-	writeJSON(w, http.StatusOK, approveAnswer{Choice: choice, Reason: reason, Ms: s.opts.Now().Sub(start).Milliseconds()})
+	choice, reason := s.askApproval(r, win, req.Tool, req.Summary, req.About, req.Wait())
+	writeJSON(w, http.StatusOK, approval.Answer{Choice: choice, Reason: reason, Ms: s.opts.Now().Sub(start).Milliseconds()})
 }
 
 // askApproval draws the approval card in the window's shell page and
@@ -84,7 +48,7 @@ func (s *Server) askApproval(r *http.Request, win *window, tool, summary, about 
 	}
 	win.mu.Unlock()
 	if !connected {
-		return "deny", "no_shell"
+		return approval.ChoiceDeny, approval.ReasonNoShell
 	}
 	defer func() {
 		win.mu.Lock()
@@ -97,30 +61,19 @@ func (s *Server) askApproval(r *http.Request, win *window, tool, summary, about 
 	select {
 	case c, ok := <-ch:
 		if !ok {
-			return "deny", "gone"
+			return approval.ChoiceDeny, approval.ReasonGone
 		}
-		if c == "allow" {
-			return "allow", "answered"
+		if c == approval.ChoiceAllow {
+			return approval.ChoiceAllow, approval.ReasonAnswered
 		}
-		return "deny", "answered"
+		return approval.ChoiceDeny, approval.ReasonAnswered
 	case <-t.C:
 		s.core.hostCommand(win, typeShellDismiss, map[string]string{"id": id})
-		return "deny", "timeout"
+		return approval.ChoiceDeny, approval.ReasonTimeout
 	case <-r.Context().Done():
 		// The caller stopped waiting (answered elsewhere, or gone): the
 		// card must not stay up for a question nobody asks any more.
 		s.core.hostCommand(win, typeShellDismiss, map[string]string{"id": id})
-		return "deny", "gone"
+		return approval.ChoiceDeny, approval.ReasonGone
 	}
-}
-
-// oneLine collapses whitespace (a summary must not fake extra lines on the
-// card) and cuts s to max runes with an ellipsis.
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= max {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:max-1]) + "…"
 }

@@ -9,11 +9,13 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/lets-app/lets/backend/approval"
 )
 
 type approveResult struct {
 	status int
-	answer approveAnswer
+	answer approval.Answer
 	err    error
 }
 
@@ -33,7 +35,7 @@ func approveAsync(th *testHost, body map[string]any, tok string) <-chan approveR
 		}
 		defer resp.Body.Close()
 		raw, _ := io.ReadAll(resp.Body)
-		var a approveAnswer
+		var a approval.Answer
 		if resp.StatusCode == 200 {
 			if err := json.Unmarshal(raw, &a); err != nil {
 				out <- approveResult{status: resp.StatusCode, err: fmt.Errorf("decode %s: %w", raw, err)}
@@ -166,21 +168,5 @@ func TestApproveWithoutAnswerDenies(t *testing.T) {
 	}
 	if r := waitApprove(t, approveAsync(th, map[string]any{"window": win.Window, "tool": "Bash"}, win.Token)); r.status != 403 {
 		t.Fatalf("a window token must not ask for approvals: %d", r.status)
-	}
-}
-
-func TestOneLine(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		max  int
-		want string
-	}{
-		{"  a\n\tb  ", 10, "a b"},
-		{"abcdef", 4, "abc…"},
-		{"ééééé", 5, "ééééé"},
-	} {
-		if got := oneLine(c.in, c.max); got != c.want {
-			t.Errorf("oneLine(%q, %d) = %q, want %q", c.in, c.max, got, c.want)
-		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lets-app/lets/backend/approval"
 	"github.com/lets-app/lets/backend/lip"
 	"github.com/lets-app/lets/backend/textsafe"
 	"github.com/lets-app/lets/backend/wire"
@@ -124,10 +125,10 @@ func decodeClaudeReport(b []byte) (claudeReport, error) {
 		return r, lip.Errorf(lip.CodeBadEnvelope, `"request_id" must be 1 to %d visible ASCII characters without spaces`, claudeIDMax)
 	}
 	r.RequestID = in.RequestID
-	r.Label = oneLine(in.Label, claudeLabelMax)
-	r.Tool = oneLine(in.Tool, approveToolMax)
-	r.Summary = oneLine(in.Summary, approveSummaryMax)
-	r.About = oneLine(in.About, approveAboutMax)
+	r.Label = approval.OneLine(in.Label, claudeLabelMax)
+	r.Tool = approval.OneLine(in.Tool, approval.ToolMax)
+	r.Summary = approval.OneLine(in.Summary, approval.SummaryMax)
+	r.About = approval.OneLine(in.About, approval.AboutMax)
 	return r, nil
 }
 

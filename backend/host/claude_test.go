@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/lets-app/lets/backend/approval"
 	"github.com/lets-app/lets/backend/lip"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 	"github.com/lets-app/lets/backend/wire"
@@ -676,7 +677,7 @@ func FuzzClaudeReport(f *testing.F) {
 		for _, c := range []struct {
 			s   string
 			max int
-		}{{r.Label, claudeLabelMax}, {r.Tool, approveToolMax}, {r.Summary, approveSummaryMax}} {
+		}{{r.Label, claudeLabelMax}, {r.Tool, approval.ToolMax}, {r.Summary, approval.SummaryMax}} {
 			if strings.ContainsAny(c.s, "\n\r\t") || utf8.RuneCountInString(c.s) > c.max {
 				t.Fatalf("not one short line: %q", c.s)
 			}
