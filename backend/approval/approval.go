@@ -15,9 +15,9 @@
 package approval
 
 import (
-	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/lets-app/lets/backend/textsafe"
 )
 
 // Limits of one approval: what the card shows stays short (in runes), and
@@ -47,9 +47,9 @@ type Request struct {
 // Clipped returns r with Tool, Summary and About on one line each and cut
 // to their limits, as the card shows them.
 func (r Request) Clipped() Request {
-	r.Tool = OneLine(r.Tool, ToolMax)
-	r.Summary = OneLine(r.Summary, SummaryMax)
-	r.About = OneLine(r.About, AboutMax)
+	r.Tool = textsafe.OneLine(r.Tool, ToolMax)
+	r.Summary = textsafe.OneLine(r.Summary, SummaryMax)
+	r.About = textsafe.OneLine(r.About, AboutMax)
 	return r
 }
 
@@ -92,22 +92,3 @@ type Answer struct {
 // Answered reports whether a person answered (rather than the wait ending
 // without one).
 func (a Answer) Answered() bool { return a.Reason == ReasonAnswered }
-
-// OneLine collapses whitespace (a summary must not fake extra lines on the
-// card) and cuts s to max runes with an ellipsis (Clip).
-func OneLine(s string, max int) string {
-	return Clip(strings.Join(strings.Fields(s), " "), max)
-}
-
-// Clip cuts s to at most max runes, the last one an ellipsis when cut.
-// Invalid UTF-8 bytes count as one rune each.
-func Clip(s string, max int) string {
-	if utf8.RuneCountInString(s) <= max {
-		return s
-	}
-	if max <= 0 {
-		return ""
-	}
-	r := []rune(s)
-	return string(r[:max-1]) + "…"
-}

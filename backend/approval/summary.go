@@ -3,6 +3,7 @@ package approval
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/lets-app/lets/backend/textsafe"
 	"strings"
 )
 
@@ -62,13 +63,13 @@ func Summary(tool string, input json.RawMessage) string {
 		field = "pattern"
 	}
 	if s := str(field); field != "" && s != "" {
-		return Clip(s, SummaryFieldRunes)
+		return textsafe.Clip(s, SummaryFieldRunes)
 	}
 	var compact bytes.Buffer
 	if len(input) == 0 || json.Compact(&compact, input) != nil {
 		return ""
 	}
-	return Clip(validText(compact.String()), SummaryJSONRunes)
+	return textsafe.Clip(validText(compact.String()), SummaryJSONRunes)
 }
 
 // About is what Claude itself says a tool use is for, when the tool asks
@@ -85,7 +86,7 @@ func About(tool string, input json.RawMessage) string {
 		Description string `json:"description"`
 	}
 	_ = json.Unmarshal(input, &fields)
-	return OneLine(validText(fields.Description), AboutRunes)
+	return textsafe.OneLine(validText(fields.Description), AboutRunes)
 }
 
 // validText replaces invalid UTF-8 by U+FFFD.

@@ -2,6 +2,7 @@ package approval_test
 
 import (
 	"encoding/json"
+	"github.com/lets-app/lets/backend/textsafe"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -93,7 +94,8 @@ func TestSummaryOfTheChat(t *testing.T) {
 	}
 }
 
-// OneLine: the host's clipping of what a card shows (from backend/host).
+// OneLine: the host's clipping of what a card shows (textsafe.OneLine, as
+// Request.Clipped applies it).
 
 func TestOneLine(t *testing.T) {
 	for _, c := range []struct {
@@ -105,7 +107,7 @@ func TestOneLine(t *testing.T) {
 		{"abcdef", 4, "abc…"},
 		{"ééééé", 5, "ééééé"},
 	} {
-		if got := approval.OneLine(c.in, c.max); got != c.want {
+		if got := textsafe.OneLine(c.in, c.max); got != c.want {
 			t.Errorf("oneLine(%q, %d) = %q, want %q", c.in, c.max, got, c.want)
 		}
 	}

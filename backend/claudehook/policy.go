@@ -3,8 +3,8 @@ package claudehook
 import (
 	"path"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/lets-app/lets/backend/textsafe"
 	"github.com/lets-app/lets/backend/wire"
 )
 
@@ -68,7 +68,7 @@ func Label(cwd string) string {
 	if i := strings.LastIndexByte(p, '/'); i >= 0 {
 		p = p[i+1:]
 	}
-	return cutRunes(strings.ToValidUTF8(p, "\uFFFD"), maxLabelRunes)
+	return textsafe.Clip(strings.ToValidUTF8(p, "\uFFFD"), maxLabelRunes)
 }
 
 // plan is what one hook event does.
@@ -116,18 +116,4 @@ func notificationWaits(ev Event) bool {
 		return strings.Contains(strings.ToLower(ev.Message), "waiting")
 	}
 	return false
-}
-
-// cutRunes cuts s to at most n runes, the last one an ellipsis when cut.
-func cutRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i, count := 0, 0
-	for i < len(s) && count < n-1 {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		count++
-	}
-	return s[:i] + "…"
 }

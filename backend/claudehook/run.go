@@ -12,6 +12,7 @@ package claudehook
 import (
 	"context"
 	"errors"
+	"github.com/lets-app/lets/backend/textsafe"
 	"io"
 	"log/slog"
 	"strconv"
@@ -235,7 +236,7 @@ func (h *hook) stateCommand(s wire.State) wire.StateCommand {
 // "Chat"), else the working folder's name.
 func (h *hook) label() string {
 	if h.Label != "" {
-		return cutRunes(strings.Join(strings.Fields(strings.ToValidUTF8(h.Label, "\uFFFD")), " "), maxLabelRunes)
+		return textsafe.OneLine(strings.ToValidUTF8(h.Label, "\uFFFD"), maxLabelRunes)
 	}
 	return Label(h.ev.Cwd)
 }

@@ -125,10 +125,10 @@ func decodeClaudeReport(b []byte) (claudeReport, error) {
 		return r, lip.Errorf(lip.CodeBadEnvelope, `"request_id" must be 1 to %d visible ASCII characters without spaces`, claudeIDMax)
 	}
 	r.RequestID = in.RequestID
-	r.Label = approval.OneLine(in.Label, claudeLabelMax)
-	r.Tool = approval.OneLine(in.Tool, approval.ToolMax)
-	r.Summary = approval.OneLine(in.Summary, approval.SummaryMax)
-	r.About = approval.OneLine(in.About, approval.AboutMax)
+	r.Label = textsafe.OneLine(in.Label, claudeLabelMax)
+	r.Tool = textsafe.OneLine(in.Tool, approval.ToolMax)
+	r.Summary = textsafe.OneLine(in.Summary, approval.SummaryMax)
+	r.About = textsafe.OneLine(in.About, approval.AboutMax)
 	return r, nil
 }
 
