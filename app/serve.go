@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/lets-app/lets/backend/hostapi"
 	"io"
 	"log/slog"
 	"os"
@@ -219,7 +220,7 @@ func serve(ctx context.Context, env *Env, args []string, desk *desktop) (err err
 		// ClaudeActions stays a true nil interface without a daemon.
 		ClaudeActions: claudeActions,
 		Chats:         hostChats(chat),
-		Extra: func(s *host.Status) {
+		Extra: func(s *hostapi.Status) {
 			s.Services = serviceNames(services)
 			if pads != nil {
 				s.WireSocket = pads.daemon.SocketPath()

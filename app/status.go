@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/lets-app/lets/backend/hostapi"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/lets-app/lets/backend/config"
-	"github.com/lets-app/lets/backend/host"
 	"github.com/lets-app/lets/backend/hostclient"
 )
 
@@ -102,7 +102,7 @@ func runStatus(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var st host.Status
+	var st hostapi.Status
 	if err := c.getJSON(ctx, "/lip/status", &st); err != nil {
 		return err
 	}
