@@ -2,7 +2,6 @@ package claudehook_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
