@@ -294,7 +294,7 @@ func (c *lipCore) send(body []byte, src lip.Source) (accepted []string, rejected
 
 func (c *lipCore) acceptDown(e *lip.Envelope, src lip.Source, now time.Time) *lip.Error {
 	if e.Dir == lip.Up {
-		return lip.Errorf(lip.CodeBadEnvelope, "%s says dir \"up\"; /lip/send takes down-commands", e.ID)
+		return lip.Errorf(lip.CodeBadEnvelope, "%s says dir \"up\"; only down-commands can be sent to a window", e.ID)
 	}
 	if e.Win == "" {
 		return lip.Errorf(lip.CodeBadEnvelope, "%s has no win: name the target window", e.ID)
