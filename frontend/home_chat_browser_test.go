@@ -3,7 +3,6 @@ package frontend_test
 import (
 	"context"
 	"fmt"
-	"github.com/lets-app/lets/backend/hostapi"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/lets-app/lets/backend/conversations"
 	"github.com/lets-app/lets/backend/host"
+	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/testenv/browsertest"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 )

@@ -3,10 +3,11 @@ package host
 import (
 	"context"
 	"encoding/json"
-	"github.com/lets-app/lets/backend/hostapi"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/lets-app/lets/backend/hostapi"
 )
 
 // Attack tests of issue #23, "the host-token holder can act as the person

@@ -3,9 +3,9 @@ package host
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/lets-app/lets/backend/hostapi"
 	"testing"
 
+	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/wire"
 )
 

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/lets-app/lets/backend/hostapi"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/lets-app/lets/backend/conversations"
+	"github.com/lets-app/lets/backend/hostapi"
 )
 
 // fakeChats is an in-memory Chats.

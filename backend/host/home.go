@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/lets-app/lets/backend/hostapi"
 	"net/http"
 	"net/netip"
 	"path"
@@ -15,6 +14,7 @@ import (
 	"github.com/lets-app/lets/backend/claudeinstall"
 	"github.com/lets-app/lets/backend/claudesetup"
 
+	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/lip"
 	"github.com/lets-app/lets/backend/manifest"
 	"github.com/lets-app/lets/backend/sessions"

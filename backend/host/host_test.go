@@ -2,7 +2,6 @@ package host
 
 import (
 	"encoding/json"
-	"github.com/lets-app/lets/backend/hostapi"
 	"io"
 	"net/http"
 	"strconv"
@@ -10,6 +9,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/lets-app/lets/backend/hostapi"
 )
 
 func startHost(t *testing.T) *Server {

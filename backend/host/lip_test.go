@@ -2,10 +2,10 @@ package host
 
 import (
 	"encoding/json"
-	"github.com/lets-app/lets/backend/hostapi"
 	"strings"
 	"testing"
 
+	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/lip"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 )

@@ -1,11 +1,11 @@
 package host
 
 import (
-	"github.com/lets-app/lets/backend/hostapi"
 	"net/http"
 	"sort"
 	"time"
 
+	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/token"
 )
 

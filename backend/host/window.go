@@ -2,11 +2,11 @@ package host
 
 import (
 	"encoding/json"
-	"github.com/lets-app/lets/backend/hostapi"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/lip"
 	"github.com/lets-app/lets/backend/manifest"
 )
