@@ -471,6 +471,7 @@ func (c *lipCore) bindWindow(id string, pid int) error {
 	if old == pid {
 		return nil
 	}
+	c.changes.notify()
 	if old != 0 {
 		a := c.claude
 		a.mu.Lock()

@@ -51,6 +51,9 @@ type lipCore struct {
 	uploadMax int64
 	// onForget runs when a window is gone for good (origin bookkeeping).
 	onForget func(*window)
+	// changes hears of every change to the windows and sessions; nil
+	// tells nobody.
+	changes *changeFeed
 	// claude is what hooks reported per claude process (claude.go);
 	// claudeActions passes approval answers on (nil: no cards).
 	claude        *claudeAgents
@@ -237,6 +240,7 @@ func (c *lipCore) open(req hostapi.OpenRequest, claudePID int, origins *originSe
 	c.windows[w.id] = w
 	c.mu.Unlock()
 	origin.addWindow(w)
+	c.changes.notify()
 
 	res := hostapi.OpenAnswer{Window: w.id, URL: launchURL(hostURL, w.id, launch), Guide: guide,
 		Events: summaries(u.Manifest.Events), Commands: summaries(u.Manifest.Commands)}
@@ -392,6 +396,7 @@ func (c *lipCore) forget(w *window, reason string) {
 	if c.onForget != nil {
 		c.onForget(w)
 	}
+	c.changes.notify()
 	c.publish(w.id, "session.closed", map[string]string{"reason": reason})
 }
 
@@ -421,6 +426,7 @@ func (c *lipCore) saveSession(w *window, e *lip.Envelope, kind sessions.Kind) {
 	w.mu.Lock()
 	w.session = info.ID
 	w.mu.Unlock()
+	c.changes.notify()
 	if kind != sessions.Export {
 		return
 	}

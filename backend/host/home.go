@@ -456,6 +456,7 @@ func (s *Server) handleHomeInstall(w http.ResponseWriter, r *http.Request) {
 		send(installLine{Error: &installProblem{Code: installCode(err), Message: err.Error()}})
 		return
 	}
+	s.changes.notify()
 	warnings := u.Warnings
 	if warnings == nil {
 		warnings = []string{}

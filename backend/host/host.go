@@ -170,6 +170,7 @@ type Server struct {
 	perms   *runner.Permissions
 	runner  *runner.Runner
 	home    homeState       // the home page's links and tokens (home.go)
+	changes *changeFeed     // in-process listeners of changes (changes.go)
 	homeAct homeActionState // one Set up Claude at a time (home_actions.go)
 }
 
@@ -213,7 +214,7 @@ func Listen(opts Options) (*Server, error) {
 	if ip := net.ParseIP(h); ip == nil || !ip.IsLoopback() {
 		return nil, fmt.Errorf("host address %q is not a loopback address; Lets only listens on 127.0.0.1 or ::1", opts.Addr)
 	}
-	s := &Server{opts: opts, started: opts.Now(), timing: wsTiming{ping: pingInterval, write: writeDeadline, hello: helloDeadline}}
+	s := &Server{opts: opts, started: opts.Now(), changes: newChangeFeed(), timing: wsTiming{ping: pingInterval, write: writeDeadline, hello: helloDeadline}}
 	if opts.timing != nil {
 		s.timing = *opts.timing
 	}
@@ -269,6 +270,7 @@ func (s *Server) setupLIP() error {
 		uploadMax:     o.UploadMaxBytes,
 		claude:        newClaudeAgents(claudeAgentsMax),
 		claudeActions: o.ClaudeActions,
+		changes:       s.changes,
 	}
 	s.origins = &originSet{log: o.Log, maxConns: o.MaxUniqueConns, readHeaderTimeout: o.ReadHeaderTimeout, idleTimeout: o.IdleTimeout, portsFile: filepath.Join(paths.StateDir(), "ports.json"), hostPort: s.Port, sdk: s.sdkBytes, origins: map[string]*uniqueOrigin{}}
 	s.core.onForget = func(w *window) {
