@@ -46,8 +46,8 @@ const chatUnavailable = "Chat with Claude is not available in this Lets (it runs
 // registerChat adds the routes of the home page's chat card; the host
 // token route is in privilegedRoutes.
 func (s *Server) registerChat(mux *http.ServeMux) {
-	mux.Handle("POST /home/api/chat", s.requireHomeToken(s.handleHomeChatOpen))
-	mux.Handle("DELETE /home/api/chat/{id}", s.requireHomeToken(s.handleChatDelete))
+	mux.Handle("POST "+hostapi.PathHomeChat, s.requireHomeToken(s.handleHomeChatOpen))
+	mux.Handle("DELETE "+hostapi.HomeChatPath("{id}"), s.requireHomeToken(s.handleChatDelete))
 	mux.Handle(FoldersRoute, s.requireHomeToken(s.handleFolders))
 	s.registerTrust(mux)
 }
