@@ -20,6 +20,7 @@ import (
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/conversations"
 	"github.com/lets-app/lets/backend/host"
+	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/service"
 )
 
@@ -202,22 +203,22 @@ func chatService(m *chatdriver.Manager) service.Service {
 // chatHost gives the host the manager's conversations (host.Chats).
 type chatHost struct{ m *chatdriver.Manager }
 
-func (c chatHost) List() []host.ChatInfo {
+func (c chatHost) List() []hostapi.ChatInfo {
 	list := c.m.List()
-	out := make([]host.ChatInfo, 0, len(list))
+	out := make([]hostapi.ChatInfo, 0, len(list))
 	for _, i := range list {
-		out = append(out, host.ChatInfo{ID: i.ID, Title: i.Title, Dir: i.Dir, Updated: i.Updated, Turns: i.Turns, Window: c.m.Window(i.ID)})
+		out = append(out, hostapi.ChatInfo{ID: i.ID, Title: i.Title, Dir: i.Dir, Updated: i.Updated, Turns: i.Turns, Window: c.m.Window(i.ID)})
 	}
 	return out
 }
 
-func (c chatHost) Open(ctx context.Context, id string) (host.ChatOpened, error) {
+func (c chatHost) Open(ctx context.Context, id string) (hostapi.ChatOpened, error) {
 	w, url, err := c.m.OpenChat(ctx, id)
-	return host.ChatOpened{Window: w, URL: url}, err
+	return hostapi.ChatOpened{Window: w, URL: url}, err
 }
-func (c chatHost) OpenNew(ctx context.Context, folder string) (host.ChatOpened, error) {
+func (c chatHost) OpenNew(ctx context.Context, folder string) (hostapi.ChatOpened, error) {
 	w, url, err := c.m.OpenNew(ctx, folder)
-	return host.ChatOpened{Window: w, URL: url}, err
+	return hostapi.ChatOpened{Window: w, URL: url}, err
 }
 func (c chatHost) Delete(id string) error { return c.m.Delete(id) }
 

@@ -14,7 +14,7 @@ import (
 	"github.com/lets-app/lets/backend/claudefind"
 	"github.com/lets-app/lets/backend/claudesetup"
 	"github.com/lets-app/lets/backend/config"
-	"github.com/lets-app/lets/backend/host"
+	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/wire"
 	"github.com/lets-app/lets/backend/wireclient"
 )
@@ -187,7 +187,7 @@ func (d *doctor) checkHost(ctx context.Context) (checkResult, string) {
 		r.level, r.detail = checkFail, err.Error()
 		return r, ""
 	}
-	var st host.Status
+	var st hostapi.Status
 	if err := c.do(ctx, http.MethodGet, "/lip/status", nil, &st, d.timeout); err != nil {
 		r.level, r.detail = checkFail, err.Error()
 		return r, ""

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/lets-app/lets/backend/config"
+	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/textsafe"
 )
 
@@ -58,37 +59,35 @@ func lipClient(env *Env) (*hostClient, error) {
 	return c, err
 }
 
-// apiError is the {error: {code, message}} body of a refused request.
+// apiError is the {error: {code, message, hint?}} body of a refused
+// request.
 type apiError struct {
 	Status  int
 	Code    string
 	Message string
+	Hint    hostapi.Hint
 }
 
 func (e *apiError) Error() string {
 	if e.Code != "" {
-		return fmt.Sprintf("%s (%s)", cliWords(e.Message), e.Code)
+		return fmt.Sprintf("%s (%s)", e.Message+cliHint(e.Hint), e.Code)
 	}
 	return fmt.Sprintf("host answered HTTP %d", e.Status)
 }
 
-// apiPathWords turns the host API's pointers (meant for Claude and other
-// API clients) into the commands a person at the terminal runs.
-var apiPathWords = strings.NewReplacer(
-	"see GET /lip/windows", "see `lets windows`",
-	"GET /lip/windows", "`lets windows`",
-	"see GET /lip/sessions", "see `lets sessions`",
-	"GET /lip/sessions", "`lets sessions`",
-	"see GET /lip/uniques", "see `lets uniques`",
-	"GET /lip/uniques", "`lets uniques`",
-	"POST /lip/upload", "an upload from the window",
-	"POST /lip/open", "`lets open`",
-	"POST /lip/close", "`lets close`",
-	"POST /lip/send", "`lets send`",
-)
-
-// cliWords rewrites a host message for the terminal.
-func cliWords(msg string) string { return apiPathWords.Replace(msg) }
+// cliHint words the host's hint as the command a person at the terminal
+// runs ("" when there is none).
+func cliHint(h hostapi.Hint) string {
+	switch h {
+	case hostapi.HintWindows:
+		return "; see `lets windows`"
+	case hostapi.HintSessions:
+		return "; see `lets sessions`"
+	case hostapi.HintUniques:
+		return "; see `lets uniques`"
+	}
+	return ""
+}
 
 func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
@@ -321,15 +320,18 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 	var a struct {
 		Accepted []string `json:"accepted"`
 		Rejected []struct {
-			Code    string `json:"code"`
-			Message string `json:"message"`
+			Code    string       `json:"code"`
+			Message string       `json:"message"`
+			Hint    hostapi.Hint `json:"hint,omitempty"`
 		} `json:"rejected"`
 	}
 	if err := c.do(ctx, http.MethodPost, "/lip/send", env0, &a, 0); err != nil {
 		return err
 	}
 	for i := range a.Rejected {
-		a.Rejected[i].Message = cliWords(a.Rejected[i].Message)
+		// The hint is worded into the message, as the terminal says it.
+		a.Rejected[i].Message += cliHint(a.Rejected[i].Hint)
+		a.Rejected[i].Hint = ""
 	}
 	if *asJSON {
 		if err := printJSON(env.Stdout, a); err != nil {
@@ -339,7 +341,7 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 	if len(a.Rejected) > 0 {
 		if !*asJSON {
 			r := a.Rejected[0]
-			msg := cliWords(r.Message)
+			msg := r.Message
 			if r.Code == "unknown_window" {
 				msg = fmt.Sprintf("window %s is not open; `lets windows` lists the open ones, `lets open <unique>` opens one", pos[0])
 			}

@@ -16,6 +16,7 @@ import (
 	"github.com/lets-app/lets/backend/daemon"
 	"github.com/lets-app/lets/backend/experience"
 	"github.com/lets-app/lets/backend/host"
+	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/instance"
 	"github.com/lets-app/lets/backend/logging"
 	"github.com/lets-app/lets/backend/service"
@@ -219,7 +220,7 @@ func serve(ctx context.Context, env *Env, args []string, desk *desktop) (err err
 		// ClaudeActions stays a true nil interface without a daemon.
 		ClaudeActions: claudeActions,
 		Chats:         hostChats(chat),
-		Extra: func(s *host.Status) {
+		Extra: func(s *hostapi.Status) {
 			s.Services = serviceNames(services)
 			if pads != nil {
 				s.WireSocket = pads.daemon.SocketPath()

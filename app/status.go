@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/lets-app/lets/backend/config"
-	"github.com/lets-app/lets/backend/host"
+	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/hostclient"
 )
 
@@ -70,7 +70,7 @@ func cliHostError(err error) error {
 	case errors.Is(err, hostclient.ErrForeignHost):
 		return fmt.Errorf("Lets is not running: its last address is now used by another user's program, so nothing was sent there — start Lets again with `lets` (it picks a new address): %w", err)
 	case errors.As(err, &ae):
-		return &apiError{Status: ae.Status, Code: ae.Code, Message: ae.Message}
+		return &apiError{Status: ae.Status, Code: ae.Code, Message: ae.Message, Hint: ae.Hint}
 	case errors.As(err, &ue) && ue.TimedOut:
 		return fmt.Errorf("Lets (pid %d, %s) did not answer in time; it may be busy or stuck — try again, or restart it with `lets`: %w", ue.PID, ue.URL, ue.Err)
 	case errors.As(err, &ue):
@@ -102,7 +102,7 @@ func runStatus(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var st host.Status
+	var st hostapi.Status
 	if err := c.getJSON(ctx, "/lip/status", &st); err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/hostclient"
 )
 
@@ -16,7 +17,7 @@ func TestCLIHostErrorWords(t *testing.T) {
 		in   error
 		want []string
 	}{
-		{&hostclient.APIError{Status: 404, Code: "unknown_window", Message: "no window w9; see GET /lip/windows"}, []string{"no window w9; see `lets windows`", "(unknown_window)"}},
+		{&hostclient.APIError{Status: 404, Code: "unknown_window", Message: "no window w9", Hint: hostapi.HintWindows}, []string{"no window w9; see `lets windows`", "(unknown_window)"}},
 		{&hostclient.UnreachableError{URL: "http://127.0.0.1:4000", PID: 42, Dial: true, Err: cause}, []string{"pid 42", "http://127.0.0.1:4000", "start it again with `lets`", "connection refused"}},
 		{&hostclient.UnreachableError{URL: "http://127.0.0.1:4000", PID: 42, TimedOut: true, Err: cause}, []string{"did not answer in time", "try again"}},
 		{&hostclient.DecodeError{Path: "/lip/status", Err: cause}, []string{"could not read", "same version"}},

@@ -16,6 +16,7 @@ import (
 
 	"github.com/lets-app/lets/backend/conversations"
 	"github.com/lets-app/lets/backend/host"
+	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/testenv/browsertest"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 )
@@ -23,41 +24,41 @@ import (
 // pageChats is the app's conversations as the home page's host sees them.
 type pageChats struct {
 	mu      sync.Mutex
-	list    []host.ChatInfo
+	list    []hostapi.ChatInfo
 	opened  []string
 	deleted []string
 	folders []string // of each new conversation
 }
 
-func (p *pageChats) List() []host.ChatInfo {
+func (p *pageChats) List() []hostapi.ChatInfo {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return append([]host.ChatInfo(nil), p.list...)
+	return append([]hostapi.ChatInfo(nil), p.list...)
 }
 
-func (p *pageChats) OpenNew(ctx context.Context, folder string) (host.ChatOpened, error) {
+func (p *pageChats) OpenNew(ctx context.Context, folder string) (hostapi.ChatOpened, error) {
 	p.mu.Lock()
 	p.folders = append(p.folders, folder)
 	p.mu.Unlock()
 	return p.Open(ctx, "")
 }
 
-func (p *pageChats) Open(ctx context.Context, id string) (host.ChatOpened, error) {
+func (p *pageChats) Open(ctx context.Context, id string) (hostapi.ChatOpened, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.opened = append(p.opened, id)
 	w := fmt.Sprintf("w%d", len(p.opened))
 	if id == "" {
 		id = fmt.Sprintf("conv_01kbe000000000000000000%03d", len(p.opened))
-		p.list = append([]host.ChatInfo{{ID: id, Title: "New conversation", Dir: "/home/ada/Lets", Updated: time.Now()}}, p.list...)
+		p.list = append([]hostapi.ChatInfo{{ID: id, Title: "New conversation", Dir: "/home/ada/Lets", Updated: time.Now()}}, p.list...)
 	}
 	for i := range p.list {
 		if p.list[i].ID == id {
 			p.list[i].Window = w
-			return host.ChatOpened{Window: w}, nil
+			return hostapi.ChatOpened{Window: w}, nil
 		}
 	}
-	return host.ChatOpened{}, conversations.ErrNotFound
+	return hostapi.ChatOpened{}, conversations.ErrNotFound
 }
 
 func (p *pageChats) Delete(id string) error {
@@ -86,7 +87,7 @@ const (
 
 func seededChats() *pageChats {
 	now := time.Now()
-	return &pageChats{list: []host.ChatInfo{
+	return &pageChats{list: []hostapi.ChatInfo{
 		{ID: gardenChat, Title: "Plan the vegetable garden", Dir: "/home/ada/Lets", Updated: now.Add(-5 * time.Minute), Turns: 6},
 		{ID: lettersChat, Title: "Letter to the council about the bus stop", Dir: "/home/ada/Letters", Updated: now.Add(-26 * time.Hour), Turns: 1},
 	}}

@@ -92,7 +92,7 @@ func Options(getenv func(string) string, log *slog.Logger) claudehook.Options {
 		cfg = config.Defaults()
 	}
 	opts.ApprovalTimeout = cfg.Claude.ApprovalTimeout()
-	opts.Host = claudehook.HostHTTP{D: hostclient.New(paths, hostclient.Options{ClaudePID: opts.ClaudePID, Timeout: RequestTimeout})}
+	opts.Host = claudehook.HostHTTP{C: hostclient.New(paths, hostclient.Options{ClaudePID: opts.ClaudePID, Timeout: RequestTimeout})}
 	opts.Wire = claudehook.WireClient{C: wire(getenv, paths, cfg)}
 	return opts
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/lets-app/lets/backend/approval"
 	"github.com/lets-app/lets/backend/clock"
 	"github.com/lets-app/lets/backend/conversations"
+	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/hostclient"
 	"github.com/lets-app/lets/backend/textsafe"
 )
@@ -195,15 +196,11 @@ func (d *driver) openWindow(ctx, dctx context.Context) error {
 		pid = d.agent.PID()
 	}
 	c := d.m.client(pid)
-	raw, err := c.Open(ctx, hostclient.OpenRequest{Unique: ChatUnique, Title: d.conv.Title})
+	ans, err := c.Open(ctx, hostapi.OpenRequest{Unique: ChatUnique, Title: d.conv.Title})
 	if err != nil {
 		return fmt.Errorf("open the chat window: %w", err)
 	}
-	var ans struct {
-		Window string `json:"window"`
-		URL    string `json:"url"`
-	}
-	if err := json.Unmarshal(raw, &ans); err != nil || ans.Window == "" {
+	if ans.Window == "" {
 		return fmt.Errorf("open the chat window: the host's answer names no window")
 	}
 	d.mu.Lock()
@@ -870,7 +867,7 @@ func (d *driver) rebind(ctx context.Context) {
 		return
 	}
 	c := d.m.client(d.agent.PID())
-	if err := c.Bind(ctx, win); err != nil {
+	if _, err := c.Bind(ctx, win); err != nil {
 		d.log.Info("chat: the window could not follow the new Claude process; opening it again", "window", win, "err", err)
 		d.reopen(ctx)
 		return

@@ -2,7 +2,6 @@ package chatdriver
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -95,17 +94,8 @@ func TestRestartedAgentRebinds(t *testing.T) {
 // boundPID is the claude pid GET /lip/windows lists for window (0: none).
 func boundPID(t testing.TB, h *testHost, window string) int {
 	t.Helper()
-	raw, err := hostclient.New(h.paths, hostclient.Options{}).Windows(context.Background())
+	ans, err := hostclient.New(h.paths, hostclient.Options{}).Windows(context.Background())
 	if err != nil {
-		t.Fatal(err)
-	}
-	var ans struct {
-		Windows []struct {
-			Window    string `json:"window"`
-			ClaudePID int    `json:"claude_pid"`
-		} `json:"windows"`
-	}
-	if err := json.Unmarshal(raw, &ans); err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range ans.Windows {

@@ -51,7 +51,11 @@ type Options struct {
 	// folder images are read from.
 	Paths config.Paths
 	// HTTP is the host client's transport; nil means hostclient's default.
-	HTTP  *http.Client
+	HTTP *http.Client
+	// Host, when set, is the host in this process (host.Server's
+	// LocalHandler): the manager talks to it in memory, without TCP and
+	// without reading host.json; HTTP is then unused.
+	Host  http.Handler
 	Store *conversations.Store
 	Start Starter
 	// Agent is the base of every agent's options (Claude, MCPConfig,
@@ -213,6 +217,9 @@ func (m *Manager) Run(ctx context.Context) error {
 }
 
 func (m *Manager) client(pid int) *hostclient.Client {
+	if m.opts.Host != nil {
+		return hostclient.NewLocal(m.opts.Host, hostclient.Options{ClaudePID: pid})
+	}
 	return hostclient.New(m.opts.Paths, hostclient.Options{HTTP: m.opts.HTTP, ClaudePID: pid})
 }
 

@@ -2,19 +2,18 @@ package claudehook
 
 import (
 	"context"
-	"net/http"
-	"net/url"
-	"strconv"
+	"encoding/json"
+	"fmt"
+
+	"github.com/lets-app/lets/backend/hostapi"
+	"github.com/lets-app/lets/backend/hostclient"
 
 	"github.com/lets-app/lets/backend/wire"
 	"github.com/lets-app/lets/backend/wireclient"
 )
 
-// Host API the hook uses (lip-1 §5, §8; claude-integration §4).
+// Cursors the hook reads with (lip-1 §5; claude-integration §4).
 const (
-	ListenPath   = "/lip/listen"
-	ReportPath   = "/lip/claude"
-	WindowsPath  = "/lip/windows"
 	HookCursor   = "hook"
 	ClaudeCursor = "claude"
 	// PendingMax is how many events one prompt reads at most.
@@ -71,35 +70,42 @@ func (w WireClient) Subscribe(ctx context.Context, cmd wire.SubscribeActionsComm
 	return s, nil
 }
 
-// Doer makes one request to the host API: query is added to path, body
-// (when not nil) is sent as JSON and a 2xx answer is decoded into out
-// (when not nil). The host client of the app has this method.
-type Doer interface {
-	Do(ctx context.Context, method, path string, query url.Values, body, out any) error
+// HostClient is the part of the typed host client (*hostclient.Client)
+// the hook uses.
+type HostClient interface {
+	Listen(ctx context.Context, q hostclient.ListenQuery) (*hostapi.ListenResult, error)
+	ReportClaude(ctx context.Context, r hostapi.ClaudeReport) (hostapi.ClaudeReported, error)
+	Windows(ctx context.Context) (hostapi.WindowList, error)
 }
 
-// HostHTTP adapts a Doer to Host.
+var _ HostClient = (*hostclient.Client)(nil)
+
+// HostHTTP adapts the host client to Host.
 type HostHTTP struct {
-	D Doer
+	C HostClient
 }
 
 // Pending implements Host: GET /lip/listen?cursor=hook&beyond=claude&wait_ms=0&max=50.
 func (h HostHTTP) Pending(ctx context.Context) (PendingEvents, error) {
-	q := url.Values{}
-	q.Set("cursor", HookCursor)
-	q.Set("beyond", ClaudeCursor)
-	q.Set("wait_ms", "0")
-	q.Set("max", strconv.Itoa(PendingMax))
-	var out PendingEvents
-	if err := h.D.Do(ctx, http.MethodGet, ListenPath, q, nil, &out); err != nil {
+	ans, err := h.C.Listen(ctx, hostclient.ListenQuery{Cursor: HookCursor, Beyond: ClaudeCursor, Wait: 0, Max: PendingMax})
+	if err != nil {
 		return PendingEvents{}, err
+	}
+	out := PendingEvents{Events: make([]PendingEvent, 0, len(ans.Events)), Cursor: ans.Cursor, Gap: ans.Gap, Pending: ans.Pending}
+	for _, raw := range ans.Events {
+		var e PendingEvent
+		if err := json.Unmarshal(raw, &e); err != nil {
+			return PendingEvents{}, fmt.Errorf("read an event of the host's listen answer (is lets the same version as the running Lets?): %w", err)
+		}
+		out.Events = append(out.Events, e)
 	}
 	return out, nil
 }
 
 // Report implements Host: POST /lip/claude with r as the body.
 func (h HostHTTP) Report(ctx context.Context, r Report) error {
-	return h.D.Do(ctx, http.MethodPost, ReportPath, nil, r, nil)
+	_, err := h.C.ReportClaude(ctx, r)
+	return err
 }
 
 // WindowLister is a Host that can also list the open windows, for
@@ -110,11 +116,13 @@ type WindowLister interface {
 
 // Windows implements WindowLister: GET /lip/windows.
 func (h HostHTTP) Windows(ctx context.Context) ([]OpenWindow, error) {
-	var out struct {
-		Windows []OpenWindow `json:"windows"`
-	}
-	if err := h.D.Do(ctx, http.MethodGet, WindowsPath, nil, nil, &out); err != nil {
+	ans, err := h.C.Windows(ctx)
+	if err != nil {
 		return nil, err
 	}
-	return out.Windows, nil
+	out := make([]OpenWindow, 0, len(ans.Windows))
+	for _, w := range ans.Windows {
+		out = append(out, OpenWindow{Window: w.Window, Unique: w.Unique, Title: w.Title, Connected: w.Connected})
+	}
+	return out, nil
 }

@@ -2,15 +2,19 @@ package claudehook_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
 	"net/url"
+	"strconv"
 	"testing"
 
 	"github.com/lets-app/lets/backend/claudehook"
+	"github.com/lets-app/lets/backend/hostclient"
 )
 
-// recordingDoer records one request and answers with canned JSON.
+// recordingDoer records one request and answers with canned JSON. It is
+// the host's handler behind an in-memory host client.
 type recordingDoer struct {
 	method, path string
 	query        url.Values
@@ -19,27 +23,34 @@ type recordingDoer struct {
 	err          error
 }
 
-func (d *recordingDoer) Do(_ context.Context, method, path string, query url.Values, body, out any) error {
-	d.method, d.path, d.query = method, path, query
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return err
-		}
+func (d *recordingDoer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	d.method, d.path, d.query, d.body = r.Method, r.URL.Path, nil, nil
+	if r.URL.RawQuery != "" {
+		d.query = r.URL.Query()
+	}
+	if b, _ := io.ReadAll(r.Body); len(b) > 0 {
 		d.body = b
 	}
 	if d.err != nil {
-		return d.err
+		w.WriteHeader(http.StatusInternalServerError)
+		_, _ = w.Write([]byte(`{"error":{"code":"internal","message":` + strconv.Quote(d.err.Error()) + `}}`))
+		return
 	}
-	if out != nil && d.answer != "" {
-		return json.Unmarshal([]byte(d.answer), out)
+	answer := d.answer
+	if answer == "" {
+		answer = "{}"
 	}
-	return nil
+	_, _ = w.Write([]byte(answer))
+}
+
+// client is a typed host client whose host is d.
+func (d *recordingDoer) client() claudehook.HostHTTP {
+	return claudehook.HostHTTP{C: hostclient.NewLocal(d, hostclient.Options{})}
 }
 
 func TestHostHTTPPending(t *testing.T) {
 	d := &recordingDoer{answer: `{"events":[{"lip":1,"id":"ev_1","ts":5,"dir":"up","from":"unique:chat#w_1","type":"chat.message","data":{"text":"hi"},"win":"w_1","seq":7,"extra":true}],"cursor":"hook","seq":7,"epoch":"e","gap":{"from":1,"to":6,"lost":6},"pending":3}`}
-	p, err := claudehook.HostHTTP{D: d}.Pending(context.Background())
+	p, err := d.client().Pending(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +62,7 @@ func TestHostHTTPPending(t *testing.T) {
 		t.Fatalf("%+v", p)
 	}
 	d.err = errors.New("host down")
-	if _, err := (claudehook.HostHTTP{D: d}).Pending(context.Background()); err == nil {
+	if _, err := d.client().Pending(context.Background()); err == nil {
 		t.Fatal("no error")
 	}
 }
@@ -59,7 +70,7 @@ func TestHostHTTPPending(t *testing.T) {
 // The report body has exactly the members the host route reads.
 func TestHostHTTPReport(t *testing.T) {
 	d := &recordingDoer{}
-	h := claudehook.HostHTTP{D: d}
+	h := d.client()
 	if err := h.Report(context.Background(), claudehook.Report{PID: 7, SessionID: "s", Label: "p", State: "running"}); err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +88,7 @@ func TestHostHTTPReport(t *testing.T) {
 // TestHostHTTPWindows: GET /lip/windows, the host's answer shape.
 func TestHostHTTPWindows(t *testing.T) {
 	d := &recordingDoer{answer: `{"windows":[{"window":"w_1","unique":"hello","title":"Hello","connected":true,"queued":0,"opened":5,"claude_pid":42}]}`}
-	ws, err := claudehook.HostHTTP{D: d}.Windows(context.Background())
+	ws, err := d.client().Windows(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +99,7 @@ func TestHostHTTPWindows(t *testing.T) {
 		t.Fatalf("%+v", ws)
 	}
 	d.err = errors.New("host down")
-	if _, err := (claudehook.HostHTTP{D: d}).Windows(context.Background()); err == nil {
+	if _, err := d.client().Windows(context.Background()); err == nil {
 		t.Fatal("no error")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/textsafe"
 )
 
@@ -42,20 +43,13 @@ type PendingEvent struct {
 	Data json.RawMessage `json:"data"`
 }
 
-// Gap reports events that left the ring before the hook cursor read them.
-type Gap struct {
-	From uint64 `json:"from"`
-	To   uint64 `json:"to"`
-	Lost uint64 `json:"lost"`
-}
-
 // PendingEvents is the answer of GET /lip/listen
 // (cursor=hook&beyond=claude): the events, oldest first, a gap when some
 // were lost, and how many more are still unread.
 type PendingEvents struct {
 	Events  []PendingEvent `json:"events"`
 	Cursor  string         `json:"cursor"`
-	Gap     *Gap           `json:"gap,omitempty"`
+	Gap     *hostapi.Gap   `json:"gap,omitempty"`
 	Pending int            `json:"pending"`
 }
 

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/lets-app/lets/backend/claudehook"
+	"github.com/lets-app/lets/backend/hostapi"
 )
 
 const closeTag = "</lets-events>"
@@ -53,7 +54,7 @@ func TestPromptContextNothing(t *testing.T) {
 		t.Fatalf("%q", s)
 	}
 	// A gap alone is nothing new to tell.
-	if s := claudehook.PromptContext(claudehook.PendingEvents{Gap: &claudehook.Gap{From: 1, To: 9, Lost: 9}}); s != "" {
+	if s := claudehook.PromptContext(claudehook.PendingEvents{Gap: &hostapi.Gap{From: 1, To: 9, Lost: 9}}); s != "" {
 		t.Fatalf("%q", s)
 	}
 	// Down-commands are not up-events.
@@ -126,7 +127,7 @@ func TestPromptContextQuotesData(t *testing.T) {
 }
 
 func TestPromptContextGapNote(t *testing.T) {
-	s := claudehook.PromptContext(claudehook.PendingEvents{Events: []claudehook.PendingEvent{ev(12, "graph.changed", `{}`)}, Gap: &claudehook.Gap{From: 3, To: 11, Lost: 9}})
+	s := claudehook.PromptContext(claudehook.PendingEvents{Events: []claudehook.PendingEvent{ev(12, "graph.changed", `{}`)}, Gap: &hostapi.Gap{From: 3, To: 11, Lost: 9}})
 	checkContext(t, s)
 	if !strings.Contains(s, "(9 older events were lost before they could be read.)") {
 		t.Fatalf("%q", s)

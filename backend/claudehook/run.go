@@ -12,7 +12,6 @@ package claudehook
 import (
 	"context"
 	"errors"
-	"github.com/lets-app/lets/backend/textsafe"
 	"io"
 	"log/slog"
 	"strconv"
@@ -21,6 +20,8 @@ import (
 	"time"
 
 	"github.com/lets-app/lets/backend/approval"
+	"github.com/lets-app/lets/backend/hostapi"
+	"github.com/lets-app/lets/backend/textsafe"
 	"github.com/lets-app/lets/backend/wire"
 	"github.com/lets-app/lets/backend/wireclient"
 )
@@ -76,26 +77,9 @@ type Host interface {
 	Report(ctx context.Context, r Report) error
 }
 
-// Report is the body of POST /lip/claude.
-type Report struct {
-	// PID is the pid of the claude process the hook runs under; the host
-	// ties it to the windows opened through the MCP server of the same
-	// process (claude-integration §4).
-	PID       int    `json:"pid"`
-	SessionID string `json:"session_id"`
-	Label     string `json:"label"`
-	// State is a Wire state, or "ended" for SessionEnd.
-	State string `json:"state"`
-	// RequestID, Tool and Summary are set only on the waiting_for_approval
-	// report that opens a permission request a window can answer. A
-	// waiting_for_approval report without a request id means Claude still
-	// waits for an answer, but only in its terminal (no card).
-	RequestID string `json:"request_id,omitempty"`
-	Tool      string `json:"tool,omitempty"`
-	Summary   string `json:"summary,omitempty"`
-	// About is Claude's own words for the tool use (About), when any.
-	About string `json:"about,omitempty"`
-}
+// Report is what the hook tells the host about its claude session
+// (POST /lip/claude): hostapi's body, named here for the hook's code.
+type Report = hostapi.ClaudeReport
 
 // Options configure Run. Wire or Host may be nil (nothing is reported
 // there); everything else has a default.

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/lets-app/lets/backend/hostapi"
 )
 
 // Attack tests of issue #23, "the host-token holder can act as the person
@@ -125,14 +127,14 @@ type apiChats struct {
 	th func() *testHost
 }
 
-func (a *apiChats) Open(ctx context.Context, id string) (ChatOpened, error) {
+func (a *apiChats) Open(ctx context.Context, id string) (hostapi.ChatOpened, error) {
 	_, body := a.th().call(a.t, "POST", "/lip/open", map[string]any{"unique": "board"}, testHostToken)
 	w, _ := body["window"].(string)
 	u, _ := body["url"].(string)
-	return ChatOpened{Window: w, URL: u}, nil
+	return hostapi.ChatOpened{Window: w, URL: u}, nil
 }
 
-func (a *apiChats) OpenNew(ctx context.Context, folder string) (ChatOpened, error) {
+func (a *apiChats) OpenNew(ctx context.Context, folder string) (hostapi.ChatOpened, error) {
 	return a.Open(ctx, "")
 }
 

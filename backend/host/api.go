@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/lip"
 	"github.com/lets-app/lets/backend/manifest"
 	"github.com/lets-app/lets/backend/registry"
@@ -51,24 +52,21 @@ func (s *Server) handleUniques(w http.ResponseWriter, r *http.Request) {
 		s.opts.Log.Warn("rescanning the uniques folder failed", "err", err)
 	}
 	list := reg.List()
-	out := make([]map[string]any, 0, len(list))
+	out := make([]hostapi.Unique, 0, len(list))
 	for _, u := range list {
 		sum := summarize(u)
-		out = append(out, map[string]any{
-			"name": sum.Name, "version": sum.Version, "title": sum.Title, "description": sum.Description,
-			"domains": sum.Domains, "source": sum.Source, "commit": sum.Commit, "builtin": sum.Builtin,
-			"events": summaries(u.Manifest.Events), "commands": summaries(u.Manifest.Commands),
-			"exec": u.Manifest.Permissions.Exec, "warnings": u.Warnings,
+		out = append(out, hostapi.Unique{
+			Name: sum.Name, Version: sum.Version, Title: sum.Title, Description: sum.Description,
+			Domains: sum.Domains, Source: sum.Source, Commit: sum.Commit, Builtin: sum.Builtin,
+			Events: summaries(u.Manifest.Events), Commands: summaries(u.Manifest.Commands),
+			Exec: u.Manifest.Permissions.Exec, Warnings: u.Warnings,
 		})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"uniques": out})
+	writeJSON(w, http.StatusOK, hostapi.UniqueList{Uniques: out})
 }
 
 func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		Source string `json:"source"`
-		Ref    string `json:"ref"`
-	}
+	var req hostapi.InstallRequest
 	if !decodeBody(w, r, &req) {
 		return
 	}
@@ -87,7 +85,8 @@ func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
 		writeManifestError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"name": u.Name(), "version": u.Manifest.Version, "commit": u.Commit(), "warnings": u.Warnings})
+	s.changes.notify()
+	writeJSON(w, http.StatusOK, hostapi.Installed{Name: u.Name(), Version: u.Manifest.Version, Commit: u.Commit(), Warnings: u.Warnings})
 }
 
 func (s *Server) handleRemove(w http.ResponseWriter, r *http.Request) {
@@ -102,7 +101,8 @@ func (s *Server) handleRemove(w http.ResponseWriter, r *http.Request) {
 	if s.origins != nil {
 		s.origins.forget(name)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"removed": name})
+	s.changes.notify()
+	writeJSON(w, http.StatusOK, hostapi.Removed{Removed: name})
 }
 
 func writeManifestError(w http.ResponseWriter, err error) {
@@ -130,16 +130,15 @@ func writeFailure(w http.ResponseWriter, err error, status int, code lip.Code) {
 }
 
 func (s *Server) handleOpen(w http.ResponseWriter, r *http.Request) {
-	var req openRequest
+	var req hostapi.OpenRequest
 	if !decodeBody(w, r, &req) {
 		return
 	}
 	if req.Unique == "" {
-		writeError(w, http.StatusBadRequest, string(lip.CodeBadEnvelope), `give "unique": the name of an installed unique (see GET /lip/uniques)`)
+		writeHinted(w, http.StatusBadRequest, string(lip.CodeBadEnvelope), `give "unique": the name of an installed unique`, hostapi.HintUniques)
 		return
 	}
-	req.claudePID = claudePIDOf(r.Header)
-	res, win, err := s.core.open(req, s.origins, s.URL())
+	res, win, err := s.core.open(req, claudePIDOf(r.Header), s.origins, s.URL())
 	if err != nil {
 		var le *lip.Error
 		switch {
@@ -148,7 +147,7 @@ func (s *Server) handleOpen(w http.ResponseWriter, r *http.Request) {
 		case errors.Is(err, registry.ErrUnknownUnique):
 			writeError(w, http.StatusNotFound, string(lip.CodeUnknownUnique), err.Error())
 		case errors.Is(err, errUnknownSession):
-			writeError(w, http.StatusNotFound, "unknown_session", err.Error())
+			writeError(w, http.StatusNotFound, string(hostapi.CodeUnknownSession), err.Error())
 		default:
 			writeError(w, http.StatusInternalServerError, string(lip.CodeInternal), err.Error())
 		}
@@ -167,7 +166,7 @@ func (s *Server) handleSend(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	src := lip.Source{Kind: lip.KindClaude}
-	if r.Header.Get("X-Lets-From") == "hook" {
+	if r.Header.Get(hostapi.HeaderFrom) == hostapi.FromHook {
 		src.Kind = lip.KindHook
 	}
 	accepted, rejected, whole := s.core.send(body, src)
@@ -175,7 +174,7 @@ func (s *Server) handleSend(w http.ResponseWriter, r *http.Request) {
 		writeLIPError(w, whole)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"accepted": accepted, "rejected": rejected})
+	writeJSON(w, http.StatusOK, hostapi.SendResult{Accepted: accepted, Rejected: rejected})
 }
 
 func (s *Server) handleListen(w http.ResponseWriter, r *http.Request) {
@@ -213,9 +212,7 @@ func (s *Server) handleListen(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleClose(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		Window string `json:"window"`
-	}
+	var req hostapi.WindowRequest
 	if !decodeBody(w, r, &req) {
 		return
 	}
@@ -226,7 +223,7 @@ func (s *Server) handleClose(w http.ResponseWriter, r *http.Request) {
 	if s.opts.OnWindowClosing != nil {
 		s.opts.OnWindowClosing(req.Window)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "window": req.Window})
+	writeJSON(w, http.StatusOK, hostapi.Closed{OK: true, Window: req.Window})
 }
 
 func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
@@ -238,9 +235,9 @@ func (s *Server) handleSessions(w http.ResponseWriter, r *http.Request) {
 	if list == nil {
 		list = []sessions.Info{}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"sessions": list})
+	writeJSON(w, http.StatusOK, hostapi.SessionList{Sessions: list})
 }
 
 func (s *Server) handleWindows(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"windows": s.core.listWindows()})
+	writeJSON(w, http.StatusOK, hostapi.WindowList{Windows: s.core.listWindows()})
 }

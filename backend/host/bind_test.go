@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/wire"
 )
 
@@ -74,7 +75,7 @@ func TestBindRefusals(t *testing.T) {
 	if code, _ := th.bind(t, win.Window, "9102", ""); code != 401 {
 		t.Errorf("without the host token: %d, want 401", code)
 	}
-	if code, body := th.bind(t, win.Window, "", testHostToken); code != 400 || !bytes.Contains(mustJSON(body), []byte(ClaudePIDHeader)) {
+	if code, body := th.bind(t, win.Window, "", testHostToken); code != 400 || !bytes.Contains(mustJSON(body), []byte(hostapi.HeaderClaudePID)) {
 		t.Errorf("without a pid: %d %v, want 400 naming the header", code, body)
 	}
 	if code, body := th.bind(t, win.Window, "nope", testHostToken); code != 400 {

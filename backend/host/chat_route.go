@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lets-app/lets/backend/conversations"
+	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/lip"
 )
 
@@ -21,44 +22,19 @@ import (
 
 // ChatRoute is how a second process (`lets chat`) asks the running Lets to
 // open a conversation in a chat window. It needs the host token.
-const ChatRoute = "POST /app/chat"
-
-// ChatInfo is one conversation as the home page and `lets chat --list`
-// show it.
-type ChatInfo struct {
-	ID      string    `json:"id"`
-	Title   string    `json:"title"`
-	Dir     string    `json:"dir"`
-	Updated time.Time `json:"updated"`
-	Turns   int       `json:"turns"`
-	// Window is the chat window while the conversation is open, else "".
-	Window string `json:"window,omitempty"`
-}
+const ChatRoute = "POST " + hostapi.PathChat
 
 // Chats are the app's conversations with Claude. Open shows one in a chat
 // window and returns the window id ("" starts a new conversation); its
 // errors are conversations.ErrNotFound, *conversations.BadIDError or any
 // other (said to the person as it is). Delete stops and removes one.
 type Chats interface {
-	List() []ChatInfo
-	Open(ctx context.Context, id string) (ChatOpened, error)
+	List() []hostapi.ChatInfo
+	Open(ctx context.Context, id string) (hostapi.ChatOpened, error)
 	// OpenNew starts a new conversation working in folder (absolute; ""
 	// is the default folder).
-	OpenNew(ctx context.Context, folder string) (ChatOpened, error)
+	OpenNew(ctx context.Context, folder string) (hostapi.ChatOpened, error)
 	Delete(id string) error
-}
-
-// ChatOpened is where an opened conversation shows: its window, how it
-// was shown, and (for the person's home page only) the window's one-time
-// URL when it waits for the person. The host settles Shown, Home and URL
-// itself (waiting.go): whatever Chats put there is replaced.
-type ChatOpened struct {
-	Window string `json:"window"`
-	URL    string `json:"url,omitempty"`
-	// Shown is ShownWindow or ShownWaiting; Home the home page's address
-	// when it waits.
-	Shown string `json:"shown,omitempty"`
-	Home  string `json:"home,omitempty"`
 }
 
 // chatOpenTimeout bounds one Open: it may check Claude Code's sign-in and
@@ -67,19 +43,11 @@ const chatOpenTimeout = 60 * time.Second
 
 const chatUnavailable = "Chat with Claude is not available in this Lets (it runs without its chat part); start Lets with `lets` or `lets serve` from this version"
 
-// chatRequest is the body of POST /app/chat and POST /home/api/chat; an
-// empty body is a new conversation.
-type chatRequest struct {
-	Conversation string `json:"conversation"`
-	// Folder is the working folder of a new conversation (absolute).
-	Folder string `json:"folder"`
-}
-
 // registerChat adds the routes of the home page's chat card; the host
 // token route is in privilegedRoutes.
 func (s *Server) registerChat(mux *http.ServeMux) {
-	mux.Handle("POST /home/api/chat", s.requireHomeToken(s.handleHomeChatOpen))
-	mux.Handle("DELETE /home/api/chat/{id}", s.requireHomeToken(s.handleChatDelete))
+	mux.Handle("POST "+hostapi.PathHomeChat, s.requireHomeToken(s.handleHomeChatOpen))
+	mux.Handle("DELETE "+hostapi.HomeChatPath("{id}"), s.requireHomeToken(s.handleChatDelete))
 	mux.Handle(FoldersRoute, s.requireHomeToken(s.handleFolders))
 	s.registerTrust(mux)
 }
@@ -126,7 +94,7 @@ func (s *Server) chatOpen(w http.ResponseWriter, r *http.Request, fromHome bool)
 	if !ok {
 		return
 	}
-	var req chatRequest
+	var req hostapi.ChatRequest
 	if len(b) > 0 {
 		if err := json.Unmarshal(b, &req); err != nil {
 			writeError(w, http.StatusBadRequest, string(lip.CodeBadEnvelope), `the body must be {"conversation": "<id>"} or empty for a new conversation: `+err.Error())
@@ -151,7 +119,7 @@ func (s *Server) chatOpen(w http.ResponseWriter, r *http.Request, fromHome bool)
 		}
 		req.Folder = real
 	}
-	var opened ChatOpened
+	var opened hostapi.ChatOpened
 	var err error
 	if req.Conversation == "" {
 		opened, err = s.opts.Chats.OpenNew(ctx, req.Folder)
@@ -210,15 +178,15 @@ func (s *Server) writeChatError(w http.ResponseWriter, err error) {
 // homeChat is the chat card of the home overview.
 type homeChat struct {
 	// Available is false when this Lets runs without its chat part.
-	Available bool       `json:"available"`
-	List      []ChatInfo `json:"list"`
+	Available bool               `json:"available"`
+	List      []hostapi.ChatInfo `json:"list"`
 }
 
 // maxHomeChats bounds the conversations listed on the home page.
 const maxHomeChats = 50
 
 func (s *Server) homeChats() homeChat {
-	c := homeChat{List: []ChatInfo{}}
+	c := homeChat{List: []hostapi.ChatInfo{}}
 	if s.opts.Chats == nil {
 		return c
 	}

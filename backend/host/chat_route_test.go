@@ -10,12 +10,13 @@ import (
 	"time"
 
 	"github.com/lets-app/lets/backend/conversations"
+	"github.com/lets-app/lets/backend/hostapi"
 )
 
 // fakeChats is an in-memory Chats.
 type fakeChats struct {
 	mu      sync.Mutex
-	list    []ChatInfo
+	list    []hostapi.ChatInfo
 	opened  []string
 	deleted []string
 	folders []string
@@ -27,30 +28,30 @@ const (
 	chatB = "conv_01kbd2x3y4z5a6b7c8d9e0f1g3"
 )
 
-func (f *fakeChats) List() []ChatInfo {
+func (f *fakeChats) List() []hostapi.ChatInfo {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]ChatInfo(nil), f.list...)
+	return append([]hostapi.ChatInfo(nil), f.list...)
 }
 
-func (f *fakeChats) OpenNew(ctx context.Context, folder string) (ChatOpened, error) {
+func (f *fakeChats) OpenNew(ctx context.Context, folder string) (hostapi.ChatOpened, error) {
 	f.mu.Lock()
 	f.folders = append(f.folders, folder)
 	f.mu.Unlock()
 	return f.Open(ctx, "")
 }
 
-func (f *fakeChats) Open(ctx context.Context, id string) (ChatOpened, error) {
+func (f *fakeChats) Open(ctx context.Context, id string) (hostapi.ChatOpened, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.opened = append(f.opened, id)
 	if f.openErr != nil {
-		return ChatOpened{}, f.openErr
+		return hostapi.ChatOpened{}, f.openErr
 	}
 	if id != "" && id != chatA && id != chatB {
-		return ChatOpened{}, conversations.ErrNotFound
+		return hostapi.ChatOpened{}, conversations.ErrNotFound
 	}
-	return ChatOpened{Window: fmt.Sprintf("w%d", len(f.opened))}, nil
+	return hostapi.ChatOpened{Window: fmt.Sprintf("w%d", len(f.opened))}, nil
 }
 
 func (f *fakeChats) Delete(id string) error {
@@ -180,7 +181,7 @@ func TestChatRoutesWithoutChatsSayItIsNotAvailable(t *testing.T) {
 // window token 403; a bad id is 400 and an unknown one 404.
 func TestHomeChatListOpenDelete(t *testing.T) {
 	at := time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC)
-	fc := &fakeChats{list: []ChatInfo{
+	fc := &fakeChats{list: []hostapi.ChatInfo{
 		{ID: chatB, Title: "Plan the garden", Dir: "/home/ada/Lets", Updated: at, Turns: 4, Window: "w9"},
 		{ID: chatA, Title: "Letters", Dir: "/home/ada/Letters", Updated: at.Add(-time.Hour), Turns: 2},
 	}}
@@ -235,7 +236,7 @@ func TestHomeChatListOpenDelete(t *testing.T) {
 func TestHomeChatListIsBounded(t *testing.T) {
 	fc := &fakeChats{}
 	for i := range maxHomeChats + 7 {
-		fc.list = append(fc.list, ChatInfo{ID: fmt.Sprintf("conv_%026d", i), Title: "t", Turns: 1})
+		fc.list = append(fc.list, hostapi.ChatInfo{ID: fmt.Sprintf("conv_%026d", i), Title: "t", Turns: 1})
 	}
 	th := startLIPHost(t, func(o *Options) { o.Chats = fc })
 	_, body := th.call(t, "GET", "/home/api/overview", nil, testHostToken)
@@ -250,7 +251,7 @@ func TestHomeChatListIsBounded(t *testing.T) {
 // open (the person may be about to write) and every one with messages are.
 func TestHomeChatListLeavesOutClosedEmptyChats(t *testing.T) {
 	at := time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC)
-	fc := &fakeChats{list: []ChatInfo{
+	fc := &fakeChats{list: []hostapi.ChatInfo{
 		{ID: "conv_01kbd2x3y4z5a6b7c8d9e0f1g4", Title: "New conversation", Updated: at, Turns: 0, Window: "w3"},
 		{ID: "conv_01kbd2x3y4z5a6b7c8d9e0f1g5", Title: "New conversation", Updated: at, Turns: 0},
 		{ID: chatB, Title: "Plan the garden", Updated: at, Turns: 4},

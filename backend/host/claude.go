@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lets-app/lets/backend/approval"
+	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/lip"
 	"github.com/lets-app/lets/backend/textsafe"
 	"github.com/lets-app/lets/backend/wire"
@@ -21,7 +22,7 @@ import (
 // Windows bound to a Claude session (spec claude-integration §3, §4).
 //
 // `lets mcp` and `lets hook` are both children of the same `claude`
-// process. POST /lip/open carries that parent pid in ClaudePIDHeader, so
+// process. POST /lip/open carries that parent pid in hostapi.HeaderClaudePID, so
 // the window is bound to it; every hook event reports the session's state
 // for the same pid on ClaudeRoute. A bound window's companion follows the
 // state, and while Claude waits for a permission the window shows the
@@ -31,11 +32,7 @@ import (
 // ClaudeRoute is where `lets hook` reports a Claude session's state (host
 // token). Body: {"pid", "session_id", "label", "state", "request_id"?,
 // "tool"?, "summary"?, "about"?}; answer: {"windows": number of bound windows}.
-const ClaudeRoute = "POST /lip/claude"
-
-// ClaudePIDHeader on POST /lip/open names the pid of the claude process
-// the caller (lets mcp) runs under; the new window is bound to it.
-const ClaudePIDHeader = "X-Lets-Claude-Pid"
+const ClaudeRoute = "POST " + hostapi.PathClaude
 
 // ClaudeStateEnded is the state a report carries when the session ended
 // (SessionEnd); every other state is a Wire state.
@@ -154,9 +151,9 @@ func stateList() string {
 	return strings.Join(names, ", ")
 }
 
-// claudePIDOf reads ClaudePIDHeader: a positive pid, or 0 for anything else.
+// claudePIDOf reads hostapi.HeaderClaudePID: a positive pid, or 0 for anything else.
 func claudePIDOf(h http.Header) int {
-	v := h.Get(ClaudePIDHeader)
+	v := h.Get(hostapi.HeaderClaudePID)
 	if v == "" || len(v) > 10 {
 		return 0
 	}
@@ -429,34 +426,32 @@ func (s *Server) handleClaude(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	n := s.core.claudeReport(rep)
-	writeJSON(w, http.StatusOK, map[string]int{"windows": n})
+	writeJSON(w, http.StatusOK, hostapi.ClaudeReported{Windows: n})
 }
 
 // BindRoute (host token) moves an open window to the claude process named
-// by ClaudePIDHeader: the conversation the window belongs to goes on in a
+// by hostapi.HeaderClaudePID: the conversation the window belongs to goes on in a
 // new claude (started again after a crash, or first started after sign-in),
 // and the window should follow it without being closed and opened again.
 // Body: {"window"}; answer: {"ok": true, "window", "claude_pid"}.
-const BindRoute = "POST /lip/bind"
+const BindRoute = "POST " + hostapi.PathBind
 
 // handleBind is BindRoute.
 func (s *Server) handleBind(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		Window string `json:"window"`
-	}
+	var req hostapi.WindowRequest
 	if !decodeBody(w, r, &req) {
 		return
 	}
 	pid := claudePIDOf(r.Header)
 	if pid == 0 {
-		writeError(w, http.StatusBadRequest, string(lip.CodeBadEnvelope), "send the claude process to bind the window to as the "+ClaudePIDHeader+" header (a positive pid)")
+		writeError(w, http.StatusBadRequest, string(lip.CodeBadEnvelope), "send the claude process to bind the window to as the "+hostapi.HeaderClaudePID+" header (a positive pid)")
 		return
 	}
 	if err := s.core.bindWindow(req.Window, pid); err != nil {
 		writeFailure(w, err, http.StatusInternalServerError, lip.CodeInternal)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "window": req.Window, "claude_pid": pid})
+	writeJSON(w, http.StatusOK, hostapi.Bound{OK: true, Window: req.Window, ClaudePID: pid})
 }
 
 // bindWindow binds window id to pid. A card the old claude showed there
@@ -465,12 +460,13 @@ func (s *Server) handleBind(w http.ResponseWriter, r *http.Request) {
 func (c *lipCore) bindWindow(id string, pid int) error {
 	w, ok := c.window(id)
 	if !ok {
-		return lip.Errorf(lip.CodeUnknownWindow, "window %q is not open (see GET /lip/windows)", id)
+		return lip.Errorf(lip.CodeUnknownWindow, "window %q is not open", id)
 	}
 	old := int(w.claudePID.Swap(int64(pid)))
 	if old == pid {
 		return nil
 	}
+	c.changes.notify()
 	if old != 0 {
 		a := c.claude
 		a.mu.Lock()

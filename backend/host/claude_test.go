@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/lets-app/lets/backend/approval"
+	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/lip"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 	"github.com/lets-app/lets/backend/wire"
@@ -61,7 +62,7 @@ func (th *testHost) openBoundOnly(t *testing.T, unique, pid string) testWindow {
 	if code != 200 {
 		t.Fatalf("open %s: %d %s", unique, code, raw)
 	}
-	var res openResult
+	var res hostapi.OpenAnswer
 	if err := json.Unmarshal(raw, &res); err != nil {
 		t.Fatal(err)
 	}
@@ -69,10 +70,10 @@ func (th *testHost) openBoundOnly(t *testing.T, unique, pid string) testWindow {
 		t.Fatalf("open %s: the answer to the host token carries the window's one-time URL (issue #23)", unique)
 	}
 	res.URL = th.launches.get(res.Window) // the test is the native window
-	return testWindow{openResult: res}
+	return testWindow{OpenAnswer: res}
 }
 
-// postWithPID posts body to path with tok and ClaudePIDHeader pid (""
+// postWithPID posts body to path with tok and hostapi.HeaderClaudePID pid (""
 // sends no header) and returns the status and the raw answer.
 func (th *testHost) postWithPID(t *testing.T, path, body, pid, tok string) (int, []byte) {
 	t.Helper()
@@ -81,7 +82,7 @@ func (th *testHost) postWithPID(t *testing.T, path, body, pid, tok string) (int,
 		req.Header.Set("Authorization", "Bearer "+tok)
 	}
 	if pid != "" {
-		req.Header.Set(ClaudePIDHeader, pid)
+		req.Header.Set(hostapi.HeaderClaudePID, pid)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -647,7 +648,7 @@ func TestClaudePIDHeader(t *testing.T) {
 	for v, want := range map[string]int{"1": 1, "4242": 4242, "2147483647": 2147483647, "2147483648": 0, "": 0, "0": 0, "-1": 0, "+1": 0, "1 ": 0, "0x10": 0, "١": 0} {
 		h := http.Header{}
 		if v != "" {
-			h.Set(ClaudePIDHeader, v)
+			h.Set(hostapi.HeaderClaudePID, v)
 		}
 		if got := claudePIDOf(h); got != want {
 			t.Errorf("%q: %d, want %d", v, got, want)

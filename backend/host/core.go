@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lets-app/lets/backend/config"
+	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/lip"
 	"github.com/lets-app/lets/backend/manifest"
 	"github.com/lets-app/lets/backend/registry"
@@ -50,6 +51,9 @@ type lipCore struct {
 	uploadMax int64
 	// onForget runs when a window is gone for good (origin bookkeeping).
 	onForget func(*window)
+	// changes hears of every change to the windows and sessions; nil
+	// tells nobody.
+	changes *changeFeed
 	// claude is what hooks reported per claude process (claude.go);
 	// claudeActions passes approval answers on (nil: no cards).
 	claude        *claudeAgents
@@ -123,14 +127,14 @@ func (c *lipCore) isWindowToken(tok string) bool {
 	return ok
 }
 
-func (c *lipCore) listWindows() []windowInfo {
+func (c *lipCore) listWindows() []hostapi.Window {
 	c.mu.Lock()
 	ws := make([]*window, 0, len(c.windows))
 	for _, w := range c.windows {
 		ws = append(ws, w)
 	}
 	c.mu.Unlock()
-	out := make([]windowInfo, len(ws))
+	out := make([]hostapi.Window, len(ws))
 	for i, w := range ws {
 		out[i] = w.info()
 		if out[i].ClaudePID > 0 {
@@ -158,37 +162,9 @@ func (c *lipCore) publish(win, typ string, data any) {
 	c.ring.append(e, now)
 }
 
-// openRequest is the body of POST /lip/open.
-type openRequest struct {
-	Unique string `json:"unique"`
-	Resume string `json:"resume,omitempty"`
-	Title  string `json:"title,omitempty"`
-	// claudePID binds the window to a claude process (ClaudePIDHeader);
-	// 0 for none.
-	claudePID int
-}
-
-// openResult is the answer of POST /lip/open: what spec lip-1 §8.1 lists,
-// plus how the window was shown. It never carries the window token, and
-// never the one-time URL for a caller with the host token (issue #23).
-type openResult struct {
-	Window string `json:"window"`
-	// URL is the shell page with a one-time key. It goes only to a
-	// person's own surface: the home page (a real home token) asking for
-	// a window no native window took. Empty for every other caller.
-	URL string `json:"url,omitempty"`
-	// Shown is ShownWindow (Options.OnOpen took the launch) or
-	// ShownWaiting (the window waits for the person on the home page,
-	// Home).
-	Shown string `json:"shown,omitempty"`
-	// Home is the home page's address (no key) when Shown is
-	// ShownWaiting, so a caller can tell the person where to look.
-	Home     string            `json:"home,omitempty"`
-	Guide    string            `json:"guide"`
-	Events   map[string]string `json:"events"`
-	Commands map[string]string `json:"commands"`
-	Session  *sessions.Info    `json:"session,omitempty"`
-}
+// The answer of POST /lip/open (hostapi.OpenAnswer) never carries the
+// window token, and never the one-time URL for a caller with the host
+// token (issue #23): URL goes only to the person's home page.
 
 type uniqueSummary struct {
 	Name        string   `json:"name"`
@@ -221,30 +197,32 @@ var errUnknownSession = errors.New("no saved session")
 
 // open creates a window record (spec §8.1 open). Launching a native window
 // is the caller's business; the answer carries the URL to load.
-func (c *lipCore) open(req openRequest, origins *originSet, hostURL string) (openResult, *window, error) {
+// claudePID binds the window to a claude process (hostapi.HeaderClaudePID);
+// 0 for none.
+func (c *lipCore) open(req hostapi.OpenRequest, claudePID int, origins *originSet, hostURL string) (hostapi.OpenAnswer, *window, error) {
 	u, err := c.registry.Get(req.Unique)
 	if err != nil {
-		return openResult{}, nil, err
+		return hostapi.OpenAnswer{}, nil, err
 	}
 	var saved *sessions.Session
 	if req.Resume != "" {
 		s, err := c.sessions.Get(u.Name(), req.Resume)
 		if err != nil {
-			return openResult{}, nil, fmt.Errorf("%w %q for %s (see GET /lip/sessions): %w", errUnknownSession, req.Resume, u.Name(), err)
+			return hostapi.OpenAnswer{}, nil, fmt.Errorf("%w %q for %s: %w", errUnknownSession, req.Resume, u.Name(), err)
 		}
 		saved = &s
 	}
 	origin, err := origins.ensure(u)
 	if err != nil {
-		return openResult{}, nil, err
+		return hostapi.OpenAnswer{}, nil, err
 	}
 	launch, err := token.New()
 	if err != nil {
-		return openResult{}, nil, err
+		return hostapi.OpenAnswer{}, nil, err
 	}
 	ft, err := token.New()
 	if err != nil {
-		return openResult{}, nil, err
+		return hostapi.OpenAnswer{}, nil, err
 	}
 	guide, err := u.GuideText()
 	if err != nil {
@@ -258,18 +236,19 @@ func (c *lipCore) open(req openRequest, origins *originSet, hostURL string) (ope
 	c.mu.Lock()
 	c.nextWin++
 	w := &window{core: c, id: "w" + strconv.Itoa(c.nextWin), unique: u, name: u.Name(), title: title, launch: launch, frameToken: ft, opened: now, ask: map[string]chan string{}}
-	w.claudePID.Store(int64(req.claudePID))
+	w.claudePID.Store(int64(claudePID))
 	c.windows[w.id] = w
 	c.mu.Unlock()
 	origin.addWindow(w)
+	c.changes.notify()
 
-	res := openResult{Window: w.id, URL: launchURL(hostURL, w.id, launch), Guide: guide,
+	res := hostapi.OpenAnswer{Window: w.id, URL: launchURL(hostURL, w.id, launch), Guide: guide,
 		Events: summaries(u.Manifest.Events), Commands: summaries(u.Manifest.Commands)}
 	openData := map[string]any{"unique": u.Name(), "window": w.id}
 	if saved != nil {
 		restore := &lip.Envelope{LIP: lip.Version, ID: c.ids.Command(now), Type: u.Manifest.Session.Restore, Data: saved.Payload, Win: w.id, Re: saved.ID}
 		if perr := lip.StampDown(restore, lip.Source{Kind: lip.KindHost}, now); perr != nil {
-			return openResult{}, nil, perr
+			return hostapi.OpenAnswer{}, nil, perr
 		}
 		w.prepend(restore)
 		w.session, w.resumed = saved.ID, saved.ID
@@ -283,20 +262,26 @@ func (c *lipCore) open(req openRequest, origins *originSet, hostURL string) (ope
 }
 
 // send accepts down-commands from Claude (or the hook) for /lip/send.
-func (c *lipCore) send(body []byte, src lip.Source) (accepted []string, rejected []lip.Rejection, whole *lip.Error) {
+func (c *lipCore) send(body []byte, src lip.Source) (accepted []string, rejected []hostapi.Rejection, whole *lip.Error) {
 	now := c.now()
 	batch, err := lip.DecodeWith(body, lip.DecodeOptions{AssignID: func() string { return c.ids.Command(now) }})
 	if err != nil {
 		return nil, nil, err
 	}
-	rejected = batch.Rejected()
+	for _, r := range batch.Rejected() {
+		rejected = append(rejected, hostapi.Rejection{Index: r.Index, ID: r.ID, Code: r.Code, Message: r.Message, Hint: hostapi.HintFor(r.Code)})
+	}
 	for _, it := range batch.Items {
 		e := it.Envelope
 		if e == nil {
 			continue
 		}
 		if perr := c.acceptDown(e, src, now); perr != nil {
-			rejected = append(rejected, lip.Rejection{Index: it.Index, ID: e.ID, Code: perr.Code, Message: perr.Message})
+			hint := hostapi.HintFor(perr.Code)
+			if e.Win == "" {
+				hint = hostapi.HintWindows
+			}
+			rejected = append(rejected, hostapi.Rejection{Index: it.Index, ID: e.ID, Code: perr.Code, Message: perr.Message, Hint: hint})
 			continue
 		}
 		accepted = append(accepted, e.ID)
@@ -306,21 +291,21 @@ func (c *lipCore) send(body []byte, src lip.Source) (accepted []string, rejected
 		accepted = []string{}
 	}
 	if rejected == nil {
-		rejected = []lip.Rejection{}
+		rejected = []hostapi.Rejection{}
 	}
 	return accepted, rejected, nil
 }
 
 func (c *lipCore) acceptDown(e *lip.Envelope, src lip.Source, now time.Time) *lip.Error {
 	if e.Dir == lip.Up {
-		return lip.Errorf(lip.CodeBadEnvelope, "%s says dir \"up\"; /lip/send takes down-commands", e.ID)
+		return lip.Errorf(lip.CodeBadEnvelope, "%s says dir \"up\"; only down-commands can be sent to a window", e.ID)
 	}
 	if e.Win == "" {
-		return lip.Errorf(lip.CodeBadEnvelope, "%s has no win: name the target window (see GET /lip/windows)", e.ID)
+		return lip.Errorf(lip.CodeBadEnvelope, "%s has no win: name the target window", e.ID)
 	}
 	w, ok := c.window(e.Win)
 	if !ok {
-		return lip.Errorf(lip.CodeUnknownWindow, "window %q is not open (see GET /lip/windows)", e.Win)
+		return lip.Errorf(lip.CodeUnknownWindow, "window %q is not open", e.Win)
 	}
 	m := w.unique.Manifest
 	if !coreCommands[e.Type] {
@@ -372,7 +357,7 @@ func (c *lipCore) hostCommand(w *window, typ string, data any) *lip.Envelope {
 func (c *lipCore) closeWindow(id, reason string) error {
 	w, ok := c.window(id)
 	if !ok {
-		return lip.Errorf(lip.CodeUnknownWindow, "window %q is not open (see GET /lip/windows)", id)
+		return lip.Errorf(lip.CodeUnknownWindow, "window %q is not open", id)
 	}
 	w.mu.Lock()
 	connected := w.conn != nil
@@ -411,6 +396,7 @@ func (c *lipCore) forget(w *window, reason string) {
 	if c.onForget != nil {
 		c.onForget(w)
 	}
+	c.changes.notify()
 	c.publish(w.id, "session.closed", map[string]string{"reason": reason})
 }
 
@@ -440,6 +426,7 @@ func (c *lipCore) saveSession(w *window, e *lip.Envelope, kind sessions.Kind) {
 	w.mu.Lock()
 	w.session = info.ID
 	w.mu.Unlock()
+	c.changes.notify()
 	if kind != sessions.Export {
 		return
 	}

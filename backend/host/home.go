@@ -14,6 +14,7 @@ import (
 	"github.com/lets-app/lets/backend/claudeinstall"
 	"github.com/lets-app/lets/backend/claudesetup"
 
+	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/lip"
 	"github.com/lets-app/lets/backend/manifest"
 	"github.com/lets-app/lets/backend/sessions"
@@ -173,7 +174,7 @@ func (s *Server) HomeLink() (string, error) {
 
 // registerHome adds the home page's API to mux.
 func (s *Server) registerHome(mux *http.ServeMux) {
-	mux.Handle("POST /lip/home-link", s.requireHostToken(http.HandlerFunc(s.handleHomeLink)))
+	mux.Handle("POST "+hostapi.PathHomeLink, s.requireHostToken(http.HandlerFunc(s.handleHomeLink)))
 	mux.HandleFunc("POST /home/api/claim", s.handleHomeClaim)
 	mux.Handle("GET /home/api/overview", s.requireHomeToken(s.handleHomeOverview))
 	mux.Handle("GET /home/api/icon/{name}", s.requireHomeToken(s.lipOnly(s.handleHomeIcon)))
@@ -205,7 +206,7 @@ func (s *Server) handleHomeLink(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, "home_not_shown", "Lets could not show its home page: "+err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"shown": shown})
+	writeJSON(w, http.StatusOK, hostapi.HomeLinkAnswer{Shown: shown})
 }
 
 // requireHomeToken lets through a home token in a header (or the host
@@ -283,13 +284,13 @@ type homeClaude struct {
 }
 
 type homeOverview struct {
-	Version  string          `json:"version"`
-	Uniques  []homeUnique    `json:"uniques"`
-	Sessions []sessions.Info `json:"sessions"`
-	Windows  []windowInfo    `json:"windows"`
-	Devices  homeDevices     `json:"devices"`
-	Claude   homeClaude      `json:"claude"`
-	Chat     homeChat        `json:"chat"`
+	Version  string           `json:"version"`
+	Uniques  []homeUnique     `json:"uniques"`
+	Sessions []sessions.Info  `json:"sessions"`
+	Windows  []hostapi.Window `json:"windows"`
+	Devices  homeDevices      `json:"devices"`
+	Claude   homeClaude       `json:"claude"`
+	Chat     homeChat         `json:"chat"`
 	// Actions are the tray's actions the page may offer itself.
 	Actions homeActions `json:"actions"`
 	// Problems are things the page could not read, said kindly.
@@ -303,7 +304,7 @@ type homeOverview struct {
 const maxHomeSessions = 50
 
 func (s *Server) handleHomeOverview(w http.ResponseWriter, r *http.Request) {
-	ov := homeOverview{Version: s.opts.Version, Uniques: []homeUnique{}, Sessions: []sessions.Info{}, Windows: []windowInfo{}, Problems: []string{}, Waiting: []waitingWindow{}}
+	ov := homeOverview{Version: s.opts.Version, Uniques: []homeUnique{}, Sessions: []sessions.Info{}, Windows: []hostapi.Window{}, Problems: []string{}, Waiting: []waitingWindow{}}
 	if s.core == nil {
 		ov.Problems = append(ov.Problems, "This Lets runs without a data folder, so it has no apps.")
 	} else {
@@ -455,6 +456,7 @@ func (s *Server) handleHomeInstall(w http.ResponseWriter, r *http.Request) {
 		send(installLine{Error: &installProblem{Code: installCode(err), Message: err.Error()}})
 		return
 	}
+	s.changes.notify()
 	warnings := u.Warnings
 	if warnings == nil {
 		warnings = []string{}

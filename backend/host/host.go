@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/lets-app/lets/backend/config"
+	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/lip"
 	"github.com/lets-app/lets/backend/netguard"
 	"github.com/lets-app/lets/backend/registry"
@@ -31,36 +32,6 @@ import (
 	"github.com/lets-app/lets/shell"
 	"github.com/lets-app/lets/uniques"
 )
-
-// Status is what GET /lip/status answers.
-type Status struct {
-	Version   string    `json:"version"`
-	PID       int       `json:"pid"`
-	Port      int       `json:"port"`
-	URL       string    `json:"url"`
-	DataDir   string    `json:"data_dir"`
-	StartedAt time.Time `json:"started_at"`
-	UptimeSec float64   `json:"uptime_s"`
-	// Services lists the running parts, e.g. "host", "wire".
-	Services []string `json:"services"`
-	// WireSocket is the agent daemon's socket when it runs.
-	WireSocket string `json:"wire_socket,omitempty"`
-
-	// LIP is the protocol major; Epoch the ring's id of this host run.
-	LIP     int          `json:"lip"`
-	Epoch   string       `json:"epoch,omitempty"`
-	Ring    *ringStatus  `json:"ring,omitempty"`
-	Windows []windowInfo `json:"windows"`
-	Uniques int          `json:"uniques"`
-}
-
-type ringStatus struct {
-	Size     int    `json:"size"`
-	Capacity int    `json:"capacity"`
-	Oldest   uint64 `json:"oldest"`
-	Newest   uint64 `json:"newest"`
-	Waiting  int    `json:"waiting"` // listen requests blocked right now
-}
 
 // Options configure a Server. Only Token is required; everything else has
 // a default.
@@ -76,7 +47,7 @@ type Options struct {
 	// Pages is the app's own static pages (the frontend bundle).
 	Pages fs.FS
 	// Extra reports additional status fields (services, sockets).
-	Extra func(*Status)
+	Extra func(*hostapi.Status)
 	Now   func() time.Time
 	Log   *slog.Logger
 
@@ -199,6 +170,7 @@ type Server struct {
 	perms   *runner.Permissions
 	runner  *runner.Runner
 	home    homeState       // the home page's links and tokens (home.go)
+	changes *changeFeed     // in-process listeners of changes (changes.go)
 	homeAct homeActionState // one Set up Claude at a time (home_actions.go)
 }
 
@@ -242,7 +214,7 @@ func Listen(opts Options) (*Server, error) {
 	if ip := net.ParseIP(h); ip == nil || !ip.IsLoopback() {
 		return nil, fmt.Errorf("host address %q is not a loopback address; Lets only listens on 127.0.0.1 or ::1", opts.Addr)
 	}
-	s := &Server{opts: opts, started: opts.Now(), timing: wsTiming{ping: pingInterval, write: writeDeadline, hello: helloDeadline}}
+	s := &Server{opts: opts, started: opts.Now(), changes: newChangeFeed(), timing: wsTiming{ping: pingInterval, write: writeDeadline, hello: helloDeadline}}
 	if opts.timing != nil {
 		s.timing = *opts.timing
 	}
@@ -298,6 +270,7 @@ func (s *Server) setupLIP() error {
 		uploadMax:     o.UploadMaxBytes,
 		claude:        newClaudeAgents(claudeAgentsMax),
 		claudeActions: o.ClaudeActions,
+		changes:       s.changes,
 	}
 	s.origins = &originSet{log: o.Log, maxConns: o.MaxUniqueConns, readHeaderTimeout: o.ReadHeaderTimeout, idleTimeout: o.IdleTimeout, portsFile: filepath.Join(paths.StateDir(), "ports.json"), hostPort: s.Port, sdk: s.sdkBytes, origins: map[string]*uniqueOrigin{}}
 	s.core.onForget = func(w *window) {
@@ -327,36 +300,51 @@ func (s *Server) Name() string { return "host" }
 
 // privilegedRoutes are the host-token endpoints (spec §8.1).
 var privilegedRoutes = []string{
-	"GET /lip/status", "GET /lip/uniques", "POST /lip/install", "DELETE /lip/uniques/{name}",
-	"POST /lip/open", "POST /lip/send", "GET /lip/listen", "POST /lip/listen", "POST /lip/close",
-	"GET /lip/sessions", "GET /lip/windows", ShowHomeRoute, ApproveRoute, ClaudeRoute, BindRoute, ChatRoute,
+	routeStatus, routeUniques, routeInstall, routeRemove,
+	routeOpen, routeSend, routeListenGet, routeListenPost, routeClose,
+	routeSessions, routeWindows, ShowHomeRoute, ApproveRoute, ClaudeRoute, BindRoute, ChatRoute,
 }
+
+// The host-token routes of hostapi as ServeMux patterns.
+const (
+	routeStatus     = "GET " + hostapi.PathStatus
+	routeUniques    = "GET " + hostapi.PathUniques
+	routeInstall    = "POST " + hostapi.PathInstall
+	routeRemove     = "DELETE " + hostapi.PathUniques + "/{name}"
+	routeOpen       = "POST " + hostapi.PathOpen
+	routeSend       = "POST " + hostapi.PathSend
+	routeListenGet  = "GET " + hostapi.PathListen
+	routeListenPost = "POST " + hostapi.PathListen
+	routeClose      = "POST " + hostapi.PathClose
+	routeSessions   = "GET " + hostapi.PathSessions
+	routeWindows    = "GET " + hostapi.PathWindows
+)
 
 // Handler is the host's whole HTTP surface, with the loopback guard.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	handlers := map[string]http.HandlerFunc{
-		"GET /lip/status":            s.handleStatus,
-		"GET /lip/uniques":           s.lipOnly(s.handleUniques),
-		"POST /lip/install":          s.lipOnly(s.handleInstall),
-		"DELETE /lip/uniques/{name}": s.lipOnly(s.handleRemove),
-		"POST /lip/open":             s.lipOnly(s.handleOpen),
-		"POST /lip/send":             s.lipOnly(s.handleSend),
-		"GET /lip/listen":            s.lipOnly(s.handleListen),
-		"POST /lip/listen":           s.lipOnly(s.handleListen),
-		"POST /lip/close":            s.lipOnly(s.handleClose),
-		"GET /lip/sessions":          s.lipOnly(s.handleSessions),
-		"GET /lip/windows":           s.lipOnly(s.handleWindows),
-		ShowHomeRoute:                s.handleShowHome,
-		ApproveRoute:                 s.lipOnly(s.handleApprove),
-		ClaudeRoute:                  s.lipOnly(s.handleClaude),
-		BindRoute:                    s.lipOnly(s.handleBind),
-		ChatRoute:                    s.handleChatOpen,
+		routeStatus:     s.handleStatus,
+		routeUniques:    s.lipOnly(s.handleUniques),
+		routeInstall:    s.lipOnly(s.handleInstall),
+		routeRemove:     s.lipOnly(s.handleRemove),
+		routeOpen:       s.lipOnly(s.handleOpen),
+		routeSend:       s.lipOnly(s.handleSend),
+		routeListenGet:  s.lipOnly(s.handleListen),
+		routeListenPost: s.lipOnly(s.handleListen),
+		routeClose:      s.lipOnly(s.handleClose),
+		routeSessions:   s.lipOnly(s.handleSessions),
+		routeWindows:    s.lipOnly(s.handleWindows),
+		ShowHomeRoute:   s.handleShowHome,
+		ApproveRoute:    s.lipOnly(s.handleApprove),
+		ClaudeRoute:     s.lipOnly(s.handleClaude),
+		BindRoute:       s.lipOnly(s.handleBind),
+		ChatRoute:       s.handleChatOpen,
 	}
 	for _, route := range privilegedRoutes {
 		mux.Handle(route, s.requireHostToken(handlers[route]))
 	}
-	mux.HandleFunc("GET /lip/health", s.handleHealth)
+	mux.HandleFunc("GET "+hostapi.PathHealth, s.handleHealth)
 	mux.HandleFunc("GET /w/{wid}/{$}", s.handleShellPage)
 	mux.Handle("GET /w/{wid}/{file}", s.requireWindowToken(s.handleShellAsset))
 	mux.Handle("GET /lip/ws", s.requireWindowToken(s.handleWS))
@@ -382,9 +370,9 @@ func (s *Server) lipOnly(h http.HandlerFunc) http.HandlerFunc {
 }
 
 // Status returns the current status.
-func (s *Server) Status() Status {
+func (s *Server) Status() hostapi.Status {
 	now := s.opts.Now()
-	st := Status{
+	st := hostapi.Status{
 		Version:   s.opts.Version,
 		PID:       pid(),
 		Port:      s.Port(),
@@ -394,12 +382,12 @@ func (s *Server) Status() Status {
 		UptimeSec: now.Sub(s.started).Seconds(),
 		Services:  []string{"host"},
 		LIP:       lip.Version,
-		Windows:   []windowInfo{},
+		Windows:   []hostapi.Window{},
 	}
 	if s.core != nil {
 		rs := s.rng.Stats()
 		st.Epoch = rs.Epoch
-		st.Ring = &ringStatus{Size: rs.Size, Capacity: rs.Capacity, Oldest: rs.Oldest, Newest: rs.Newest, Waiting: rs.Waiting}
+		st.Ring = &hostapi.RingStatus{Size: rs.Size, Capacity: rs.Capacity, Oldest: rs.Oldest, Newest: rs.Newest, Waiting: rs.Waiting}
 		st.Windows = s.core.listWindows()
 		st.Uniques = len(s.core.registry.List())
 	}
@@ -461,17 +449,15 @@ func (s *Server) Close() error {
 	return s.ln.Close()
 }
 
-type errorBody struct {
-	Error struct {
-		Code    string `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
+// writeError answers a refusal; the hint is the one that goes with code
+// (hostapi.HintFor).
+func writeError(w http.ResponseWriter, status int, code, msg string) {
+	writeHinted(w, status, code, msg, hostapi.HintFor(lip.Code(code)))
 }
 
-func writeError(w http.ResponseWriter, status int, code, msg string) {
-	var b errorBody
-	b.Error.Code, b.Error.Message = code, msg
-	writeJSON(w, status, b)
+// writeHinted answers a refusal with an explicit hint.
+func writeHinted(w http.ResponseWriter, status int, code, msg string, hint hostapi.Hint) {
+	writeJSON(w, status, hostapi.ErrorBody{Error: hostapi.ErrorDetail{Code: lip.Code(code), Message: msg, Hint: hint}})
 }
 
 func writeLIPError(w http.ResponseWriter, e *lip.Error) {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/lets-app/lets/backend/hostapi"
 )
 
 func startHost(t *testing.T) *Server {
@@ -68,7 +70,7 @@ func TestStatusNeedsTheHostToken(t *testing.T) {
 		if resp.StatusCode != http.StatusUnauthorized {
 			t.Errorf("%s: status %d, want 401", name, resp.StatusCode)
 		}
-		var body errorBody
+		var body hostapi.ErrorBody
 		_ = json.NewDecoder(resp.Body).Decode(&body)
 		if body.Error.Code != "unauthorized" {
 			t.Errorf("%s: error code %q", name, body.Error.Code)
@@ -82,7 +84,7 @@ func TestStatusNeedsTheHostToken(t *testing.T) {
 		if resp.StatusCode != http.StatusOK {
 			t.Fatalf("%s: status %d", name, resp.StatusCode)
 		}
-		var st Status
+		var st hostapi.Status
 		if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
 			t.Fatal(err)
 		}

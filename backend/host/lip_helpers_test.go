@@ -22,6 +22,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/lip"
 )
 
@@ -230,7 +231,7 @@ func (th *testHost) call(t testing.TB, method, path string, body any, tok string
 // window token a shell page got when it loaded the one-time URL ("" when
 // nothing loaded it yet).
 type testWindow struct {
-	openResult
+	hostapi.OpenAnswer
 	Token string
 }
 
@@ -254,7 +255,7 @@ func (th *testHost) openOnly(t testing.TB, unique string, resume string) testWin
 	if resp.StatusCode != 200 {
 		t.Fatalf("open %s: %d %s", unique, resp.StatusCode, raw)
 	}
-	var res openResult
+	var res hostapi.OpenAnswer
 	if err := json.Unmarshal(raw, &res); err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +264,7 @@ func (th *testHost) openOnly(t testing.TB, unique string, resume string) testWin
 	}
 	// The test is the native window: it takes the URL OnOpen got.
 	res.URL = th.launches.get(res.Window)
-	return testWindow{openResult: res}
+	return testWindow{OpenAnswer: res}
 }
 
 // open opens a unique and loads its shell page once, as the window does,

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/lip"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 )
@@ -59,7 +60,7 @@ func TestOpenSendDeliverAck(t *testing.T) {
 	// Acked commands are gone from the queue.
 	w, _ := th.core.window("w1")
 	testutil.Eventually(t, "the acked commands leave the queue", func() bool { return len(w.queuedIDs()) == 0 })
-	var st Status
+	var st hostapi.Status
 	_, raw := th.call(t, "GET", "/lip/status", nil, testHostToken)
 	b, _ := json.Marshal(raw)
 	_ = json.Unmarshal(b, &st)

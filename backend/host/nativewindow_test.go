@@ -16,7 +16,7 @@ func TestOnOpenFailureWaitsForThePerson(t *testing.T) {
 	})
 	win := th.openOnly(t, "board", "")
 	if win.URL != "" || win.Shown != ShownWaiting || win.Home != th.URL()+"/" {
-		t.Fatalf("answer %+v: a window nothing showed waits for the person on the home page", win.openResult)
+		t.Fatalf("answer %+v: a window nothing showed waits for the person on the home page", win.OpenAnswer)
 	}
 	_, tok := claimHome(t, th, homeKey(t, th))
 	code, body := th.call(t, "POST", "/home/api/windows/"+win.Window+"/show", nil, tok)

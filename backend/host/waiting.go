@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/token"
 )
 
@@ -21,10 +22,10 @@ import (
 const (
 	// ShownWindow: Options.OnOpen took the launch (a native window, or the
 	// app opened the desktop browser itself).
-	ShownWindow = "window"
+	ShownWindow = hostapi.ShownWindow
 	// ShownWaiting: nothing could show it; it waits for the person on the
 	// home page ("Waiting for you").
-	ShownWaiting = "waiting"
+	ShownWaiting = hostapi.ShownWaiting
 )
 
 // launchURL is the shell page of window id with its one-time key.
@@ -124,7 +125,7 @@ func (s *Server) handleShowWaiting(w http.ResponseWriter, r *http.Request) {
 // launch hands a just-opened window to Options.OnOpen and settles what the
 // answer says: res.URL stays only for a person's own surface (person), and
 // only when nothing else showed the window.
-func (s *Server) launch(res *openResult, win *window, person bool) {
+func (s *Server) launch(res *hostapi.OpenAnswer, win *window, person bool) {
 	url := res.URL
 	res.URL = ""
 	if s.opts.OnOpen != nil {

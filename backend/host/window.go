@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/lip"
 	"github.com/lets-app/lets/backend/manifest"
 )
@@ -85,25 +86,10 @@ type window struct {
 	ask map[string]chan string
 }
 
-// windowInfo is a window as listed by /lip/windows and /lip/status.
-type windowInfo struct {
-	Window    string `json:"window"`
-	Unique    string `json:"unique"`
-	Title     string `json:"title"`
-	Connected bool   `json:"connected"`
-	Queued    int    `json:"queued"`
-	Session   string `json:"session,omitempty"`
-	Opened    int64  `json:"opened"`
-	// ClaudePID is the claude process the window is bound to, and
-	// ClaudeSession that process's session once a hook reported it.
-	ClaudePID     int    `json:"claude_pid,omitempty"`
-	ClaudeSession string `json:"claude_session,omitempty"`
-}
-
-func (w *window) info() windowInfo {
+func (w *window) info() hostapi.Window {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return windowInfo{Window: w.id, Unique: w.name, Title: w.title, Connected: w.conn != nil, Queued: len(w.queue), Session: w.session, Opened: w.opened.UnixMilli(), ClaudePID: w.boundPID()}
+	return hostapi.Window{Window: w.id, Unique: w.name, Title: w.title, Connected: w.conn != nil, Queued: len(w.queue), Session: w.session, Opened: w.opened.UnixMilli(), ClaudePID: w.boundPID()}
 }
 
 // enqueue appends a stamped down-command. It returns the envelopes the

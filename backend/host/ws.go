@@ -213,6 +213,7 @@ func (core *lipCore) serveShell(c *shellConn) {
 	}
 	session := w.session
 	w.mu.Unlock()
+	core.changes.notify()
 	if old != nil {
 		old.shutdown(closeReplaced, "replaced by a newer connection")
 	}
@@ -277,6 +278,9 @@ func (core *lipCore) detach(c *shellConn) {
 	}
 	reason := w.closing
 	w.mu.Unlock()
+	if current {
+		core.changes.notify()
+	}
 	if current && reason != "" {
 		core.forget(w, reason)
 	}

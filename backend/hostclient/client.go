@@ -15,12 +15,14 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/lets-app/lets/backend/clock"
 	"github.com/lets-app/lets/backend/config"
+	"github.com/lets-app/lets/backend/hostapi"
 )
 
 // Defaults for Options.
@@ -31,9 +33,6 @@ const (
 	maxAnswer = 64 << 20
 	// pollEvery is how often a starting host is looked for.
 	pollEvery = 50 * time.Millisecond
-	// ClaudePIDHeader carries the pid of the Claude Code process that
-	// started the caller, so the host can bind windows to that session.
-	ClaudePIDHeader = "X-Lets-Claude-Pid"
 )
 
 // Options configure a Client. All fields are optional.
@@ -65,6 +64,9 @@ type Client struct {
 	mu     sync.Mutex
 	info   config.HostInfo
 	loaded bool
+	// local: the host is served in memory (NewLocal); there is no
+	// host.json to read.
+	local bool
 
 	// startMu makes concurrent requests start one host, not several.
 	startMu sync.Mutex
@@ -95,6 +97,9 @@ func New(paths config.Paths, opts Options) *Client {
 func (c *Client) hostInfo(fresh bool) (config.HostInfo, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.local {
+		return config.HostInfo{PID: os.Getpid()}, nil
+	}
 	if c.loaded && !fresh {
 		return c.info, nil
 	}
@@ -234,7 +239,7 @@ func (c *Client) start(ctx context.Context) (config.HostInfo, error) {
 
 // ping asks GET /lip/status with a short deadline.
 func (c *Client) ping(ctx context.Context, info config.HostInfo) error {
-	return c.send(ctx, info, http.MethodGet, "/lip/status", nil, nil, nil, time.Second)
+	return c.send(ctx, info, http.MethodGet, hostapi.PathStatus, nil, nil, nil, time.Second)
 }
 
 func baseURL(info config.HostInfo) string {
@@ -263,7 +268,7 @@ func (c *Client) send(parent context.Context, info config.HostInfo, method, path
 		req.Header.Set("Content-Type", "application/json")
 	}
 	if c.opts.ClaudePID > 0 {
-		req.Header.Set(ClaudePIDHeader, strconv.Itoa(c.opts.ClaudePID))
+		req.Header.Set(hostapi.HeaderClaudePID, strconv.Itoa(c.opts.ClaudePID))
 	}
 	resp, err := c.opts.HTTP.Do(req)
 	if err != nil {
@@ -278,14 +283,9 @@ func (c *Client) send(parent context.Context, info config.HostInfo, method, path
 		return &UnreachableError{URL: baseURL(info), PID: info.PID, Err: fmt.Errorf("read the answer: %w", err)}
 	}
 	if resp.StatusCode != http.StatusOK {
-		var e struct {
-			Error struct {
-				Code    string `json:"code"`
-				Message string `json:"message"`
-			} `json:"error"`
-		}
+		var e hostapi.ErrorBody
 		_ = json.Unmarshal(data, &e)
-		return &APIError{Status: resp.StatusCode, Code: e.Error.Code, Message: e.Error.Message}
+		return &APIError{Status: resp.StatusCode, Code: string(e.Error.Code), Message: e.Error.Message, Hint: e.Error.Hint}
 	}
 	if out == nil {
 		return nil

@@ -16,6 +16,7 @@ import (
 
 	"github.com/lets-app/lets/backend/clock"
 	"github.com/lets-app/lets/backend/config"
+	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
@@ -109,16 +110,16 @@ func TestDoSendsTokenPidAndBody(t *testing.T) {
 		t.Fatalf("the host saw %+v", out)
 	}
 	reqs := f.requests()
-	if len(reqs) != 1 || reqs[0].Header.Get(ClaudePIDHeader) != "777" {
-		t.Fatalf("want one request with %s: 777, got %d requests %v", ClaudePIDHeader, len(reqs), reqs[0].Header)
+	if len(reqs) != 1 || reqs[0].Header.Get(hostapi.HeaderClaudePID) != "777" {
+		t.Fatalf("want one request with %s: 777, got %d requests %v", hostapi.HeaderClaudePID, len(reqs), reqs[0].Header)
 	}
 	// Without a pid there is no header.
 	c2 := New(paths, Options{})
 	if err := c2.Do(testCtx(t), http.MethodGet, "/lip/status", nil, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if reqs := f.requests(); reqs[1].Header.Get(ClaudePIDHeader) != "" {
-		t.Fatalf("no ClaudePID, yet %s = %q", ClaudePIDHeader, reqs[1].Header.Get(ClaudePIDHeader))
+	if reqs := f.requests(); reqs[1].Header.Get(hostapi.HeaderClaudePID) != "" {
+		t.Fatalf("no ClaudePID, yet %s = %q", hostapi.HeaderClaudePID, reqs[1].Header.Get(hostapi.HeaderClaudePID))
 	}
 }
 
@@ -154,7 +155,8 @@ func TestReconnectsAfterHostRestartWithNewPortAndToken(t *testing.T) {
 	first.srv.Close()
 	second := newFakeHost(t, "new-token")
 	writeHostFile(t, paths, second.port(), "new-token")
-	raw, err := c.Status(testCtx(t))
+	var raw json.RawMessage
+	err := c.Do(testCtx(t), http.MethodGet, hostapi.PathStatus, nil, nil, &raw)
 	if err != nil {
 		t.Fatalf("the client did not follow the restarted host: %v", err)
 	}

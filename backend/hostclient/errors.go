@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/lets-app/lets/backend/config"
+	"github.com/lets-app/lets/backend/hostapi"
 )
 
 // ErrNotRunning means there is no host.json, so no host runs (and none was
@@ -12,16 +13,20 @@ import (
 var ErrNotRunning = fmt.Errorf("hostclient: %w", config.ErrHostNotRunning)
 
 // APIError is a refusal by the host: its HTTP status and the
-// {"error": {"code", "message"}} body (Code is a LIP error code such as
-// "unknown_window"; it is empty when the body had none).
+// {"error": {"code", "message", "hint"?}} body (hostapi.ErrorBody). Code
+// is a LIP error code such as "unknown_window" (empty when the body had
+// none); Hint names what helps, for the caller to say in its own words.
 type APIError struct {
 	Status  int
 	Code    string
 	Message string
+	Hint    hostapi.Hint
 }
 
 func (e *APIError) Error() string {
 	switch {
+	case e.Code != "" && e.Message != "" && e.Hint.Route() != "":
+		return fmt.Sprintf("the Lets host refused the request (%s): %s (see %s)", e.Code, e.Message, e.Hint.Route())
 	case e.Code != "" && e.Message != "":
 		return fmt.Sprintf("the Lets host refused the request (%s): %s", e.Code, e.Message)
 	case e.Code != "":

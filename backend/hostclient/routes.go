@@ -8,37 +8,58 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/lets-app/lets/backend/hostapi"
 )
 
-// The typed helpers below are thin: each is one route of lip-1 §8.1. The
-// parts whose shape callers rely on are decoded; the rest stays raw JSON
-// exactly as the host sent it.
+// One method per route of lip-1 §8.1, each returning the hostapi type the
+// host writes. Only a listen's events stay raw JSON: they carry what a
+// window sent, which the caller should treat as untrusted data.
 
-// Status is GET /lip/status: the host's status object.
-func (c *Client) Status(ctx context.Context) (json.RawMessage, error) {
-	var out json.RawMessage
-	err := c.Do(ctx, http.MethodGet, "/lip/status", nil, nil, &out)
+// Status is GET /lip/status.
+func (c *Client) Status(ctx context.Context) (hostapi.Status, error) {
+	var out hostapi.Status
+	err := c.Do(ctx, http.MethodGet, hostapi.PathStatus, nil, nil, &out)
 	return out, err
 }
 
-// Uniques is GET /lip/uniques: {"uniques": [...]}.
-func (c *Client) Uniques(ctx context.Context) (json.RawMessage, error) {
-	var out json.RawMessage
-	err := c.Do(ctx, http.MethodGet, "/lip/uniques", nil, nil, &out)
+// StatusWithin is Status with its own bound (0 or less: the client's
+// Timeout), for a caller that should give up sooner.
+func (c *Client) StatusWithin(ctx context.Context, timeout time.Duration) (hostapi.Status, error) {
+	var out hostapi.Status
+	err := c.DoWithin(ctx, http.MethodGet, hostapi.PathStatus, nil, nil, &out, timeout)
 	return out, err
 }
 
-// OpenRequest is the body of POST /lip/open.
-type OpenRequest struct {
-	Unique string `json:"unique"`
-	Resume string `json:"resume,omitempty"`
-	Title  string `json:"title,omitempty"`
+// Uniques is GET /lip/uniques: the installed uniques.
+func (c *Client) Uniques(ctx context.Context) (hostapi.UniqueList, error) {
+	var out hostapi.UniqueList
+	err := c.Do(ctx, http.MethodGet, hostapi.PathUniques, nil, nil, &out)
+	if out.Uniques == nil {
+		out.Uniques = []hostapi.Unique{}
+	}
+	return out, err
 }
 
-// Open is POST /lip/open: {window, url?, guide, events, commands, session?}.
-func (c *Client) Open(ctx context.Context, req OpenRequest) (json.RawMessage, error) {
-	var out json.RawMessage
-	err := c.Do(ctx, http.MethodPost, "/lip/open", nil, req, &out)
+// RemoveUnique is DELETE /lip/uniques/{name}.
+func (c *Client) RemoveUnique(ctx context.Context, name string) (hostapi.Removed, error) {
+	var out hostapi.Removed
+	err := c.Do(ctx, http.MethodDelete, hostapi.UniquePath(url.PathEscape(name)), nil, nil, &out)
+	return out, err
+}
+
+// Install is POST /lip/install: a git URL or a local path, and a ref.
+// Installing may take minutes: the client's Timeout is not used.
+func (c *Client) Install(ctx context.Context, req hostapi.InstallRequest, timeout time.Duration) (hostapi.Installed, error) {
+	var out hostapi.Installed
+	err := c.DoWithin(ctx, http.MethodPost, hostapi.PathInstall, nil, req, &out, timeout)
+	return out, err
+}
+
+// Open is POST /lip/open.
+func (c *Client) Open(ctx context.Context, req hostapi.OpenRequest) (hostapi.OpenAnswer, error) {
+	var out hostapi.OpenAnswer
+	err := c.Do(ctx, http.MethodPost, hostapi.PathOpen, nil, req, &out)
 	return out, err
 }
 
@@ -80,35 +101,18 @@ func (q ListenQuery) Values() url.Values {
 	return v
 }
 
-// Gap is the listen answer's gap: events From..To left the ring before the
-// cursor read them; Lost of them are gone.
-type Gap struct {
-	From uint64 `json:"from"`
-	To   uint64 `json:"to"`
-	Lost uint64 `json:"lost"`
-}
-
-// ListenResult is GET /lip/listen's answer. Events stay raw: they are
-// envelopes ({seq, id, ts, dir, from, type, win, data, …}) whose data the
-// caller should treat as untrusted.
-type ListenResult struct {
-	Events  []json.RawMessage `json:"events"`
-	Cursor  string            `json:"cursor"`
-	Seq     uint64            `json:"seq"`
-	Epoch   string            `json:"epoch"`
-	Gap     *Gap              `json:"gap,omitempty"`
-	Pending int               `json:"pending"`
-}
+// hostDefaultWait is the host's listen wait when the query names none.
+const hostDefaultWait = 25 * time.Second
 
 // Listen is GET /lip/listen. The request may take q.Wait plus the client's
 // timeout.
-func (c *Client) Listen(ctx context.Context, q ListenQuery) (*ListenResult, error) {
-	var out ListenResult
+func (c *Client) Listen(ctx context.Context, q ListenQuery) (*hostapi.ListenResult, error) {
+	var out hostapi.ListenResult
 	wait := q.Wait
 	if wait < 0 {
-		wait = 25 * time.Second
+		wait = hostDefaultWait
 	}
-	if err := c.do(ctx, http.MethodGet, "/lip/listen", q.Values(), nil, &out, wait+c.opts.Timeout); err != nil {
+	if err := c.do(ctx, http.MethodGet, hostapi.PathListen, q.Values(), nil, &out, wait+c.opts.Timeout); err != nil {
 		return nil, err
 	}
 	if out.Events == nil {
@@ -117,58 +121,84 @@ func (c *Client) Listen(ctx context.Context, q ListenQuery) (*ListenResult, erro
 	return &out, nil
 }
 
-// Rejection is one refused envelope of a send.
-type Rejection struct {
-	Index   int    `json:"index"`
-	ID      string `json:"id,omitempty"`
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
-// SendResult is POST /lip/send's answer.
-type SendResult struct {
-	Accepted []string    `json:"accepted"`
-	Rejected []Rejection `json:"rejected"`
-}
-
 // Send is POST /lip/send with one envelope or a batch (a slice of
 // envelopes); each needs "win" and "type".
-func (c *Client) Send(ctx context.Context, envelopes any) (*SendResult, error) {
-	var out SendResult
-	if err := c.Do(ctx, http.MethodPost, "/lip/send", nil, envelopes, &out); err != nil {
+func (c *Client) Send(ctx context.Context, envelopes any) (*hostapi.SendResult, error) {
+	var out hostapi.SendResult
+	if err := c.Do(ctx, http.MethodPost, hostapi.PathSend, nil, envelopes, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
 // Close is POST /lip/close: the window gets session.close {reason: "claude"}.
-func (c *Client) Close(ctx context.Context, window string) (json.RawMessage, error) {
-	var out json.RawMessage
-	err := c.Do(ctx, http.MethodPost, "/lip/close", nil, map[string]string{"window": window}, &out)
+func (c *Client) Close(ctx context.Context, window string) (hostapi.Closed, error) {
+	var out hostapi.Closed
+	err := c.Do(ctx, http.MethodPost, hostapi.PathClose, nil, hostapi.WindowRequest{Window: window}, &out)
 	return out, err
 }
 
-// Sessions is GET /lip/sessions: {"sessions": [...]}, newest first; unique
-// "" lists every unique's.
-func (c *Client) Sessions(ctx context.Context, unique string) (json.RawMessage, error) {
+// Sessions is GET /lip/sessions, newest first; unique "" lists every
+// unique's.
+func (c *Client) Sessions(ctx context.Context, unique string) (hostapi.SessionList, error) {
 	var q url.Values
 	if unique != "" {
 		q = url.Values{"unique": {unique}}
 	}
-	var out json.RawMessage
-	err := c.Do(ctx, http.MethodGet, "/lip/sessions", q, nil, &out)
+	var out hostapi.SessionList
+	err := c.Do(ctx, http.MethodGet, hostapi.PathSessions, q, nil, &out)
 	return out, err
 }
 
-// Windows is GET /lip/windows: {"windows": [...]}.
-func (c *Client) Windows(ctx context.Context) (json.RawMessage, error) {
-	var out json.RawMessage
-	err := c.Do(ctx, http.MethodGet, "/lip/windows", nil, nil, &out)
+// Windows is GET /lip/windows.
+func (c *Client) Windows(ctx context.Context) (hostapi.WindowList, error) {
+	var out hostapi.WindowList
+	err := c.Do(ctx, http.MethodGet, hostapi.PathWindows, nil, nil, &out)
 	return out, err
 }
 
 // Bind is POST /lip/bind: window follows the claude process of
 // Options.ClaudePID (a conversation's claude was started again).
-func (c *Client) Bind(ctx context.Context, window string) error {
-	return c.Do(ctx, http.MethodPost, "/lip/bind", nil, map[string]string{"window": window}, nil)
+func (c *Client) Bind(ctx context.Context, window string) (hostapi.Bound, error) {
+	var out hostapi.Bound
+	err := c.Do(ctx, http.MethodPost, hostapi.PathBind, nil, hostapi.WindowRequest{Window: window}, &out)
+	return out, err
+}
+
+// ReportClaude is POST /lip/claude: a hook's report of its claude
+// session.
+func (c *Client) ReportClaude(ctx context.Context, r hostapi.ClaudeReport) (hostapi.ClaudeReported, error) {
+	var out hostapi.ClaudeReported
+	err := c.Do(ctx, http.MethodPost, hostapi.PathClaude, nil, r, &out)
+	return out, err
+}
+
+// ShowHome is POST /app/show-home: the running Lets shows its home window.
+func (c *Client) ShowHome(ctx context.Context, timeout time.Duration) (hostapi.ShowHomeAnswer, error) {
+	var out hostapi.ShowHomeAnswer
+	err := c.DoWithin(ctx, http.MethodPost, hostapi.PathShowHome, nil, nil, &out, timeout)
+	return out, err
+}
+
+// HomeLink is POST /lip/home-link: the running Lets shows its home page
+// signed in.
+func (c *Client) HomeLink(ctx context.Context, timeout time.Duration) (hostapi.HomeLinkAnswer, error) {
+	var out hostapi.HomeLinkAnswer
+	err := c.DoWithin(ctx, http.MethodPost, hostapi.PathHomeLink, nil, nil, &out, timeout)
+	return out, err
+}
+
+// Chat is POST /app/chat: the running Lets opens a conversation (a new
+// one when req is empty) in a chat window. Opening may check Claude
+// Code's sign-in, so it gets its own bound.
+func (c *Client) Chat(ctx context.Context, req hostapi.ChatRequest, timeout time.Duration) (hostapi.ChatOpened, error) {
+	var out hostapi.ChatOpened
+	err := c.DoWithin(ctx, http.MethodPost, hostapi.PathChat, nil, req, &out, timeout)
+	return out, err
+}
+
+// DeleteChat is DELETE /home/api/chat/{id}: stops and removes one
+// conversation.
+func (c *Client) DeleteChat(ctx context.Context, id string, timeout time.Duration) error {
+	return c.DoWithin(ctx, http.MethodDelete, hostapi.HomeChatPath(url.PathEscape(id)), nil, nil, nil, timeout)
 }

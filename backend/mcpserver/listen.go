@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/hostclient"
 )
 
@@ -48,7 +49,7 @@ type listenOutput struct {
 	Cursor string            `json:"cursor"`
 	Seq    uint64            `json:"seq"`
 	Epoch  string            `json:"epoch"`
-	Gap    *hostclient.Gap   `json:"gap,omitempty"`
+	Gap    *hostapi.Gap      `json:"gap,omitempty"`
 	// Pending counts the events still to read on this cursor: the host's
 	// plus those held back here.
 	Pending int `json:"pending"`
@@ -181,7 +182,7 @@ func (s *server) listen(ctx context.Context, in listenInput) *mcp.CallToolResult
 		return s.inputError(msg)
 	}
 	held, meta := s.takeCarried(q)
-	ans := &hostclient.ListenResult{Cursor: q.cursor, Seq: meta.seq, Epoch: meta.epoch}
+	ans := &hostapi.ListenResult{Cursor: q.cursor, Seq: meta.seq, Epoch: meta.epoch}
 	if len(held) < q.max {
 		wait := q.wait
 		if len(held) > 0 {
@@ -223,7 +224,7 @@ func resultChars(res *mcp.CallToolResult) int {
 	return n
 }
 
-func (s *server) listenResult(q listenQuery, ans *hostclient.ListenResult, page eventPage) *mcp.CallToolResult {
+func (s *server) listenResult(q listenQuery, ans *hostapi.ListenResult, page eventPage) *mcp.CallToolResult {
 	out := listenOutput{
 		Events:          page.events,
 		Cursor:          ans.Cursor,

@@ -11,7 +11,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/hostclient"
+	"github.com/lets-app/lets/backend/lip"
 )
 
 // noteRoom is kept free for the notes a result appends after fitting.
@@ -136,11 +138,11 @@ func (s *server) hostError(err error) *mcp.CallToolResult {
 		if code == "" {
 			code = fmt.Sprintf("http_%d", ae.Status)
 		}
-		msg := s.words.Replace(ae.Message)
+		msg := ae.Message
 		if msg == "" {
 			msg = fmt.Sprintf("the Lets host answered HTTP %d", ae.Status)
 		}
-		return s.errorResult(code, msg, hintFor(code))
+		return s.errorResult(code, msg, toolHint(ae.Hint, code))
 	case errors.As(err, &se):
 		s.log.Warn("no Lets host, and starting one failed", "err", err)
 		return s.errorResult("not_running", "Lets is not running and could not be started: "+se.Err.Error(), startHint)
@@ -194,9 +196,23 @@ func hintFor(code string) string {
 	return ""
 }
 
-// hintSuffix is hintFor as a sentence tail, or "".
-func hintSuffix(code string) string {
-	if h := hintFor(code); h != "" {
+// toolHint words the host's hint in terms of this server's tools, or,
+// without one, says what to do about the code.
+func toolHint(h hostapi.Hint, code string) string {
+	switch h {
+	case hostapi.HintWindows:
+		return hintFor(string(lip.CodeUnknownWindow))
+	case hostapi.HintUniques:
+		return hintFor(string(lip.CodeUnknownUnique))
+	case hostapi.HintSessions:
+		return hintFor(string(hostapi.CodeUnknownSession))
+	}
+	return hintFor(code)
+}
+
+// hintSuffix is toolHint as a sentence tail, or "".
+func hintSuffix(h hostapi.Hint, code string) string {
+	if h := toolHint(h, code); h != "" {
 		return " — " + h
 	}
 	return ""

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lets-app/lets/backend/config"
+	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/hostclient"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 )
@@ -271,15 +272,12 @@ func TestListenTruncatesALongString(t *testing.T) {
 // ringOf reads the host's ring from GET /lip/status (zero when the host
 // does not answer).
 func ringOf(s *session) (r struct{ Newest, Waiting int }) {
-	raw, err := s.client.Status(context.Background())
-	if err != nil {
+	st, err := s.client.Status(context.Background())
+	if err != nil || st.Ring == nil {
 		return r
 	}
-	var st struct {
-		Ring struct{ Newest, Waiting int } `json:"ring"`
-	}
-	_ = json.Unmarshal(raw, &st)
-	return st.Ring
+	r.Newest, r.Waiting = int(st.Ring.Newest), st.Ring.Waiting
+	return r
 }
 
 // TestListenHoldsBackWhatDoesNotFit: more events than fit one result are
@@ -474,22 +472,26 @@ func TestReconnectsAfterTheHostRestarts(t *testing.T) {
 
 // fakeHost is a HostAPI whose answers the test sets.
 type fakeHost struct {
-	listen func(q hostclient.ListenQuery) (*hostclient.ListenResult, error)
+	listen func(q hostclient.ListenQuery) (*hostapi.ListenResult, error)
 	err    error
 }
 
-func (f *fakeHost) Status(context.Context) (json.RawMessage, error)  { return nil, f.err }
-func (f *fakeHost) Uniques(context.Context) (json.RawMessage, error) { return nil, f.err }
-func (f *fakeHost) Open(context.Context, hostclient.OpenRequest) (json.RawMessage, error) {
-	return nil, f.err
+func (f *fakeHost) Status(context.Context) (hostapi.Status, error) { return hostapi.Status{}, f.err }
+func (f *fakeHost) Uniques(context.Context) (hostapi.UniqueList, error) {
+	return hostapi.UniqueList{}, f.err
 }
-func (f *fakeHost) Listen(_ context.Context, q hostclient.ListenQuery) (*hostclient.ListenResult, error) {
+func (f *fakeHost) Open(context.Context, hostapi.OpenRequest) (hostapi.OpenAnswer, error) {
+	return hostapi.OpenAnswer{}, f.err
+}
+func (f *fakeHost) Listen(_ context.Context, q hostclient.ListenQuery) (*hostapi.ListenResult, error) {
 	return f.listen(q)
 }
-func (f *fakeHost) Send(context.Context, any) (*hostclient.SendResult, error) { return nil, f.err }
-func (f *fakeHost) Close(context.Context, string) (json.RawMessage, error)    { return nil, f.err }
-func (f *fakeHost) Sessions(context.Context, string) (json.RawMessage, error) {
-	return nil, f.err
+func (f *fakeHost) Send(context.Context, any) (*hostapi.SendResult, error) { return nil, f.err }
+func (f *fakeHost) Close(context.Context, string) (hostapi.Closed, error) {
+	return hostapi.Closed{}, f.err
+}
+func (f *fakeHost) Sessions(context.Context, string) (hostapi.SessionList, error) {
+	return hostapi.SessionList{}, f.err
 }
 
 func TestErrorKindsBecomeToolErrors(t *testing.T) {
@@ -522,13 +524,13 @@ func TestHeldBackEventsFollowTheFilters(t *testing.T) {
 	}
 	var asked []hostclient.ListenQuery
 	served := false
-	f := &fakeHost{listen: func(q hostclient.ListenQuery) (*hostclient.ListenResult, error) {
+	f := &fakeHost{listen: func(q hostclient.ListenQuery) (*hostapi.ListenResult, error) {
 		asked = append(asked, q)
 		if served {
-			return &hostclient.ListenResult{Cursor: q.Cursor, Seq: 6, Epoch: "e1", Events: []json.RawMessage{}}, nil
+			return &hostapi.ListenResult{Cursor: q.Cursor, Seq: 6, Epoch: "e1", Events: []json.RawMessage{}}, nil
 		}
 		served = true
-		return &hostclient.ListenResult{Cursor: q.Cursor, Seq: 6, Epoch: "e1", Events: []json.RawMessage{
+		return &hostapi.ListenResult{Cursor: q.Cursor, Seq: 6, Epoch: "e1", Events: []json.RawMessage{
 			mk(1, "a.x", "w1"), mk(2, "a.x", "w2"), mk(3, "b.y", "w1"), mk(4, "a.x", "w1"), mk(5, "a.x", "w1"), mk(6, "a.x", "w1"),
 		}}, nil
 	}}
@@ -564,12 +566,12 @@ func TestListenResultIsCappedForAnyMaxChars(t *testing.T) {
 		evs = append(evs, encodeJSON(map[string]any{"seq": i + 1, "type": "t.e", "win": "w1", "from": "unique:u", "id": fmt.Sprintf("ev_%04d", i), "data": map[string]any{"n": i, "s": strings.Repeat("z", i*10)}}))
 	}
 	calls := 0
-	f := &fakeHost{listen: func(q hostclient.ListenQuery) (*hostclient.ListenResult, error) {
+	f := &fakeHost{listen: func(q hostclient.ListenQuery) (*hostapi.ListenResult, error) {
 		calls++
 		if calls > 1 {
-			return &hostclient.ListenResult{Cursor: q.Cursor, Events: []json.RawMessage{}}, nil
+			return &hostapi.ListenResult{Cursor: q.Cursor, Events: []json.RawMessage{}}, nil
 		}
-		return &hostclient.ListenResult{Cursor: q.Cursor, Seq: 100, Epoch: "e", Events: evs, Pending: 0}, nil
+		return &hostapi.ListenResult{Cursor: q.Cursor, Seq: 100, Epoch: "e", Events: evs, Pending: 0}, nil
 	}}
 	s := connect(t, Options{Host: f, MaxChars: 3000}, config.Paths{Home: t.TempDir()})
 	seen := 0

@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -10,7 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/lets-app/lets/backend/hostclient"
+	"github.com/lets-app/lets/backend/hostapi"
 )
 
 // Input limits (the host checks them too; here they give a clear answer
@@ -55,20 +54,10 @@ type sessionsInput struct {
 
 // uniques lists the installed uniques.
 func (s *server) uniques(ctx context.Context, _ noInput) *mcp.CallToolResult {
-	raw, err := s.host.Uniques(ctx)
+	ans, err := s.host.Uniques(ctx)
 	if err != nil {
 		return s.hostError(err)
 	}
-	var ans struct {
-		Uniques []struct {
-			Name        string                     `json:"name"`
-			Title       string                     `json:"title"`
-			Description string                     `json:"description"`
-			Events      map[string]json.RawMessage `json:"events"`
-			Commands    map[string]json.RawMessage `json:"commands"`
-		} `json:"uniques"`
-	}
-	_ = json.Unmarshal(raw, &ans)
 	var b strings.Builder
 	if len(ans.Uniques) == 0 {
 		b.WriteString("No uniques are installed.\n")
@@ -83,7 +72,7 @@ func (s *server) uniques(ctx context.Context, _ noInput) *mcp.CallToolResult {
 		fmt.Fprintf(&b, " (sends: %s; takes: %s)\n", keyList(u.Events), keyList(u.Commands))
 	}
 	b.WriteString("Open one with the open tool, e.g. {\"unique\": \"hello\"}.")
-	return s.result(b.String(), raw)
+	return s.result(b.String(), encodeJSON(ans))
 }
 
 // open opens a window.
@@ -94,40 +83,24 @@ func (s *server) open(ctx context.Context, in openInput) *mcp.CallToolResult {
 	if len(in.Unique) > maxNameLen || len(in.Resume) > maxNameLen {
 		return s.inputError("the unique name or session id is too long")
 	}
-	raw, err := s.host.Open(ctx, hostclient.OpenRequest{Unique: in.Unique, Resume: in.Resume})
+	ans, err := s.host.Open(ctx, hostapi.OpenRequest{Unique: in.Unique, Resume: in.Resume})
 	if err != nil {
 		return s.hostError(err)
 	}
-	var ans struct {
-		Window   string            `json:"window"`
-		URL      string            `json:"url"`
-		Shown    string            `json:"shown"`
-		Home     string            `json:"home"`
-		Guide    string            `json:"guide"`
-		Events   map[string]string `json:"events"`
-		Commands map[string]string `json:"commands"`
-		Session  *struct {
-			ID      string `json:"id"`
-			Summary string `json:"summary"`
-		} `json:"session"`
-	}
-	_ = json.Unmarshal(raw, &ans)
-	if ans.URL != "" {
-		// An older host answered with the window's one-time link. Whoever
-		// loads it becomes the window's person, so it never reaches
-		// Claude (issue #23): only the person opens a window.
-		raw = withoutURL(raw)
-	}
+	// An older host answered with the window's one-time link. Whoever
+	// loads it becomes the window's person, so it never reaches Claude
+	// (issue #23): only the person opens a window.
+	ans.URL = ""
 	var b strings.Builder
 	fmt.Fprintf(&b, "Opened %s as window %s.\n", in.Unique, ans.Window)
 	switch {
-	case ans.Shown == "waiting":
+	case ans.Shown == hostapi.ShownWaiting:
 		where := "their Lets home page"
 		if ans.Home != "" {
 			where += " (" + ans.Home + ")"
 		}
 		fmt.Fprintf(&b, "No window could be shown on the screen here, so it is waiting for the person on %s: tell them it is there, under \"Waiting for you\". Only the person can open it; you get no link to it.\n", where)
-	case ans.Shown == "window":
+	case ans.Shown == hostapi.ShownWindow:
 		b.WriteString("It is on the person's screen now.\n")
 	}
 	if ans.Session != nil {
@@ -145,7 +118,7 @@ func (s *server) open(ctx context.Context, in openInput) *mcp.CallToolResult {
 		fmt.Fprintf(&b, "\nThe unique's GUIDE (follow it while %s is open):\n%s\n", ans.Window, g)
 		note += fmt.Sprintf("Follow the unique's guide (the guide member) while %s is open.\n", ans.Window)
 	}
-	return s.resultNote(b.String(), note, raw)
+	return s.resultNote(b.String(), note, encodeJSON(ans))
 }
 
 // send sends one command or a batch.
@@ -203,7 +176,7 @@ func (s *server) send(ctx context.Context, in sendInput) *mcp.CallToolResult {
 		ans.Accepted = []string{}
 	}
 	if ans.Rejected == nil {
-		ans.Rejected = []hostclient.Rejection{}
+		ans.Rejected = []hostapi.Rejection{}
 	}
 	var b strings.Builder
 	if n := len(ans.Accepted); n > 0 {
@@ -211,12 +184,11 @@ func (s *server) send(ctx context.Context, in sendInput) *mcp.CallToolResult {
 	}
 	for i := range ans.Rejected {
 		r := &ans.Rejected[i]
-		r.Message = s.words.Replace(r.Message)
 		label := r.ID
 		if label == "" {
 			label = fmt.Sprintf("command %d", r.Index+1)
 		}
-		fmt.Fprintf(&b, "Refused %s (%s): %s%s\n", label, r.Code, r.Message, hintSuffix(r.Code))
+		fmt.Fprintf(&b, "Refused %s (%s): %s%s\n", label, r.Code, r.Message, hintSuffix(r.Hint, string(r.Code)))
 	}
 	res := s.result(strings.TrimRight(b.String(), "\n"), encodeJSON(ans))
 	res.IsError = len(ans.Accepted) == 0 && len(ans.Rejected) > 0
@@ -228,11 +200,11 @@ func (s *server) close(ctx context.Context, in closeInput) *mcp.CallToolResult {
 	if in.Window == "" || len(in.Window) > maxNameLen {
 		return s.inputError(`give "window": the id of an open window, e.g. w1 (the status tool lists them)`)
 	}
-	raw, err := s.host.Close(ctx, in.Window)
+	ans, err := s.host.Close(ctx, in.Window)
 	if err != nil {
 		return s.hostError(err)
 	}
-	return s.result(fmt.Sprintf("Asked window %s to close; the unique gets session.close and may save its session first (the sessions tool lists saved ones).", in.Window), raw)
+	return s.result(fmt.Sprintf("Asked window %s to close; the unique gets session.close and may save its session first (the sessions tool lists saved ones).", in.Window), encodeJSON(ans))
 }
 
 // sessions lists saved sessions.
@@ -240,20 +212,10 @@ func (s *server) sessions(ctx context.Context, in sessionsInput) *mcp.CallToolRe
 	if len(in.Unique) > maxNameLen {
 		return s.inputError("the unique name is too long")
 	}
-	raw, err := s.host.Sessions(ctx, in.Unique)
+	ans, err := s.host.Sessions(ctx, in.Unique)
 	if err != nil {
 		return s.hostError(err)
 	}
-	var ans struct {
-		Sessions []struct {
-			ID      string `json:"id"`
-			Unique  string `json:"unique"`
-			Handoff bool   `json:"handoff"`
-			Summary string `json:"summary"`
-			TS      int64  `json:"ts"`
-		} `json:"sessions"`
-	}
-	_ = json.Unmarshal(raw, &ans)
 	var b strings.Builder
 	switch {
 	case len(ans.Sessions) == 0 && in.Unique != "":
@@ -275,28 +237,15 @@ func (s *server) sessions(ctx context.Context, in sessionsInput) *mcp.CallToolRe
 		}
 		b.WriteString("Bring one back with open {\"unique\": …, \"resume\": id} (or \"last\").")
 	}
-	return s.result(b.String(), raw)
+	return s.result(b.String(), encodeJSON(ans))
 }
 
 // status shows the host's status.
 func (s *server) status(ctx context.Context, _ noInput) *mcp.CallToolResult {
-	raw, err := s.host.Status(ctx)
+	st, err := s.host.Status(ctx)
 	if err != nil {
 		return s.hostError(err)
 	}
-	var st struct {
-		Version   string  `json:"version"`
-		PID       int     `json:"pid"`
-		UptimeSec float64 `json:"uptime_s"`
-		Uniques   int     `json:"uniques"`
-		Windows   []struct {
-			Window    string `json:"window"`
-			Unique    string `json:"unique"`
-			Title     string `json:"title"`
-			Connected bool   `json:"connected"`
-		} `json:"windows"`
-	}
-	_ = json.Unmarshal(raw, &st)
 	var b strings.Builder
 	fmt.Fprintf(&b, "Lets %s is running (pid %d, up %s) with %d unique(s) installed.\n", st.Version, st.PID, (time.Duration(st.UptimeSec) * time.Second).String(), st.Uniques)
 	if len(st.Windows) == 0 {
@@ -311,7 +260,7 @@ func (s *server) status(ctx context.Context, _ noInput) *mcp.CallToolResult {
 			fmt.Fprintf(&b, "- %s: %s, %s\n", w.Window, w.Unique, state)
 		}
 	}
-	return s.result(strings.TrimRight(b.String(), "\n"), raw)
+	return s.result(strings.TrimRight(b.String(), "\n"), encodeJSON(st))
 }
 
 // keyList lists a map's keys, sorted.
@@ -359,19 +308,4 @@ func oneLine(s string, max int) string {
 func cutText(s string, max int) (string, bool) {
 	v, n := cutString(s, max)
 	return v.(string), n > 0
-}
-
-// withoutURL is a JSON object without its "url" member (obj unchanged if
-// it is not an object).
-func withoutURL(obj []byte) []byte {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(obj, &m) != nil {
-		return obj
-	}
-	delete(m, "url")
-	out, err := json.Marshal(m)
-	if err != nil {
-		return obj
-	}
-	return out
 }
