@@ -3,8 +3,9 @@ package approval
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/lets-app/lets/backend/textsafe"
 	"strings"
+
+	"github.com/lets-app/lets/backend/textsafe"
 )
 
 // Limits of Summary and About, in runes.

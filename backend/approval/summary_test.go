@@ -2,12 +2,12 @@ package approval_test
 
 import (
 	"encoding/json"
-	"github.com/lets-app/lets/backend/textsafe"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/lets-app/lets/backend/approval"
+	"github.com/lets-app/lets/backend/textsafe"
 )
 
 // The tables of the hook's former Summary and About (backend/claudehook),
