@@ -6,23 +6,16 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"reflect"
 	"strconv"
-	"time"
 
-	"github.com/lets-app/lets/app/notify"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/daemon"
 	"github.com/lets-app/lets/backend/experience"
-	"github.com/lets-app/lets/backend/host"
-	"github.com/lets-app/lets/backend/instance"
 	"github.com/lets-app/lets/backend/logging"
 	"github.com/lets-app/lets/backend/service"
 	"github.com/lets-app/lets/backend/surface/midi"
 	"github.com/lets-app/lets/backend/surface/web"
-	"github.com/lets-app/lets/backend/token"
-	"github.com/lets-app/lets/frontend"
 )
 
 // setup is what every host-side command needs: the data folder and a logger.
@@ -73,7 +66,8 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 // serve runs the host and the pad daemon; desk (plain `lets`) adds the
 // tray and the single-instance hand-off, nil is `lets serve`. Under plain
 // `lets` every start failure is also logged and shown on the desktop
-// (startfail.go).
+// (startfail.go). The running process is one process (process.go): the
+// flags only choose its configuration.
 func serve(ctx context.Context, env *Env, args []string, desk *desktop) (err error) {
 	var report *startReport // nil for `lets serve`: stderr and the log only
 	if desk != nil {
@@ -93,221 +87,15 @@ func serve(ctx context.Context, env *Env, args []string, desk *desktop) (err err
 		return &UsageError{Msg: fmt.Sprintf("--port %d is not a port number (0–65535)", *port), flags: fs}
 	}
 
-	st, err := openSetup(env, true)
-	if err != nil {
-		return err
-	}
-	defer st.close()
-	report.opened(st)
-	log := st.log
-
-	holder := "serve"
-	if desk != nil {
-		holder = desk.command()
-	}
-	lock, err := instance.Acquire(st.paths.LockFile(), instance.Holder{PID: os.Getpid(), Command: holder, StartedAt: time.Now()})
-	if err != nil {
-		if instance.IsBusy(err) && desk != nil {
-			return desk.handOff(ctx, st.paths)
-		}
-		if instance.IsBusy(err) {
-			fmt.Fprintf(env.Stderr, "%v\nUse `lets status` to see it, or stop it before starting another.\n", err)
-			return exitError{code: 1}
+	p := &process{env: env, desk: desk, report: report, port: *port, noPad: *noPad}
+	if err := p.Provision(ctx); err != nil {
+		if errors.Is(err, errHandedOff) {
+			return nil
 		}
 		return err
 	}
-	defer func() { _ = lock.Release() }()
-
-	settings, err := loadServeConfig(st)
-	if err != nil {
-		return err
-	}
-	// What the desktop tells the person once Lets runs.
-	var notes []notify.Message
-	if perr := settings.Err(); perr != nil {
-		notes = append(notes, configProblemMessage(perr))
-	}
-	cfg := settings.Config()
-	loaded := cfg // as in the file, before the flags
-	if *port >= 0 {
-		cfg.HostPort = *port
-	}
-	if *noPad {
-		cfg.Wire.Enabled = false
-	}
-
-	tok, err := token.New()
-	if err != nil {
-		return err
-	}
-	pages, err := frontend.Pages()
-	if err != nil {
-		return err
-	}
-	started := time.Now()
-
-	// Provision: every part starts, or none stays.
-	var pads *padParts
-	if cfg.Wire.Enabled {
-		ps, err := serveSettings(ctx, env, st, cfg)
-		if err != nil {
-			return err
-		}
-		if ps.web.on {
-			port, note, err := resolvePadPort(st.paths, ps.web.port, bindLoopback, log)
-			if err != nil {
-				return err
-			}
-			ps.web.port = port
-			if note != nil {
-				notes = append(notes, *note)
-			}
-		}
-		ps.traySelect = desk != nil && !desk.headless
-		if pads, err = buildPads(ctx, env, st, ps); err != nil {
-			return err
-		}
-		// The pad page's admin view can switch phone access on and off
-		// from the start, however it was opened (tray, `lets pad pair`).
-		if pads.web != nil {
-			if sw, err := padLANSwitch(env); err == nil {
-				pads.web.SetLANSwitch(sw)
-			} else {
-				st.log.Warn("the pad page cannot switch phone access: Lets' data folder is unknown", "err", err)
-			}
-		}
-	}
-	services := []service.Service{settings}
-	if pads != nil {
-		services = append(services, pads.daemon)
-	}
-	var showHome func()
-	if desk != nil && !desk.headless {
-		showHome = desk.showHome
-	}
-	// Windows open as native `lets window` processes when this build and
-	// session can show them, else in the browser (nil).
-	wins := newNativeWindows(env, st)
-	desk.useWindows(wins) // the home window too
-	// The approval card in a window bound to a Claude session answers
-	// through the in-process pad daemon (the same Wire action as a pad
-	// press); without the daemon the host shows no card.
-	var claudeActions host.ClaudeActions
-	if pads != nil {
-		claudeActions = pads.daemon
-	}
-	// Chat with Claude: conversations in chat windows (app/chat.go).
-	chat, err := newChat(env, st, cfg)
-	if err != nil {
-		if pads != nil {
-			pads.abort()
-		}
-		return err
-	}
-	desk.useChat(chat)
-	srv, err := host.Listen(windowsInBrowser((desk != nil && !desk.headless) || hasDisplay(env.Getenv), env, log, wins.hostOptions(host.Options{
-		Addr:    "127.0.0.1:" + strconv.Itoa(cfg.HostPort),
-		Token:   tok,
-		Version: Version,
-		DataDir: st.paths.Home,
-		Pages:   pages,
-		Log:     log,
-		Config:  settings,
-		// The tray's "show home" hook (single instance); nil headless.
-		OnShowHome: showHome,
-		Home:       homeActionOptions(homeClaudeOptions(host.HomeOptions{Devices: pads.pairedDevices()}, env, st.paths), env, log, pads, desk),
-		// ClaudeActions stays a true nil interface without a daemon.
-		ClaudeActions: claudeActions,
-		Chats:         hostChats(chat),
-		Extra: func(s *host.Status) {
-			s.Services = serviceNames(services)
-			if pads != nil {
-				s.WireSocket = pads.daemon.SocketPath()
-			}
-		},
-	})))
-	if err != nil {
-		if pads != nil {
-			pads.abort()
-		}
-		return withHint(cmdServe, err)
-	}
-	services = wins.attach(srv, append(services, srv))
-	// After the host and the windows, so it stops first: its agents end
-	// and its windows close while the host still runs.
-	services = append(services, chatService(chat))
-	info := config.HostInfo{Port: srv.Port(), PID: os.Getpid(), Token: tok, Version: Version, StartedAt: started.UTC()}
-	if pads != nil {
-		info.WireSocket = pads.daemon.SocketPath()
-	}
-	if err := config.WriteHostInfo(st.paths, info); err != nil {
-		_ = srv.Close()
-		if pads != nil {
-			pads.abort()
-		}
-		return fmt.Errorf("tell other commands where Lets listens: %w", err)
-	}
-	defer func() { _ = config.RemoveHostInfo(st.paths, os.Getpid()) }()
-	if desk != nil && !desk.headless {
-		t, err := desk.start(env, st, srv, pads)
-		if err != nil {
-			_ = srv.Close()
-			if pads != nil {
-				pads.abort()
-			}
-			return err
-		}
-		services = append(services, t)
-	}
-
-	// Announce: everything runs.
-	padNote := "off (enable with \"wire\": {\"enabled\": true} in config.json)"
-	browserNote := "off"
-	if pads != nil {
-		pads.announce(env)
-		defer pads.cleanup()
-		padNote = pads.daemon.SocketPath()
-		if pads.web != nil {
-			browserNote = pads.web.AdminURL()
-			if desk != nil && !desk.headless {
-				// A desktop start's output ends up in the session's log
-				// (journal, ~/.xsession-errors), readable far longer than
-				// this run: no admin token there. The tray opens the pad
-				// page with a one-time link.
-				browserNote = padPageURL(pads.web.Port()) + " (open it from the tray: Virtual pad)"
-			}
-			if lan := pads.web.LANURL(); lan != "" {
-				browserNote += "\n  Phones:       " + lan + " (pair with `lets pad pair`)"
-			}
-		}
-	}
-	stopNotes := settings.OnChange(func(next config.Config) {
-		// Called on the watcher's goroutine only, one change at a time.
-		noteConfigChange(log, settings.Path(), loaded, next)
-		loaded = next
-	})
-	defer stopNotes()
-
-	report.running()
-	for _, n := range notes {
-		report.tell(n)
-	}
-	fmt.Fprintf(env.Stdout, "Lets %s is running.\n  Listening on: %s (loopback only)\n  Pad daemon:   %s\n  Browser pad:  %s\n  Data folder:  %s\n  Log file:     %s\nPress Ctrl+C to stop.\n",
-		Version, srv.URL(), padNote, browserNote, st.paths.Home, st.paths.LogFile())
-	// A removed program (the package was uninstalled) ends Lets cleanly.
-	if w := newExeWatch(log); w != nil {
-		services = append(services, w)
-	}
-	sup := &service.Supervisor{Services: services, Log: log}
-	err = sup.Run(ctx)
-	if errors.Is(err, service.ErrStopTimeout) {
-		log.Warn("stopped with parts still busy", "err", err)
-		err = nil
-	}
-	if err == nil {
-		fmt.Fprintln(env.Stdout, "Lets stopped. See you soon.")
-	}
-	return err
+	defer p.Cleanup()
+	return p.Run(ctx)
 }
 
 // loadServeConfig loads config.json once, for the whole run: it writes the
