@@ -65,8 +65,8 @@ TEST_ENV := LETS_REQUIRE_TOOLS=1 LETS_REQUIRE_SHARED=1
 # race detector, browser tests included (their wall-clock timing checks are
 # benchmarks, not tests). backend/testenv/testutil's
 # TestRaceCoversEveryPackageWithGoroutines fails when a package that starts
-# goroutines is missing here. One exception, named in that test: the root
-# app package. Its own code and tests pass under -race, but the desktop
+# goroutines is missing here. One exception, named in that test: the
+# command line, app/cli. Its own code and tests pass under -race, but the desktop
 # tests run Lets' tray, and fyne.io/systray v1.12.2 (the newest) has a data
 # race of its own (the menu version is written under one lock and read
 # under another), which fails the race-built Lets those tests start.

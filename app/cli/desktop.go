@@ -382,20 +382,29 @@ func (s *desktopService) Name() string { return "tray" }
 func (s *desktopService) Run(ctx context.Context) error {
 	d := s.d
 	ctx, cancel := context.WithCancel(ctx)
+	// Every goroutine started here ends with ctx: cancel, then wait.
+	var parts sync.WaitGroup
+	defer parts.Wait()
 	defer cancel()
 	trayDone := make(chan error, 1)
 	go func() { trayDone <- s.tray.Run(ctx) }()
 	quit := d.quitRequested()
 	switch {
 	case d.noTrayHost:
-		go watchTrayHost(ctx, s.bus, func() {
-			if !d.trayHost.Swap(true) {
-				d.log.Info("a tray host started; the Lets icon is in the tray now, and closing the home window no longer quits Lets")
-			}
-		}, d.log)
+		parts.Add(1)
+		go func() {
+			defer parts.Done()
+			watchTrayHost(ctx, s.bus, func() {
+				if !d.trayHost.Swap(true) {
+					d.log.Info("a tray host started; the Lets icon is in the tray now, and closing the home window no longer quits Lets")
+				}
+			}, d.log)
+		}()
 		how := d.showHomeWith(d.firstRun)
 		if d.notify != nil {
+			parts.Add(1)
 			go func() {
+				defer parts.Done()
 				nctx, ncancel := context.WithTimeout(ctx, 5*time.Second)
 				defer ncancel()
 				if err := d.notify(nctx, noTrayNote(how)); err != nil {

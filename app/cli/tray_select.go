@@ -22,6 +22,8 @@ type traySelector struct {
 	out    chan surface.Event
 	done   chan struct{}
 	closed sync.Once
+	// forward is the goroutine Events starts; Close waits for it.
+	forward sync.WaitGroup
 }
 
 var (
@@ -66,7 +68,9 @@ func (t *traySelector) Events() <-chan surface.Event {
 		if in == nil {
 			return
 		}
+		t.forward.Add(1)
 		go func() {
+			defer t.forward.Done()
 			for {
 				select {
 				case ev, ok := <-in:
@@ -105,6 +109,7 @@ func (t *traySelector) selectSlot(slot int) bool {
 
 func (t *traySelector) Close() error {
 	t.closed.Do(func() { close(t.done) })
+	t.forward.Wait()
 	return t.inner.Close()
 }
 

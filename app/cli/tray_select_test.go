@@ -69,3 +69,22 @@ func TestTraySelectorWithoutASurface(t *testing.T) {
 	}
 	_ = sel.Close()
 }
+
+// Point (#24): Close waits for the goroutine Events started, so nothing
+// reads the wrapped surface once Close returns.
+func TestTraySelectorCloseWaitsForItsForwarder(t *testing.T) {
+	inner := &pressSurface{Surface: daemon.NoSurface(), events: make(chan surface.Event, 1)}
+	sel := newTraySelector(inner)
+	events := sel.Events()
+	inner.events <- surface.ActionPressed{Action: "stop"}
+	if ev := nextEvent(t, events); ev != (surface.ActionPressed{Action: "stop"}) {
+		t.Fatalf("pad press came through as %#v", ev)
+	}
+	if err := sel.Close(); err != nil {
+		t.Fatal(err)
+	}
+	inner.events <- surface.ActionPressed{Action: "retry"}
+	if len(inner.events) != 1 {
+		t.Fatal("a press was read from the surface after Close returned")
+	}
+}
