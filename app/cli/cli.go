@@ -1,6 +1,7 @@
 // Package cli is the command line of Lets: one file per `lets <name>`
 // subcommand (flags, the call, the words for the terminal). The running
-// process the serve and desktop commands start is built in package app/lets.
+// process the serve and desktop commands start is one type, process
+// (process.go), with the parts it composes; docs/architecture.md maps them.
 package cli
 
 import (

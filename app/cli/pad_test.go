@@ -27,7 +27,7 @@ func newPadEnv(socket string) *padEnv {
 	}
 }
 
-// runPadCLI runs `lets pad <args>` in-process through app.Run when the lead
+// runPadCLI runs `lets pad <args>` in-process through Run when the lead
 // has registered the command, else through runPad and the same report().
 func runPadCLI(ctx context.Context, e *padEnv, args ...string) int {
 	if _, ok := lookup("pad"); ok {
