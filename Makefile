@@ -9,7 +9,7 @@ export PATH := $(PATH):/usr/local/go/bin:$(HOME)/go/bin
 # What `make run` needs, and nothing else: gcc and g++ for cgo (the MIDI
 # driver, rtmidi, is C++), pkg-config, GTK 3 and WebKitGTK 4.1 for the
 # native windows (Wails, built with GUI_TAGS), ALSA for MIDI, and git, which
-# `lets install` runs. app/doctor.go tells end users the runtime side of the
+# `lets install` runs. app/cli/doctor.go tells end users the runtime side of the
 # same list.
 RUN_APT_PACKAGES := gcc g++ pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev libasound2-dev git
 # What `make test` adds: chromium for the browser tests (chromedp) and
@@ -19,7 +19,7 @@ RUN_APT_PACKAGES := gcc g++ pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev libaso
 # (import, the screenshot) and dbus-daemon (dbus-run-session). Node.js (the node:test
 # TypeScript tests, the runner's javascript, tsc) is installed by command,
 # not by package name, so a NodeSource nodejs that ships npm is left alone.
-# app/doctor_test.go checks that every package here has a user.
+# app/cli/doctor_test.go checks that every package here has a user.
 TEST_APT_PACKAGES := chromium python3 desktop-file-utils xvfb x11-utils imagemagick dbus-daemon dunst openbox wmctrl xfce4-panel
 GUI_TAGS := desktop,production,webkit2_41
 BIN := build/bin/lets
@@ -65,8 +65,8 @@ TEST_ENV := LETS_REQUIRE_TOOLS=1 LETS_REQUIRE_SHARED=1
 # race detector, browser tests included (their wall-clock timing checks are
 # benchmarks, not tests). backend/testenv/testutil's
 # TestRaceCoversEveryPackageWithGoroutines fails when a package that starts
-# goroutines is missing here. One exception, named in that test: the root
-# app package. Its own code and tests pass under -race, but the desktop
+# goroutines is missing here. One exception, named in that test: the
+# command line, app/cli. Its own code and tests pass under -race, but the desktop
 # tests run Lets' tray, and fyne.io/systray v1.12.2 (the newest) has a data
 # race of its own (the menu version is written under one lock and read
 # under another), which fails the race-built Lets those tests start.
@@ -232,9 +232,9 @@ bench:
 ## binary, the desktop entry and the icons; the version is wails.json's
 package: go-deps
 	@command -v dpkg-deb >/dev/null || { echo "dpkg-deb is missing: make package needs Debian's dpkg."; exit 1; }
-	$(GO) build -ldflags "-X github.com/lets-app/lets/app.Version=$(PACKAGE_VERSION)" -o build/bin/package/lets-core .
+	$(GO) build -ldflags "-X github.com/lets-app/lets/app/cli.Version=$(PACKAGE_VERSION)" -o build/bin/package/lets-core .
 	CGO_ENABLED=0 $(GO) build -o build/bin/package/lets $(FRONT_PKG)
-	$(GO) build -tags $(GUI_TAGS) -ldflags "-X github.com/lets-app/lets/app.Version=$(PACKAGE_VERSION)" -o build/bin/package/lets-window .
+	$(GO) build -tags $(GUI_TAGS) -ldflags "-X github.com/lets-app/lets/app/cli.Version=$(PACKAGE_VERSION)" -o build/bin/package/lets-window .
 	build/linux/package.sh build/bin/package/lets $(PACKAGE_VERSION) build/bin/lets_$(PACKAGE_VERSION)_$$(dpkg --print-architecture).deb
 
 clean:

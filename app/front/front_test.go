@@ -199,6 +199,7 @@ func TestFrontStaysSmall(t *testing.T) {
 	linked := strings.Fields(string(out))
 	for _, heavy := range []string{
 		"github.com/lets-app/lets/app",
+		"github.com/lets-app/lets/app/cli",
 		"github.com/lets-app/lets/backend/host",
 		"github.com/lets-app/lets/backend/daemon",
 		"github.com/lets-app/lets/backend/manifest",

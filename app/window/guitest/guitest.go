@@ -1,6 +1,6 @@
 // Package guitest builds the Lets binary with native windows (the desktop
 // build tags) for tests that run it under Xvfb. It is imported only by
-// tests (app/window and app), which share one build per test process. It
+// tests (app/window and app/cli), which share one build per test process. It
 // does not import backend/testenv (no product-tree package may): the
 // caller hands in its tool checks.
 package guitest

@@ -1,0 +1,48 @@
+package cli
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/lets-app/lets/backend/host"
+	"github.com/lets-app/lets/backend/surface/web"
+)
+
+// The home page's own "Pair a phone" and "Set up Claude" (#21): on a
+// desktop without a tray host the home window is Lets' main window, so
+// the page offers what the tray's "Pair a phone…" and "Set up Claude…"
+// do, by the same code. A headless Lets (lets serve, no display) offers
+// neither: nothing there could show the pairing page.
+
+// homeActionOptions adds the desktop's actions to the home options.
+func homeActionOptions(o host.HomeOptions, env *Env, log *slog.Logger, pads *padParts, desk *desktop) host.HomeOptions {
+	if desk == nil || desk.headless {
+		return o
+	}
+	var padWeb *web.Server
+	if pads != nil {
+		padWeb = pads.web
+	}
+	o.PairPhone = func(context.Context) error {
+		// The tray's own "Pair a phone…" (pair_tray.go): phone access
+		// switchable live, a fresh code, the pairing view in the browser.
+		src := &traySource{parts: trayParts{web: padWeb, env: env, log: log.With("part", "home")}}
+		return src.pairPhone()
+	}
+	o.SetupClaude = func(ctx context.Context) host.HomeSetupResult {
+		return homeSetupClaude(ctx, env, log)
+	}
+	return o
+}
+
+// homeSetupClaude runs `lets setup claude` in this process, as the tray's
+// "Set up Claude…" does, and says how it went in the tray note's words.
+func homeSetupClaude(ctx context.Context, env *Env, log *slog.Logger) host.HomeSetupResult {
+	cctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	out, manual, err := setupClaudeInProcess(cctx, env)
+	log.Info("lets setup claude (from Home)", "output", out)
+	note := claudeTrayNote(out, manual, err)
+	return host.HomeSetupResult{Done: err == nil, Text: note.Text, Detail: note.Tooltip}
+}

@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/lets-app/lets/backend/config"
+	"github.com/lets-app/lets/backend/hostapi"
+	"github.com/lets-app/lets/backend/hostclient"
+)
+
+// hostClient is the command line's way to the running host's privileged
+// API: backend/hostclient (host.json read again when the host restarted,
+// the host token), with its errors worded for a person at the terminal.
+type hostClient struct {
+	c *hostclient.Client
+}
+
+// hostCLITimeout bounds one request of a command unless it says otherwise.
+const hostCLITimeout = 3 * time.Second
+
+// newHostClient is a client for the host whose host.json lies in paths; it
+// fails with config.ErrHostNotRunning (or why host.json cannot be used)
+// when no host runs, so a command can say so before doing anything.
+func newHostClient(paths config.Paths) (*hostClient, error) {
+	if _, err := config.ReadHostInfo(paths); err != nil {
+		return nil, err
+	}
+	return hostClientAt(paths), nil
+}
+
+// hostClientAt is a client for the host of paths, without looking first
+// (the host's own process, which wrote host.json).
+func hostClientAt(paths config.Paths) *hostClient {
+	return &hostClient{c: hostclient.New(paths, hostclient.Options{Timeout: hostCLITimeout})}
+}
+
+// do sends a privileged request (path may carry a query) and decodes the
+// JSON answer into out (nil: dropped). timeout 0 keeps the default.
+func (c *hostClient) do(ctx context.Context, method, path string, body any, out any, timeout time.Duration) error {
+	p, raw, _ := strings.Cut(path, "?")
+	q, err := url.ParseQuery(raw)
+	if err != nil {
+		return fmt.Errorf("bad query in %s: %w", path, err)
+	}
+	return cliHostError(c.c.DoWithin(ctx, method, p, q, body, out, timeout))
+}
+
+// getJSON GETs a privileged path and decodes the answer.
+func (c *hostClient) getJSON(ctx context.Context, path string, out any) error {
+	return c.do(ctx, http.MethodGet, path, nil, out, 0)
+}
+
+// cliHostError words hostclient's errors for the terminal: a refusal keeps
+// its LIP code with the API's pointers turned into commands (apiError), a
+// host that does not answer says how to start it again.
+func cliHostError(err error) error {
+	var ae *hostclient.APIError
+	var ue *hostclient.UnreachableError
+	var de *hostclient.DecodeError
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, hostclient.ErrForeignHost):
+		return fmt.Errorf("Lets is not running: its last address is now used by another user's program, so nothing was sent there — start Lets again with `lets` (it picks a new address): %w", err)
+	case errors.As(err, &ae):
+		return &apiError{Status: ae.Status, Code: ae.Code, Message: ae.Message, Hint: ae.Hint}
+	case errors.As(err, &ue) && ue.TimedOut:
+		return fmt.Errorf("Lets (pid %d, %s) did not answer in time; it may be busy or stuck — try again, or restart it with `lets`: %w", ue.PID, ue.URL, ue.Err)
+	case errors.As(err, &ue):
+		return fmt.Errorf("Lets (pid %d) should be listening on %s but does not answer; it may have crashed — start it again with `lets`: %w", ue.PID, ue.URL, ue.Err)
+	case errors.As(err, &de):
+		return fmt.Errorf("host sent an answer Lets could not read (is this lets the same version as the running Lets?): %w", de.Err)
+	}
+	return err
+}
+
+func runStatus(ctx context.Context, env *Env, args []string) error {
+	fs := newFlags("status")
+	asJSON := fs.Bool("json", false, "print the status as JSON")
+	if err := parseFlags(env, "status", fs, args); err != nil {
+		return err
+	}
+	if err := noArgs(fs); err != nil {
+		return err
+	}
+	home, err := config.ResolveHome(env.Getenv)
+	if err != nil {
+		return err
+	}
+	c, err := newHostClient(config.Paths{Home: home})
+	if errors.Is(err, config.ErrHostNotRunning) {
+		fmt.Fprintf(env.Stdout, "Lets is not running (data folder %s).\nStart it with `lets` (desktop) or `lets serve` (headless).\n", home)
+		return exitError{code: 1}
+	}
+	if err != nil {
+		return err
+	}
+	var st hostapi.Status
+	if err := c.getJSON(ctx, "/lip/status", &st); err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(st)
+	}
+	fmt.Fprintf(env.Stdout, "Lets %s is running (pid %d, up %s).\n", st.Version, st.PID, (time.Duration(st.UptimeSec) * time.Second).String())
+	fmt.Fprintf(env.Stdout, "  Listening on: %s\n  Data folder:  %s\n  Services:     %v\n", st.URL, st.DataDir, st.Services)
+	if st.WireSocket != "" {
+		fmt.Fprintf(env.Stdout, "  Pad daemon:   %s\n", st.WireSocket)
+	}
+	return nil
+}
