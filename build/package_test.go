@@ -52,7 +52,7 @@ func TestPackageInstallsWhereADesktopLooks(t *testing.T) {
 	}
 	work := t.TempDir()
 	bin := filepath.Join(work, "lets")
-	run(t, nil, goBin, "build", "-ldflags", "-X github.com/lets-app/lets/app.Version=9.8.7", "-o", filepath.Join(work, "lets-core"), "..")
+	run(t, nil, goBin, "build", "-ldflags", "-X github.com/lets-app/lets/app/cli.Version=9.8.7", "-o", filepath.Join(work, "lets-core"), "..")
 	run(t, []string{"CGO_ENABLED=0"}, goBin, "build", "-o", bin, "../app/front/lets")
 	deb := filepath.Join(work, "out", "lets_9.8.7.deb")
 	run(t, []string{"DEB_COMPRESSION=none"}, "sh", filepath.Join("linux", "package.sh"), bin, "9.8.7", deb)

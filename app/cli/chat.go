@@ -81,7 +81,9 @@ const chatAllowedTools = "mcp__lets"
 // conversations store, the real Claude Code starter (or Env.ChatStart),
 // Lets' MCP server and hooks for every conversation, sign-in through
 // Claude Code, the permission mode from config.json. Run it as a service.
-func newChat(env *Env, st *setup, cfg config.Config) (*chatdriver.Manager, error) {
+// wireSocket names the pad daemon's socket for permission questions on the
+// pads and phones ("" without a daemon).
+func newChat(env *Env, st *setup, cfg config.Config, wireSocket func() string) (*chatdriver.Manager, error) {
 	store, err := chatStore(env, st)
 	if err != nil {
 		return nil, err
@@ -118,6 +120,7 @@ func newChat(env *Env, st *setup, cfg config.Config) (*chatdriver.Manager, error
 		InstallClaude: chatInstallClaude(env, st.paths),
 		OpenURL:       env.openURL,
 		Logger:        st.log.With("part", "chat"),
+		WireSocket:    wireSocket,
 	}
 	opts.Auth, opts.Login = chatdriver.ClaudeAuth(find, claudeEnv)
 	opts.Trust = chatTrust(env, st)

@@ -413,7 +413,7 @@ func TestTrayChatActionsOpenConversations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := newChat(e.Env, st, config.Defaults())
+	m, err := newChat(e.Env, st, config.Defaults(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,8 +23,11 @@ import (
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/conversations"
 	"github.com/lets-app/lets/backend/host"
+	"github.com/lets-app/lets/backend/hostapi"
+	"github.com/lets-app/lets/backend/hostclient"
 	"github.com/lets-app/lets/backend/service"
 	"github.com/lets-app/lets/backend/surface/web"
+	"github.com/lets-app/lets/backend/textsafe"
 	"github.com/lets-app/lets/backend/wireclient"
 )
 
@@ -472,7 +475,8 @@ func watchTrayHost(ctx context.Context, addr string, started func(), log *slog.L
 
 // trayParts is what the tray reads and drives.
 type trayParts struct {
-	host       *hostClient
+	// host is the host of this process, in memory (hostclient.NewLocal).
+	host       *hostclient.Client
 	wire       *wireclient.Client // nil when the pad daemon is off
 	web        *web.Server        // nil when the browser pad is off
 	auto       tray.Autostart
@@ -481,15 +485,19 @@ type trayParts struct {
 	desk       *desktop
 	selectSlot func(slot int) bool
 	chat       *chatdriver.Manager // nil: no chat items
+	// changes subscribes the tray to the change feeds of the host, the
+	// pad daemon and the chats, so it follows them instead of polling.
+	changes func(ctx context.Context) []<-chan struct{}
 }
 
 // newTray builds the tray service once the host and the pads run.
 func (d *desktop) newTray(p trayParts) (*tray.Tray, error) {
 	src := &traySource{parts: p}
 	return tray.New(tray.Options{
-		Source: src.snapshot,
-		Handle: src.handle,
-		Log:    p.log,
+		Source:  src.snapshot,
+		Handle:  src.handle,
+		Log:     p.log,
+		Changes: p.changes,
 	})
 }
 
@@ -571,10 +579,8 @@ func (s *traySource) snapshot(ctx context.Context) (tray.Snapshot, error) {
 	s.slots = slots
 	s.mu.Unlock()
 
-	var ws struct {
-		Windows []windowRow `json:"windows"`
-	}
-	if err := p.host.do(ctx, http.MethodGet, "/lip/windows", nil, &ws, 2*time.Second); err != nil {
+	ws, err := p.host.Windows(ctx)
+	if err != nil {
 		errs = append(errs, err)
 	}
 	for _, w := range ws.Windows {
@@ -583,13 +589,7 @@ func (s *traySource) snapshot(ctx context.Context) (tray.Snapshot, error) {
 
 	if now := time.Now(); s.slowAt.IsZero() || now.Sub(s.slowAt) >= slowEvery {
 		before := len(errs)
-		var us struct {
-			Uniques []struct {
-				Name  string `json:"name"`
-				Title string `json:"title"`
-			} `json:"uniques"`
-		}
-		if err := p.host.do(ctx, http.MethodGet, "/lip/uniques", nil, &us, 5*time.Second); err != nil {
+		if us, err := p.host.Uniques(ctx); err != nil {
 			errs = append(errs, err)
 		} else {
 			s.uniques = s.uniques[:0:0]
@@ -597,15 +597,12 @@ func (s *traySource) snapshot(ctx context.Context) (tray.Snapshot, error) {
 				s.uniques = append(s.uniques, tray.Unique{Name: u.Name, Title: u.Title})
 			}
 		}
-		var ss struct {
-			Sessions []sessionRow `json:"sessions"`
-		}
-		if err := p.host.do(ctx, http.MethodGet, "/lip/sessions", nil, &ss, 5*time.Second); err != nil {
+		if ss, err := p.host.Sessions(ctx, ""); err != nil {
 			errs = append(errs, err)
 		} else {
 			s.saved = s.saved[:0:0]
 			for _, r := range ss.Sessions {
-				s.saved = append(s.saved, tray.Saved{Unique: r.Unique, ID: r.ID, Summary: oneLineSummary(r.Summary, 40), SavedAt: time.UnixMilli(r.TS)})
+				s.saved = append(s.saved, tray.Saved{Unique: r.Unique, ID: r.ID, Summary: textsafe.OneLine(r.Summary, 40), SavedAt: time.UnixMilli(r.TS)})
 			}
 		}
 		s.mu.Lock()
@@ -724,16 +721,12 @@ func (s *traySource) openChat(ctx context.Context, id string) error {
 // open asks the host for a window; the host shows it itself (a native
 // window or the browser), or keeps it waiting on the home page.
 func (s *traySource) open(ctx context.Context, unique, resume string) error {
-	body := map[string]string{"unique": unique}
-	if resume != "" {
-		body["resume"] = resume
-	}
-	var a openAnswer
-	err := s.parts.host.do(ctx, http.MethodPost, "/lip/open", body, &a, 10*time.Second)
-	var ae *apiError
-	if resume == "last" && errors.As(err, &ae) && ae.Code == "unknown_session" {
-		delete(body, "resume")
-		err = s.parts.host.do(ctx, http.MethodPost, "/lip/open", body, &a, 10*time.Second)
+	req := hostapi.OpenRequest{Unique: unique, Resume: resume}
+	_, err := s.parts.host.Open(ctx, req)
+	var ae *hostclient.APIError
+	if resume == "last" && errors.As(err, &ae) && ae.Code == string(hostapi.CodeUnknownSession) {
+		req.Resume = ""
+		_, err = s.parts.host.Open(ctx, req)
 	}
 	if err != nil {
 		return fmt.Errorf("open %s: %w", unique, err)
@@ -778,7 +771,7 @@ func (d *desktop) start(env *Env, st *setup, srv *host.Server, pads *padParts) (
 		return nil, err
 	}
 	p := trayParts{
-		host: hostClientAt(st.paths),
+		host: hostclient.NewLocal(srv.LocalHandler(), hostclient.Options{}),
 		auto: auto,
 		log:  st.log.With("part", "tray"),
 		env:  env,
@@ -789,6 +782,16 @@ func (d *desktop) start(env *Env, st *setup, srv *host.Server, pads *padParts) (
 		p.wire = wireclient.New(pads.daemon.SocketPath())
 		p.web = pads.web
 		p.selectSlot = pads.selectSlot
+	}
+	p.changes = func(ctx context.Context) []<-chan struct{} {
+		feeds := []<-chan struct{}{srv.Subscribe(ctx)}
+		if pads != nil {
+			feeds = append(feeds, pads.daemon.Subscribe(ctx))
+		}
+		if chat != nil {
+			feeds = append(feeds, chat.Subscribe(ctx))
+		}
+		return feeds
 	}
 	t, err := d.newTray(p)
 	if err != nil {

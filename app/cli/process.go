@@ -161,7 +161,11 @@ func (p *process) Provision(ctx context.Context) (err error) {
 		claudeActions = pads.daemon
 	}
 	// Chat with Claude: conversations in chat windows (chat.go).
-	if p.chat, err = newChat(env, st, cfg); err != nil {
+	wireSocket := func() string { return "" }
+	if pads != nil {
+		wireSocket = pads.daemon.SocketPath
+	}
+	if p.chat, err = newChat(env, st, cfg, wireSocket); err != nil {
 		return err
 	}
 	p.desk.useChat(p.chat)
@@ -192,6 +196,8 @@ func (p *process) Provision(ctx context.Context) (err error) {
 		return withHint(cmdServe, err)
 	}
 	p.srv = srv
+	// The chats talk to this host in memory: no TCP to itself, no host.json.
+	p.chat.UseHost(srv.LocalHandler())
 	p.services = p.wins.attach(srv, append(p.services, srv))
 	// After the host and the windows, so it stops first: its agents end
 	// and its windows close while the host still runs.

@@ -92,16 +92,18 @@ func Options(getenv func(string) string, log *slog.Logger) claudehook.Options {
 		cfg = config.Defaults()
 	}
 	opts.ApprovalTimeout = cfg.Claude.ApprovalTimeout()
-	opts.Host = claudehook.HostHTTP{C: hostclient.New(paths, hostclient.Options{ClaudePID: opts.ClaudePID, Timeout: RequestTimeout})}
-	opts.Wire = claudehook.WireClient{C: wire(getenv, paths, cfg)}
+	hc := hostclient.New(paths, hostclient.Options{ClaudePID: opts.ClaudePID, Timeout: RequestTimeout})
+	opts.Host = claudehook.HostHTTP{C: hc}
+	opts.Wire = claudehook.WireClient{C: wire(getenv, hc.WireSocket(), cfg)}
 	return opts
 }
 
 // wire is the Wire client of a hook: the socket the running host announced
-// in host.json, else the configured one, else the protocol's default.
-func wire(getenv func(string) string, paths config.Paths, cfg config.Config) *wireclient.Client {
-	if info, err := config.ReadHostInfo(paths); err == nil && info.WireSocket != "" {
-		return wireclient.New(info.WireSocket)
+// (announced, from hostclient), else the configured one, else the
+// protocol's default.
+func wire(getenv func(string) string, announced string, cfg config.Config) *wireclient.Client {
+	if announced != "" {
+		return wireclient.New(announced)
 	}
 	if cfg.Wire.Socket != "" {
 		return wireclient.New(cfg.Wire.Socket)

@@ -3,6 +3,8 @@ package tray
 import (
 	"context"
 	"log/slog"
+	"reflect"
+	"slices"
 	"time"
 
 	"github.com/lets-app/lets/backend/clock"
@@ -12,7 +14,8 @@ import (
 // rebuilt, so a burst of session updates costs one rebuild.
 const DebounceDelay = 200 * time.Millisecond
 
-// follower reads a Source every poll and shows the newest snapshot once
+// follower reads a Source when a change is signalled (changes) and every
+// poll, and shows the newest snapshot once
 // debounce has passed without a further change: a burst of changes costs
 // one rebuild. All its time comes from one clock, so the debounce timer
 // firing means the rebuild is due.
@@ -20,8 +23,11 @@ type follower struct {
 	clock    clock.Clock
 	poll     time.Duration
 	debounce time.Duration
-	source   Source
-	show     func(Snapshot)
+	// changes signal that the source has news (none: poll only); a
+	// closed one is dropped.
+	changes []<-chan struct{}
+	source  Source
+	show    func(Snapshot)
 	// handle runs a clicked action other than Quit, on its own goroutine.
 	handle func(ctx context.Context, a Action)
 	log    *slog.Logger
@@ -41,35 +47,64 @@ func (f *follower) run(ctx context.Context, latest Snapshot, clicks <-chan Actio
 			debounce.Stop()
 		}
 	}()
+	changes := slices.Clone(f.changes)
+	// refresh reads the source and, when it shows something new, arms the
+	// debounce.
+	refresh := func() {
+		s, err := f.source(ctx)
+		if err != nil {
+			f.log.Debug("tray refresh failed", "err", err)
+			return
+		}
+		if s.Equal(latest) {
+			return
+		}
+		latest = s
+		if debounce == nil {
+			debounce = f.clock.NewTimer(f.debounce)
+		} else {
+			debounce.Reset(f.debounce)
+		}
+		due = debounce.C()
+	}
 	for {
-		select {
-		case <-ctx.Done():
+		// The fixed cases, then one per change feed (reflect.Select: the
+		// number of feeds is the caller's).
+		cases := []reflect.SelectCase{
+			{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ctx.Done())},
+			{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(poll.C())},
+			{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(due)},
+			{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(clicks)},
+		}
+		for _, ch := range changes {
+			cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ch)})
+		}
+		chosen, v, ok := reflect.Select(cases)
+		switch chosen {
+		case 0:
 			return nil
-		case <-poll.C():
-			s, err := f.source(ctx)
-			if err != nil {
-				f.log.Debug("tray refresh failed", "err", err)
-				continue
-			}
-			if s.Equal(latest) {
-				continue
-			}
-			latest = s
-			if debounce == nil {
-				debounce = f.clock.NewTimer(f.debounce)
-			} else {
-				debounce.Reset(f.debounce)
-			}
-			due = debounce.C()
-		case <-due:
+		case 1:
+			refresh()
+		case 2:
 			due = nil
 			f.show(latest)
-		case a := <-clicks:
+		case 3:
+			if !ok {
+				clicks = nil // no menu any more: nothing more to click
+				continue
+			}
+			a := v.Interface().(Action)
 			if a.Kind == ActionQuit {
 				f.log.Info("Quit chosen in the tray")
 				return nil
 			}
 			go f.handle(ctx, a)
+		default:
+			if !ok {
+				changes = slices.Delete(changes, chosen-4, chosen-3)
+				continue
+			}
+			refresh()
 		}
 	}
 }

@@ -90,3 +90,71 @@ func TestFollowerRebuildsOnceAfterTheLastChange(t *testing.T) {
 		}
 	})
 }
+
+// TestFollowerFollowsChangesWithoutPolling: with a change feed the menu
+// reads its source when a change is signalled, not every 500 ms: nothing
+// is read while nothing changes (until the slow resync), a signal is
+// followed by one rebuild DebounceDelay later, and a closed feed leaves
+// the resync poll.
+func TestFollowerFollowsChangesWithoutPolling(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		t0 := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+		clk := clock.NewFake(t0)
+		snap := func(state wire.State) Snapshot {
+			return Snapshot{PadOn: true, Sessions: []Session{{Backend: "claude", ID: "1", State: state}}}
+		}
+		var mu sync.Mutex
+		current, reads := snap(wire.StateSuccess), 0
+		var shows []time.Time
+		changes := make(chan struct{}, 1)
+		f := &follower{
+			clock: clk, poll: ResyncPoll, debounce: DebounceDelay, changes: []<-chan struct{}{changes},
+			source: func(context.Context) (Snapshot, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				reads++
+				return current, nil
+			},
+			show:   func(Snapshot) { shows = append(shows, clk.Now()) },
+			handle: func(context.Context, Action) {},
+			log:    slog.New(slog.DiscardHandler),
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- f.run(ctx, snap(wire.StateSuccess), make(chan Action)) }()
+		step := func(d time.Duration) { clk.Advance(d); synctest.Wait() }
+		synctest.Wait()
+		for range 20 {
+			step(DefaultPoll) // 10 s of quiet
+		}
+		mu.Lock()
+		if reads != 1 { // the resync at 10 s, nothing else
+			t.Errorf("%d reads in 10 quiet seconds, want only the resync", reads)
+		}
+		current = snap(wire.StateWaitingForApproval)
+		mu.Unlock()
+		changes <- struct{}{}
+		synctest.Wait()
+		mu.Lock()
+		if reads != 2 {
+			t.Errorf("%d reads after one signal, want 2", reads)
+		}
+		mu.Unlock()
+		step(DebounceDelay)
+		if len(shows) != 1 || !shows[0].Equal(t0.Add(10*time.Second+DebounceDelay)) {
+			t.Fatalf("shows = %v, want one at 10.2 s", shows)
+		}
+		close(changes)
+		synctest.Wait()
+		step(ResyncPoll)
+		mu.Lock()
+		if reads != 3 {
+			t.Errorf("%d reads, want the resync to go on after the feed closed", reads)
+		}
+		mu.Unlock()
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	})
+}

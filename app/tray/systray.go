@@ -21,12 +21,19 @@ type Source func(ctx context.Context) (Snapshot, error)
 
 // Options configure a Tray.
 type Options struct {
-	// Source is read every Poll; required.
+	// Source is read when Changes signals and every Poll; required.
 	Source Source
+	// Changes, when set, is called once by Run with its context and
+	// returns channels that signal that Source has news (the host's, the
+	// pad daemon's and the chats' change feeds; each closed when the
+	// context ends): the menu follows them at once and Poll is only a slow
+	// resynchronisation.
+	Changes func(ctx context.Context) []<-chan struct{}
 	// Handle runs a clicked action (not Quit, which ends Run). It runs on
 	// its own goroutine, so it may open a browser or start a program.
 	Handle func(ctx context.Context, a Action)
-	// Poll is how often Source is read; 0 means DefaultPoll.
+	// Poll is how often Source is read; 0 means DefaultPoll, or
+	// ResyncPoll when Changes is set.
 	Poll time.Duration
 	// Debounce is how long a change waits before the menu is rebuilt; 0
 	// means DebounceDelay.
@@ -37,8 +44,14 @@ type Options struct {
 	Clock clock.Clock
 }
 
-// DefaultPoll is how often the tray asks Lets for news.
+// DefaultPoll is how often the tray asks Lets for news when nothing tells
+// it of changes.
 const DefaultPoll = 500 * time.Millisecond
+
+// ResyncPoll is how often a tray that is told of changes reads its source
+// anyway, for what has no change feed (the autostart file, a Claude set-up
+// note).
+const ResyncPoll = 10 * time.Second
 
 // Tray is the tray icon and menu over DBus (StatusNotifierItem and
 // com.canonical.dbusmenu through fyne.io/systray). fyne.io/systray keeps
@@ -58,6 +71,9 @@ func New(opts Options) (*Tray, error) {
 	}
 	if opts.Poll <= 0 {
 		opts.Poll = DefaultPoll
+		if opts.Changes != nil {
+			opts.Poll = ResyncPoll
+		}
 	}
 	if opts.Debounce <= 0 {
 		opts.Debounce = DebounceDelay
@@ -160,7 +176,11 @@ func (t *Tray) Run(ctx context.Context) error {
 		return nil
 	}
 
-	return t.follower(show).run(ctx, first, clicks)
+	f := t.follower(show)
+	if t.opts.Changes != nil {
+		f.changes = t.opts.Changes(ctx)
+	}
+	return f.run(ctx, first, clicks)
 }
 
 // follower is the tray's poll and debounce loop around show.

@@ -178,7 +178,16 @@ func newRigOn(t testing.TB, h *testHost, tweak func(*Options)) *rig {
 	t.Helper()
 	store := conversations.New(conversations.Options{Root: filepath.Join(h.paths.Home, "conversations"), DefaultDir: filepath.Join(h.paths.Home, "Lets")})
 	ag := newAgents()
-	opts := Options{Paths: h.paths, Store: store, Start: ag.start, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	opts := Options{Paths: h.paths, Store: store, Start: ag.start, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		// The pad daemon a test started (startPadDaemon) is named in the
+		// test host's host.json; Lets' own root passes its daemon's.
+		WireSocket: func() string {
+			info, err := config.ReadHostInfo(h.paths)
+			if err != nil {
+				return ""
+			}
+			return info.WireSocket
+		}}
 	if testing.Verbose() {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}

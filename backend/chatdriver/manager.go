@@ -92,9 +92,7 @@ type Options struct {
 	ApproveWait time.Duration
 	// WireSocket names the pad daemon's socket each time a permission
 	// question goes to the pads and phones ("" when no daemon runs). The
-	// composition root passes it; nil falls back to host.json's
-	// wire_socket (config.ReadHostInfo), as before — to be removed once
-	// the root sets it.
+	// composition root passes its daemon's; nil means no pads.
 	WireSocket func() string
 	// Clock is the drivers' time: the coalescing of chat.say chunks, the
 	// listen back-off, the times turns are saved at, the wait of a
@@ -164,15 +162,10 @@ func New(opts Options) (*Manager, error) {
 	}
 	opts.Clock = clock.Or(opts.Clock)
 	if opts.WireSocket == nil {
-		paths := opts.Paths
-		opts.WireSocket = func() string {
-			info, err := config.ReadHostInfo(paths)
-			if err != nil {
-				return ""
-			}
-			return info.WireSocket
-		}
+		// No pad daemon: questions go to the window card only.
+		opts.WireSocket = func() string { return "" }
 	}
+
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -216,9 +209,21 @@ func (m *Manager) Run(ctx context.Context) error {
 	return nil
 }
 
+// UseHost makes the manager talk to the host of this process in memory
+// (host.Server's LocalHandler), for a host that can only be built after
+// the manager (it serves the manager's chats). Call it before Run.
+func (m *Manager) UseHost(h http.Handler) {
+	m.mu.Lock()
+	m.opts.Host = h
+	m.mu.Unlock()
+}
+
 func (m *Manager) client(pid int) *hostclient.Client {
-	if m.opts.Host != nil {
-		return hostclient.NewLocal(m.opts.Host, hostclient.Options{ClaudePID: pid})
+	m.mu.Lock()
+	h := m.opts.Host
+	m.mu.Unlock()
+	if h != nil {
+		return hostclient.NewLocal(h, hostclient.Options{ClaudePID: pid})
 	}
 	return hostclient.New(m.opts.Paths, hostclient.Options{HTTP: m.opts.HTTP, ClaudePID: pid})
 }
@@ -337,6 +342,13 @@ func (m *Manager) rekey(d *driver, newID string) {
 		}
 	}
 	m.drivers[newID] = d
+}
+
+// Subscribe returns a channel that receives a signal whenever the
+// conversations List returns changed (coalesced); it is closed when ctx
+// ends.
+func (m *Manager) Subscribe(ctx context.Context) <-chan struct{} {
+	return m.opts.Store.Subscribe(ctx)
 }
 
 // List returns the conversations, newest first (unreadable ones are left

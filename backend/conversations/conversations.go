@@ -8,6 +8,7 @@
 package conversations
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
@@ -25,6 +26,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/lets-app/lets/backend/atomicfile"
+	"github.com/lets-app/lets/backend/changes"
 	"github.com/lets-app/lets/backend/clock"
 	"github.com/lets-app/lets/backend/textsafe"
 	"github.com/lets-app/lets/backend/token"
@@ -136,6 +138,15 @@ type Options struct {
 type Store struct {
 	opts Options
 	mu   sync.Mutex
+	// changes tells in-process listeners (the tray) that the list changed.
+	changes changes.Feed
+}
+
+// Subscribe returns a channel that receives a signal whenever a
+// conversation was created, changed or deleted (coalesced); it is closed
+// when ctx ends.
+func (s *Store) Subscribe(ctx context.Context) <-chan struct{} {
+	return s.changes.Subscribe(ctx)
 }
 
 // New returns a store; the folder is created on the first write.
@@ -225,6 +236,7 @@ func (s *Store) Create(o CreateOptions) (*Conversation, error) {
 	if err := s.write(c); err != nil {
 		return nil, err
 	}
+	s.changes.Notify()
 	return c, nil
 }
 
@@ -292,6 +304,7 @@ func (s *Store) Update(id string, change func(*Conversation) error) (*Conversati
 	if err := s.write(c); err != nil {
 		return nil, err
 	}
+	s.changes.Notify()
 	return c, nil
 }
 
@@ -393,6 +406,7 @@ func (s *Store) Delete(id string) error {
 		}
 		return fmt.Errorf("delete conversation %s: %w", id, err)
 	}
+	s.changes.Notify()
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package conversations
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -177,5 +178,43 @@ func TestDecodeRefuses(t *testing.T) {
 		if _, err := Decode([]byte(b)); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// TestSubscribeHearsCreateAppendDelete: the tray's chat list is told when a
+// conversation is made, grows or goes (instead of polling the folder).
+func TestSubscribeHearsCreateAppendDelete(t *testing.T) {
+	s := New(Options{Root: t.TempDir()})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch := s.Subscribe(ctx)
+	heard := func(what string) {
+		t.Helper()
+		select {
+		case <-ch:
+		default:
+			t.Fatalf("no change signal after %s", what)
+		}
+	}
+	c, err := s.Create(CreateOptions{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	heard("Create")
+	if _, err := s.Append(c.ID, Turn{Role: "human", Text: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	heard("Append")
+	if err := s.Delete(c.ID); err != nil {
+		t.Fatal(err)
+	}
+	heard("Delete")
+	if err := s.Delete(c.ID); err == nil {
+		t.Fatal("deleted twice")
+	}
+	select {
+	case <-ch:
+		t.Error("a failed Delete signalled a change")
+	default:
 	}
 }

@@ -58,6 +58,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lets-app/lets/backend/changes"
 	"github.com/lets-app/lets/backend/clock"
 	"github.com/lets-app/lets/backend/control"
 	"github.com/lets-app/lets/backend/experience"
@@ -179,6 +180,10 @@ type Daemon struct {
 	lastTick  float64
 	ticked    bool
 	rendered  uint64
+	// changes tells in-process listeners (the tray) that the sessions
+	// changed; notified is the plane version they last heard of.
+	changes  changes.Feed
+	notified uint64
 	// lastRender is the control-plane time of the last render.
 	lastRender float64
 	renderErr  bool
@@ -568,6 +573,10 @@ func (d *Daemon) serve(ctx context.Context) error {
 			}
 		}
 		d.renderIfChanged()
+		if v := d.plane.Version(); v != d.notified {
+			d.notified = v
+			d.changes.Notify()
+		}
 		if due, ok := d.experienceDue(d.clock()); ok {
 			expTimer.Reset(due)
 			expDue = expTimer.C()
@@ -783,6 +792,14 @@ func (d *Daemon) renderIfChanged() {
 		d.clock() >= d.lastRender+visual.ActivityInterval {
 		d.renderView(view)
 	}
+}
+
+// Subscribe returns a channel that receives a signal whenever the agent
+// sessions (their states, labels, slots or the selection) changed, so an
+// in-process view such as the tray menu can read Status again instead of
+// polling. Signals are coalesced; the channel is closed when ctx ends.
+func (d *Daemon) Subscribe(ctx context.Context) <-chan struct{} {
+	return d.changes.Subscribe(ctx)
 }
 
 func (d *Daemon) renderNow() { d.renderView(d.plane.View()) }

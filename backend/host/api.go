@@ -85,7 +85,7 @@ func (s *Server) handleInstall(w http.ResponseWriter, r *http.Request) {
 		writeManifestError(w, err)
 		return
 	}
-	s.changes.notify()
+	s.changes.Notify()
 	writeJSON(w, http.StatusOK, hostapi.Installed{Name: u.Name(), Version: u.Manifest.Version, Commit: u.Commit(), Warnings: u.Warnings})
 }
 
@@ -101,7 +101,7 @@ func (s *Server) handleRemove(w http.ResponseWriter, r *http.Request) {
 	if s.origins != nil {
 		s.origins.forget(name)
 	}
-	s.changes.notify()
+	s.changes.Notify()
 	writeJSON(w, http.StatusOK, hostapi.Removed{Removed: name})
 }
 

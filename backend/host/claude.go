@@ -466,7 +466,7 @@ func (c *lipCore) bindWindow(id string, pid int) error {
 	if old == pid {
 		return nil
 	}
-	c.changes.notify()
+	c.changes.Notify()
 	if old != 0 {
 		a := c.claude
 		a.mu.Lock()

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lets-app/lets/backend/changes"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/lip"
@@ -53,7 +54,7 @@ type lipCore struct {
 	onForget func(*window)
 	// changes hears of every change to the windows and sessions; nil
 	// tells nobody.
-	changes *changeFeed
+	changes *changes.Feed
 	// claude is what hooks reported per claude process (claude.go);
 	// claudeActions passes approval answers on (nil: no cards).
 	claude        *claudeAgents
@@ -240,7 +241,7 @@ func (c *lipCore) open(req hostapi.OpenRequest, claudePID int, origins *originSe
 	c.windows[w.id] = w
 	c.mu.Unlock()
 	origin.addWindow(w)
-	c.changes.notify()
+	c.changes.Notify()
 
 	res := hostapi.OpenAnswer{Window: w.id, URL: launchURL(hostURL, w.id, launch), Guide: guide,
 		Events: summaries(u.Manifest.Events), Commands: summaries(u.Manifest.Commands)}
@@ -396,7 +397,7 @@ func (c *lipCore) forget(w *window, reason string) {
 	if c.onForget != nil {
 		c.onForget(w)
 	}
-	c.changes.notify()
+	c.changes.Notify()
 	c.publish(w.id, "session.closed", map[string]string{"reason": reason})
 }
 
@@ -426,7 +427,7 @@ func (c *lipCore) saveSession(w *window, e *lip.Envelope, kind sessions.Kind) {
 	w.mu.Lock()
 	w.session = info.ID
 	w.mu.Unlock()
-	c.changes.notify()
+	c.changes.Notify()
 	if kind != sessions.Export {
 		return
 	}

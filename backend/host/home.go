@@ -456,7 +456,7 @@ func (s *Server) handleHomeInstall(w http.ResponseWriter, r *http.Request) {
 		send(installLine{Error: &installProblem{Code: installCode(err), Message: err.Error()}})
 		return
 	}
-	s.changes.notify()
+	s.changes.Notify()
 	warnings := u.Warnings
 	if warnings == nil {
 		warnings = []string{}

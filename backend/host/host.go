@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lets-app/lets/backend/changes"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/lip"
@@ -170,7 +171,7 @@ type Server struct {
 	perms   *runner.Permissions
 	runner  *runner.Runner
 	home    homeState       // the home page's links and tokens (home.go)
-	changes *changeFeed     // in-process listeners of changes (changes.go)
+	changes *changes.Feed   // in-process listeners of changes (changes.go)
 	homeAct homeActionState // one Set up Claude at a time (home_actions.go)
 }
 
@@ -214,7 +215,7 @@ func Listen(opts Options) (*Server, error) {
 	if ip := net.ParseIP(h); ip == nil || !ip.IsLoopback() {
 		return nil, fmt.Errorf("host address %q is not a loopback address; Lets only listens on 127.0.0.1 or ::1", opts.Addr)
 	}
-	s := &Server{opts: opts, started: opts.Now(), changes: newChangeFeed(), timing: wsTiming{ping: pingInterval, write: writeDeadline, hello: helloDeadline}}
+	s := &Server{opts: opts, started: opts.Now(), changes: &changes.Feed{}, timing: wsTiming{ping: pingInterval, write: writeDeadline, hello: helloDeadline}}
 	if opts.timing != nil {
 		s.timing = *opts.timing
 	}

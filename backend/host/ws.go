@@ -213,7 +213,7 @@ func (core *lipCore) serveShell(c *shellConn) {
 	}
 	session := w.session
 	w.mu.Unlock()
-	core.changes.notify()
+	core.changes.Notify()
 	if old != nil {
 		old.shutdown(closeReplaced, "replaced by a newer connection")
 	}
@@ -279,7 +279,7 @@ func (core *lipCore) detach(c *shellConn) {
 	reason := w.closing
 	w.mu.Unlock()
 	if current {
-		core.changes.notify()
+		core.changes.Notify()
 	}
 	if current && reason != "" {
 		core.forget(w, reason)

@@ -115,6 +115,17 @@ func (c *Client) hostInfo(fresh bool) (config.HostInfo, error) {
 	return info, nil
 }
 
+// WireSocket is the pad daemon's socket the running host announced in
+// host.json ("" when it runs none or no host runs), so another process
+// (a hook) reaches the same daemon as the host without asking it.
+func (c *Client) WireSocket() string {
+	info, err := c.hostInfo(true)
+	if err != nil {
+		return ""
+	}
+	return info.WireSocket
+}
+
 // Do sends a privileged request (method, path such as "/lip/status",
 // optional query and JSON body) and decodes the JSON answer into out (nil:
 // the answer is dropped). Errors: ErrNotRunning, *UnreachableError,

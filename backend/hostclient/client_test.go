@@ -424,3 +424,23 @@ func TestHostFileReadableByOthersIsRefused(t *testing.T) {
 		t.Fatalf("got %v, want *HostFileError", err)
 	}
 }
+
+// TestWireSocketIsTheAnnouncedOne: a hook learns the pad daemon's socket
+// from the running host's host.json through the client (nothing else
+// reads that file), "" when no host runs or it runs no daemon, and a
+// restarted host's new socket is seen.
+func TestWireSocketIsTheAnnouncedOne(t *testing.T) {
+	paths := config.Paths{Home: t.TempDir()}
+	c := New(paths, Options{})
+	if got := c.WireSocket(); got != "" {
+		t.Fatalf("no host runs, but WireSocket = %q", got)
+	}
+	for _, sock := range []string{"/run/user/1000/lets/pad.sock", "", "/tmp/other/pad.sock"} {
+		if err := config.WriteHostInfo(paths, config.HostInfo{Port: 1, PID: 4242, Token: "t", WireSocket: sock}); err != nil {
+			t.Fatal(err)
+		}
+		if got := c.WireSocket(); got != sock {
+			t.Errorf("WireSocket = %q, want %q", got, sock)
+		}
+	}
+}

@@ -15,7 +15,10 @@ import (
 // Checker validates envelopes of core types against
 // schemas/lip-messages.schema.json (the data shape of every §4 message and
 // the props of the eight built-in components). Types it does not know pass:
-// new types are additive (seed §8). Safe for concurrent use.
+// new types are additive (seed §8). Safe for concurrent use. It is a test
+// helper: every message Lets sends is checked against its schema in tests,
+// while package lip stays free of a JSON Schema engine (the small hook
+// front links it).
 type Checker struct {
 	messages *jsonschema.Schema
 	printer  *message.Printer
