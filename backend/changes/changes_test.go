@@ -58,18 +58,3 @@ func TestFeedClosesOnContextEndAndNilFeedIsQuiet(t *testing.T) {
 	var none *Feed
 	none.Notify()
 }
-
-func TestMergeForwardsAndWaits(t *testing.T) {
-	var f, g Feed
-	ctx, cancel := context.WithCancel(context.Background())
-	out, wait := Merge(ctx, f.Subscribe(ctx), nil, g.Subscribe(ctx))
-	f.Notify()
-	recv(t, out, "from f")
-	g.Notify()
-	recv(t, out, "from g")
-	cancel()
-	wait()
-	if _, ok := <-out; ok {
-		t.Error("the merged channel stays open after ctx ended")
-	}
-}
