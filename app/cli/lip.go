@@ -47,11 +47,17 @@ func parseWithArgs(env *Env, name string, fs *flag.FlagSet, args []string) ([]st
 
 // lipClient is a host client for the LIP commands.
 func lipClient(env *Env) (*hostClient, error) {
+	return lipClientWithin(env, hostCLITimeout)
+}
+
+// lipClientWithin is lipClient whose requests are bounded by timeout (a
+// listen gets its wait on top).
+func lipClientWithin(env *Env, timeout time.Duration) (*hostClient, error) {
 	home, err := config.ResolveHome(env.Getenv)
 	if err != nil {
 		return nil, err
 	}
-	c, err := newHostClient(config.Paths{Home: home})
+	c, err := newHostClientWithin(config.Paths{Home: home}, timeout)
 	if errors.Is(err, config.ErrHostNotRunning) {
 		return nil, fmt.Errorf("Lets is not running; start it with `lets` (desktop) or `lets serve` (headless)")
 	}
@@ -127,6 +133,9 @@ func keysOf(m map[string]string) string {
 	return strings.Join(keys, ", ")
 }
 
+// listenSlack is how long `lets listen` waits for the host beyond --wait.
+const listenSlack = 10 * time.Second
+
 func runListen(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags("listen")
 	cursor := fs.String("cursor", "claude", "named cursor to read from and advance")
@@ -147,7 +156,8 @@ func runListen(ctx context.Context, env *Env, args []string) error {
 	if *max < 1 || *max > 2000 {
 		return &UsageError{Msg: fmt.Sprintf("--max %d is out of range (1 to 2000)", *max), flags: fs}
 	}
-	c, err := lipClient(env)
+	// The host answers within --wait; 10 s more before giving up.
+	c, err := lipClientWithin(env, listenSlack)
 	if err != nil {
 		return err
 	}

@@ -29,10 +29,27 @@ const hostCLITimeout = 3 * time.Second
 // fails with config.ErrHostNotRunning (or why host.json cannot be used)
 // when no host runs, so a command can say so before doing anything.
 func newHostClient(paths config.Paths) (*hostClient, error) {
-	if _, err := config.ReadHostInfo(paths); err != nil {
-		return nil, err
+	return newHostClientWithin(paths, hostCLITimeout)
+}
+
+// newHostClientWithin is newHostClient whose requests are bounded by
+// timeout (a listen gets its wait on top).
+func newHostClientWithin(paths config.Paths, timeout time.Duration) (*hostClient, error) {
+	c := hostclient.New(paths, hostclient.Options{Timeout: timeout})
+	if err := c.Check(); err != nil {
+		return nil, hostFileError(err)
 	}
-	return hostClientAt(paths), nil
+	return &hostClient{c: c}, nil
+}
+
+// hostFileError is how hostclient.Check's error reads: why host.json
+// cannot be used as it stands, or config.ErrHostNotRunning.
+func hostFileError(err error) error {
+	var he *hostclient.HostFileError
+	if errors.As(err, &he) {
+		return he.Err
+	}
+	return err
 }
 
 // hostClientAt is a client for the host of paths, without looking first
