@@ -364,15 +364,6 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 // unknown conversation with (hostapi has no constant for it yet).
 const codeUnknownConversation = "unknown_conversation"
 
-// chatListed is one line of `lets chat --list --json`.
-type chatListed struct {
-	ID      string    `json:"id"`
-	Title   string    `json:"title"`
-	Updated time.Time `json:"updated"`
-	Dir     string    `json:"dir"`
-	Turns   int       `json:"turns"`
-}
-
 // listChats reads the conversations from the data folder (Lets need not
 // run).
 func listChats(env *Env, paths config.Paths, asJSON bool) error {
@@ -382,9 +373,9 @@ func listChats(env *Env, paths config.Paths, asJSON bool) error {
 		return err
 	}
 	if asJSON {
-		out := make([]chatListed, 0, len(list))
+		out := make([]hostapi.ChatInfo, 0, len(list))
 		for _, i := range list {
-			out = append(out, chatListed{ID: i.ID, Title: i.Title, Updated: i.Updated.UTC(), Dir: i.Dir, Turns: i.Turns})
+			out = append(out, hostapi.ChatInfo{ID: i.ID, Title: i.Title, Updated: i.Updated.UTC(), Dir: i.Dir, Turns: i.Turns})
 		}
 		return printJSON(env.Stdout, map[string]any{"conversations": out})
 	}
