@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,6 +21,7 @@ import (
 	"github.com/lets-app/lets/backend/host"
 	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/service"
+	"github.com/lets-app/lets/backend/textsafe"
 )
 
 // "Chat with Claude": the `lets`/`lets serve` process runs the
@@ -328,31 +328,24 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var a struct {
-		Window string `json:"window"`
-		Shown  string `json:"shown"`
-		Home   string `json:"home"`
-	}
-	body := map[string]string{}
-	if *conv != "" {
-		body["conversation"] = *conv
-	}
+	req := hostapi.ChatRequest{Conversation: *conv}
 	if *folder != "" {
 		abs, err := filepath.Abs(*folder)
 		if err != nil {
 			return fmt.Errorf("the folder %s: %w", *folder, err)
 		}
-		body["folder"] = abs
+		req.Folder = abs
 	}
-	if err := c.do(ctx, http.MethodPost, "/app/chat", body, &a, 90*time.Second); err != nil {
-		var ae *apiError
+	a, err := c.c.Chat(ctx, req, 90*time.Second)
+	if err != nil {
+		ae := refusal(err)
 		switch {
-		case errors.As(err, &ae) && ae.Code == "unknown_conversation":
+		case ae != nil && ae.Code == codeUnknownConversation:
 			return fmt.Errorf("there is no conversation %s; `lets chat --list` shows the ones you can continue", *conv)
-		case errors.As(err, &ae) && ae.Status == http.StatusNotFound:
+		case ae != nil && ae.Status == http.StatusNotFound:
 			return fmt.Errorf("the running Lets is older and has no Chat with Claude; quit it and start this version (`lets`)")
 		}
-		return err
+		return cliHostError(err)
 	}
 	if *asJSON {
 		out := map[string]string{"window": a.Window, "conversation": *conv, "shown": a.Shown}
@@ -370,14 +363,9 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 	return nil
 }
 
-// chatListed is one line of `lets chat --list --json`.
-type chatListed struct {
-	ID      string    `json:"id"`
-	Title   string    `json:"title"`
-	Updated time.Time `json:"updated"`
-	Dir     string    `json:"dir"`
-	Turns   int       `json:"turns"`
-}
+// codeUnknownConversation is the code the host's chat routes refuse an
+// unknown conversation with (hostapi has no constant for it yet).
+const codeUnknownConversation = "unknown_conversation"
 
 // listChats reads the conversations from the data folder (Lets need not
 // run).
@@ -388,9 +376,9 @@ func listChats(env *Env, paths config.Paths, asJSON bool) error {
 		return err
 	}
 	if asJSON {
-		out := make([]chatListed, 0, len(list))
+		out := make([]hostapi.ChatInfo, 0, len(list))
 		for _, i := range list {
-			out = append(out, chatListed{ID: i.ID, Title: i.Title, Updated: i.Updated.UTC(), Dir: i.Dir, Turns: i.Turns})
+			out = append(out, hostapi.ChatInfo{ID: i.ID, Title: i.Title, Updated: i.Updated.UTC(), Dir: i.Dir, Turns: i.Turns})
 		}
 		return printJSON(env.Stdout, map[string]any{"conversations": out})
 	}
@@ -403,7 +391,7 @@ func listChats(env *Env, paths config.Paths, asJSON bool) error {
 		if i.Turns == 1 {
 			msgs = "1 message"
 		}
-		fmt.Fprintf(env.Stdout, "%s\n  last used %s · folder %s · %s\n  id %s\n", oneLineSummary(i.Title, 70), i.Updated.Local().Format("2 Jan 2006 15:04"), i.Dir, msgs, i.ID)
+		fmt.Fprintf(env.Stdout, "%s\n  last used %s · folder %s · %s\n  id %s\n", textsafe.OneLine(i.Title, 70), i.Updated.Local().Format("2 Jan 2006 15:04"), i.Dir, msgs, i.ID)
 	}
 	fmt.Fprintln(env.Stdout, "Continue one with `lets chat --conversation <id>`.")
 	return nil
@@ -419,9 +407,8 @@ func deleteChat(ctx context.Context, env *Env, paths config.Paths, id string, as
 	case err != nil:
 		return err
 	default:
-		err = c.do(ctx, http.MethodDelete, "/home/api/chat/"+url.PathEscape(id), nil, nil, 30*time.Second)
-		var ae *apiError
-		if errors.As(err, &ae) && ae.Code == "unknown_conversation" {
+		err = cliHostError(c.c.DeleteChat(ctx, id, 30*time.Second))
+		if ae := refusal(err); ae != nil && ae.Code == codeUnknownConversation {
 			err = conversations.ErrNotFound
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"github.com/lets-app/lets/backend/config"
+	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/testenv/browsertest"
 	"github.com/lets-app/lets/backend/testenv/claudestub"
 	"github.com/lets-app/lets/backend/testenv/testutil"
@@ -214,10 +215,10 @@ func (c *chatE2E) browserURL(t *testing.T, window string) string {
 }
 
 // conversations is `lets chat --list --json`, newest first.
-func (c *chatE2E) conversations(t *testing.T) []chatListed {
+func (c *chatE2E) conversations(t *testing.T) []hostapi.ChatInfo {
 	t.Helper()
 	var got struct {
-		Conversations []chatListed `json:"conversations"`
+		Conversations []hostapi.ChatInfo `json:"conversations"`
 	}
 	out := c.letsCmd(t, 30*time.Second, "chat", "--list", "--json")
 	if err := json.Unmarshal(out, &got); err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/testenv/browsertest"
 	"github.com/lets-app/lets/backend/testenv/claudestub"
 	"github.com/lets-app/lets/backend/testenv/testutil"
@@ -308,7 +309,7 @@ func TestBrowserChatE2EResumesAfterRestart(t *testing.T) {
 	page := openChatPage(t, url, "light")
 	page.say("Please remember the blue kite.")
 	page.until(`document.getElementById("lets-chat-log").innerText.includes("Noted: a blue kite.")`, 90*time.Second)
-	var conv chatListed
+	var conv hostapi.ChatInfo
 	testutil.Eventually(t, "the conversation is saved with both turns", func() bool {
 		list := c.conversations(t)
 		if len(list) == 1 {

@@ -23,6 +23,7 @@ import (
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/conversations"
 	"github.com/lets-app/lets/backend/host"
+	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/testenv/claudestub"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 )
@@ -109,7 +110,7 @@ func TestChatListShowsTheConversations(t *testing.T) {
 		t.Fatalf("list --json: exit %d: %s", code, e.err.String())
 	}
 	var got struct {
-		Conversations []chatListed `json:"conversations"`
+		Conversations []hostapi.ChatInfo `json:"conversations"`
 	}
 	if err := json.Unmarshal([]byte(e.out.String()), &got); err != nil {
 		t.Fatalf("list --json is not JSON: %v\n%s", err, e.out.String())
@@ -240,7 +241,7 @@ func TestServeRunsChatWithClaude(t *testing.T) {
 		t.Fatalf("list: exit %d: %s", code, e.err.String())
 	}
 	var got struct {
-		Conversations []chatListed `json:"conversations"`
+		Conversations []hostapi.ChatInfo `json:"conversations"`
 	}
 	if err := json.Unmarshal([]byte(e.out.String()), &got); err != nil || len(got.Conversations) != 1 {
 		t.Fatalf("list after lets chat: %v\n%s", err, e.out.String())

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -14,7 +13,6 @@ import (
 	"github.com/lets-app/lets/backend/claudefind"
 	"github.com/lets-app/lets/backend/claudesetup"
 	"github.com/lets-app/lets/backend/config"
-	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/wire"
 	"github.com/lets-app/lets/backend/wireclient"
 )
@@ -187,9 +185,9 @@ func (d *doctor) checkHost(ctx context.Context) (checkResult, string) {
 		r.level, r.detail = checkFail, err.Error()
 		return r, ""
 	}
-	var st hostapi.Status
-	if err := c.do(ctx, http.MethodGet, "/lip/status", nil, &st, d.timeout); err != nil {
-		r.level, r.detail = checkFail, err.Error()
+	st, err := c.c.StatusWithin(ctx, d.timeout)
+	if err != nil {
+		r.level, r.detail = checkFail, cliHostError(err).Error()
 		return r, ""
 	}
 	r.level, r.detail = checkOK, fmt.Sprintf("Lets %s answers on %s (pid %d)", st.Version, st.URL, st.PID)

@@ -8,16 +8,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
-	"net/url"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/hostapi"
+	"github.com/lets-app/lets/backend/hostclient"
+	"github.com/lets-app/lets/backend/lip"
 	"github.com/lets-app/lets/backend/textsafe"
 )
 
@@ -48,45 +47,21 @@ func parseWithArgs(env *Env, name string, fs *flag.FlagSet, args []string) ([]st
 
 // lipClient is a host client for the LIP commands.
 func lipClient(env *Env) (*hostClient, error) {
+	return lipClientWithin(env, hostCLITimeout)
+}
+
+// lipClientWithin is lipClient whose requests are bounded by timeout (a
+// listen gets its wait on top).
+func lipClientWithin(env *Env, timeout time.Duration) (*hostClient, error) {
 	home, err := config.ResolveHome(env.Getenv)
 	if err != nil {
 		return nil, err
 	}
-	c, err := newHostClient(config.Paths{Home: home})
+	c, err := newHostClientWithin(config.Paths{Home: home}, timeout)
 	if errors.Is(err, config.ErrHostNotRunning) {
 		return nil, fmt.Errorf("Lets is not running; start it with `lets` (desktop) or `lets serve` (headless)")
 	}
 	return c, err
-}
-
-// apiError is the {error: {code, message, hint?}} body of a refused
-// request.
-type apiError struct {
-	Status  int
-	Code    string
-	Message string
-	Hint    hostapi.Hint
-}
-
-func (e *apiError) Error() string {
-	if e.Code != "" {
-		return fmt.Sprintf("%s (%s)", e.Message+cliHint(e.Hint), e.Code)
-	}
-	return fmt.Sprintf("host answered HTTP %d", e.Status)
-}
-
-// cliHint words the host's hint as the command a person at the terminal
-// runs ("" when there is none).
-func cliHint(h hostapi.Hint) string {
-	switch h {
-	case hostapi.HintWindows:
-		return "; see `lets windows`"
-	case hostapi.HintSessions:
-		return "; see `lets sessions`"
-	case hostapi.HintUniques:
-		return "; see `lets uniques`"
-	}
-	return ""
 }
 
 func printJSON(w io.Writer, v any) error {
@@ -95,26 +70,9 @@ func printJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// openAnswer is the part of POST /lip/open the CLI shows.
-type openAnswer struct {
-	Window string `json:"window"`
-	// Shown is "window" (Lets showed it: its own window or the browser)
-	// or "waiting" (on the home page, Home). The answer never holds the
-	// window's one-time URL (issue #23).
-	Shown    string            `json:"shown"`
-	Home     string            `json:"home,omitempty"`
-	Guide    string            `json:"guide"`
-	Events   map[string]string `json:"events"`
-	Commands map[string]string `json:"commands"`
-	Session  *struct {
-		ID      string `json:"id"`
-		Summary string `json:"summary"`
-	} `json:"session"`
-}
-
 // openReport is `lets open --json`: the host's answer and the unique.
 type openReport struct {
-	openAnswer
+	hostapi.OpenAnswer
 	Unique string `json:"unique"`
 }
 
@@ -139,26 +97,18 @@ func runOpen(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	body := map[string]string{"unique": name}
-	if *resume != "" {
-		body["resume"] = *resume
-	}
-	if *title != "" {
-		body["title"] = *title
-	}
-	var a openAnswer
-	if err := c.do(ctx, http.MethodPost, "/lip/open", body, &a, 0); err != nil {
-		var ae *apiError
+	a, err := c.c.Open(ctx, hostapi.OpenRequest{Unique: name, Resume: *resume, Title: *title})
+	if err != nil {
 		switch {
-		case errors.As(err, &ae) && ae.Code == "unknown_unique":
+		case refusedWith(err, lip.CodeUnknownUnique):
 			return fmt.Errorf("there is no unique called %q; `lets uniques` lists the ones you can open, and `lets install <git url or folder>` adds one", name)
-		case errors.As(err, &ae) && ae.Code == "unknown_session":
+		case refusedWith(err, hostapi.CodeUnknownSession):
 			return fmt.Errorf("%s has no saved session %q; `lets sessions %s` lists the ones you can resume", name, *resume, name)
 		}
-		return err
+		return cliHostError(err)
 	}
 	if *asJSON {
-		return printJSON(env.Stdout, openReport{openAnswer: a, Unique: name})
+		return printJSON(env.Stdout, openReport{OpenAnswer: a, Unique: name})
 	}
 	out := env.Stdout
 	fmt.Fprintf(out, "Opened %s as window %s.\n", name, a.Window)
@@ -183,19 +133,8 @@ func keysOf(m map[string]string) string {
 	return strings.Join(keys, ", ")
 }
 
-// listenAnswer is GET /lip/listen's answer.
-type listenAnswer struct {
-	Events []json.RawMessage `json:"events"`
-	Cursor string            `json:"cursor"`
-	Seq    uint64            `json:"seq"`
-	Epoch  string            `json:"epoch"`
-	Gap    *struct {
-		From uint64 `json:"from"`
-		To   uint64 `json:"to"`
-		Lost uint64 `json:"lost"`
-	} `json:"gap"`
-	Pending int `json:"pending"`
-}
+// listenSlack is how long `lets listen` waits for the host beyond --wait.
+const listenSlack = 10 * time.Second
 
 func runListen(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags("listen")
@@ -214,28 +153,23 @@ func runListen(ctx context.Context, env *Env, args []string) error {
 	if *wait < 0 || *wait > 50*time.Second {
 		return &UsageError{Msg: fmt.Sprintf("--wait %s is out of range (0 to 50s)", *wait), flags: fs}
 	}
-	c, err := lipClient(env)
+	if *max < 1 || *max > 2000 {
+		return &UsageError{Msg: fmt.Sprintf("--max %d is out of range (1 to 2000)", *max), flags: fs}
+	}
+	// The host answers within --wait; 10 s more before giving up.
+	c, err := lipClientWithin(env, listenSlack)
 	if err != nil {
 		return err
 	}
-	q := url.Values{}
-	q.Set("cursor", *cursor)
-	q.Set("wait_ms", strconv.FormatInt(wait.Milliseconds(), 10))
-	q.Set("max", strconv.Itoa(*max))
+	q := hostclient.ListenQuery{Cursor: *cursor, Wait: *wait, Max: *max, Window: *window}
 	if *types != "" {
-		q.Set("types", *types)
+		q.Types = []string{*types}
 	}
-	if *window != "" {
-		q.Set("window", *window)
-	}
-	var a listenAnswer
-	if err := c.do(ctx, http.MethodGet, "/lip/listen?"+q.Encode(), nil, &a, *wait+10*time.Second); err != nil {
-		return err
+	a, err := c.c.Listen(ctx, q)
+	if err != nil {
+		return cliHostError(err)
 	}
 	if *asJSON {
-		if a.Events == nil {
-			a.Events = []json.RawMessage{}
-		}
 		return printJSON(env.Stdout, a)
 	}
 	if a.Gap != nil {
@@ -317,16 +251,9 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var a struct {
-		Accepted []string `json:"accepted"`
-		Rejected []struct {
-			Code    string       `json:"code"`
-			Message string       `json:"message"`
-			Hint    hostapi.Hint `json:"hint,omitempty"`
-		} `json:"rejected"`
-	}
-	if err := c.do(ctx, http.MethodPost, "/lip/send", env0, &a, 0); err != nil {
-		return err
+	a, err := c.c.Send(ctx, env0)
+	if err != nil {
+		return cliHostError(err)
 	}
 	for i := range a.Rejected {
 		// The hint is worded into the message, as the terminal says it.
@@ -342,7 +269,7 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 		if !*asJSON {
 			r := a.Rejected[0]
 			msg := r.Message
-			if r.Code == "unknown_window" {
+			if r.Code == lip.CodeUnknownWindow {
 				msg = fmt.Sprintf("window %s is not open; `lets windows` lists the open ones, `lets open <unique>` opens one", pos[0])
 			}
 			fmt.Fprintf(env.Stderr, "Refused: %s (%s)\n", msg, r.Code)

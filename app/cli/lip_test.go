@@ -15,6 +15,8 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/lets-app/lets/backend/config"
+	"github.com/lets-app/lets/backend/hostapi"
+	"github.com/lets-app/lets/backend/sessions"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
@@ -150,7 +152,7 @@ func TestOpenListenSendAgainstServe(t *testing.T) {
 	if err := runCmd(e, runListen, "--wait", "2s", "--types", "session.open", "--json"); err != nil {
 		t.Fatalf("listen: %v", err)
 	}
-	var ans listenAnswer
+	var ans hostapi.ListenResult
 	if err := json.Unmarshal([]byte(e.out.String()), &ans); err != nil || len(ans.Events) != 1 || ans.Epoch == "" {
 		t.Fatalf("listen --json: %v %s", err, e.out.String())
 	}
@@ -227,7 +229,7 @@ func TestOpenListenSendAgainstServe(t *testing.T) {
 	if err := runCmd(e, runWindows, "--json"); err != nil {
 		t.Fatal(err)
 	}
-	var rows []windowRow
+	var rows []hostapi.Window
 	if err := json.Unmarshal([]byte(e.out.String()), &rows); err != nil || len(rows) != 2 || rows[0].Window != "w1" || !rows[0].Connected {
 		t.Fatalf("windows --json: %v %s", err, e.out.String())
 	}
@@ -238,7 +240,7 @@ func TestOpenListenSendAgainstServe(t *testing.T) {
 		t.Fatalf("sessions (none): %v %q", err, e.out.String())
 	}
 	_ = ws.WriteJSON(map[string]any{"lip": 1, "id": "ev_s1", "type": "hello.snapshot", "from": "unique", "data": map[string]any{"summary": "two notes", "notes": []any{}}})
-	var sess []sessionRow
+	var sess []sessions.Info
 	testutil.Eventually(t, "lets sessions lists the snapshot", func() bool {
 		e.out.Reset()
 		if err := runCmd(e, runSessions, "hello", "--json"); err != nil {

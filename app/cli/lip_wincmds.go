@@ -2,25 +2,15 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/http"
-	"net/url"
-	"strings"
 	"text/tabwriter"
 	"time"
-)
 
-// windowRow is one entry of GET /lip/windows.
-type windowRow struct {
-	Window    string `json:"window"`
-	Unique    string `json:"unique"`
-	Title     string `json:"title"`
-	Connected bool   `json:"connected"`
-	Queued    int    `json:"queued"`
-	Session   string `json:"session,omitempty"`
-	Opened    int64  `json:"opened"`
-}
+	"github.com/lets-app/lets/backend/hostapi"
+	"github.com/lets-app/lets/backend/lip"
+	"github.com/lets-app/lets/backend/sessions"
+	"github.com/lets-app/lets/backend/textsafe"
+)
 
 func runWindows(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags("windows")
@@ -35,14 +25,12 @@ func runWindows(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var a struct {
-		Windows []windowRow `json:"windows"`
-	}
-	if err := c.do(ctx, http.MethodGet, "/lip/windows", nil, &a, 0); err != nil {
-		return err
+	a, err := c.c.Windows(ctx)
+	if err != nil {
+		return cliHostError(err)
 	}
 	if a.Windows == nil {
-		a.Windows = []windowRow{}
+		a.Windows = []hostapi.Window{}
 	}
 	if *asJSON {
 		return printJSON(env.Stdout, a.Windows)
@@ -67,17 +55,6 @@ func runWindows(ctx context.Context, env *Env, args []string) error {
 	return nil
 }
 
-// sessionRow is one entry of GET /lip/sessions.
-type sessionRow struct {
-	ID      string `json:"id"`
-	Unique  string `json:"unique"`
-	Handoff bool   `json:"handoff"`
-	Summary string `json:"summary"`
-	Type    string `json:"type,omitempty"`
-	Window  string `json:"window,omitempty"`
-	TS      int64  `json:"ts"`
-}
-
 func runSessions(ctx context.Context, env *Env, args []string) error {
 	fs := newFlags("sessions")
 	asJSON := fs.Bool("json", false, "print the sessions as JSON")
@@ -96,18 +73,12 @@ func runSessions(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	path := "/lip/sessions"
-	if unique != "" {
-		path += "?" + url.Values{"unique": {unique}}.Encode()
-	}
-	var a struct {
-		Sessions []sessionRow `json:"sessions"`
-	}
-	if err := c.do(ctx, http.MethodGet, path, nil, &a, 0); err != nil {
-		return err
+	a, err := c.c.Sessions(ctx, unique)
+	if err != nil {
+		return cliHostError(err)
 	}
 	if a.Sessions == nil {
-		a.Sessions = []sessionRow{}
+		a.Sessions = []sessions.Info{}
 	}
 	if *asJSON {
 		return printJSON(env.Stdout, a.Sessions)
@@ -127,7 +98,7 @@ func runSessions(ctx context.Context, env *Env, args []string) error {
 		if s.Handoff {
 			kind = "handed to Claude"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.ID, s.Unique, ago(time.UnixMilli(s.TS)), kind, oneLineSummary(s.Summary, 60))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.ID, s.Unique, ago(time.UnixMilli(s.TS)), kind, textsafe.OneLine(s.Summary, 60))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -153,12 +124,11 @@ func runClose(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := c.do(ctx, http.MethodPost, "/lip/close", map[string]string{"window": pos[0]}, nil, 0); err != nil {
-		var ae *apiError
-		if errors.As(err, &ae) && ae.Code == "unknown_window" {
+	if _, err := c.c.Close(ctx, pos[0]); err != nil {
+		if refusedWith(err, lip.CodeUnknownWindow) {
 			return fmt.Errorf("window %s is not open; `lets windows` lists the open ones", pos[0])
 		}
-		return err
+		return cliHostError(err)
 	}
 	fmt.Fprintf(env.Stdout, "Asked window %s to close; its unique gets a moment to save its work.\n", pos[0])
 	return nil
@@ -178,12 +148,4 @@ func ago(t time.Time) string {
 		return fmt.Sprintf("%d h ago", int(d.Hours()))
 	}
 	return t.Local().Format("2006-01-02 15:04")
-}
-
-func oneLineSummary(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > max {
-		return string(r[:max-1]) + "…"
-	}
-	return s
 }

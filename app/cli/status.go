@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/hostclient"
+	"github.com/lets-app/lets/backend/lip"
 )
 
 // hostClient is the command line's way to the running host's privileged
@@ -29,10 +29,27 @@ const hostCLITimeout = 3 * time.Second
 // fails with config.ErrHostNotRunning (or why host.json cannot be used)
 // when no host runs, so a command can say so before doing anything.
 func newHostClient(paths config.Paths) (*hostClient, error) {
-	if _, err := config.ReadHostInfo(paths); err != nil {
-		return nil, err
+	return newHostClientWithin(paths, hostCLITimeout)
+}
+
+// newHostClientWithin is newHostClient whose requests are bounded by
+// timeout (a listen gets its wait on top).
+func newHostClientWithin(paths config.Paths, timeout time.Duration) (*hostClient, error) {
+	c := hostclient.New(paths, hostclient.Options{Timeout: timeout})
+	if err := c.Check(); err != nil {
+		return nil, hostFileError(err)
 	}
-	return hostClientAt(paths), nil
+	return &hostClient{c: c}, nil
+}
+
+// hostFileError is how hostclient.Check's error reads: why host.json
+// cannot be used as it stands, or config.ErrHostNotRunning.
+func hostFileError(err error) error {
+	var he *hostclient.HostFileError
+	if errors.As(err, &he) {
+		return he.Err
+	}
+	return err
 }
 
 // hostClientAt is a client for the host of paths, without looking first
@@ -43,6 +60,10 @@ func hostClientAt(paths config.Paths) *hostClient {
 
 // do sends a privileged request (path may carry a query) and decodes the
 // JSON answer into out (nil: dropped). timeout 0 keeps the default.
+//
+// Only the running process's wiring (desktop.go) still calls the host
+// this way; every command uses a typed method of hostclient through c.c
+// and words its error with cliHostError.
 func (c *hostClient) do(ctx context.Context, method, path string, body any, out any, timeout time.Duration) error {
 	p, raw, _ := strings.Cut(path, "?")
 	q, err := url.ParseQuery(raw)
@@ -52,13 +73,53 @@ func (c *hostClient) do(ctx context.Context, method, path string, body any, out 
 	return cliHostError(c.c.DoWithin(ctx, method, p, q, body, out, timeout))
 }
 
-// getJSON GETs a privileged path and decodes the answer.
-func (c *hostClient) getJSON(ctx context.Context, path string, out any) error {
-	return c.do(ctx, http.MethodGet, path, nil, out, 0)
+// hostRefusal is a host's refusal worded for the terminal: the message
+// with the host's hint said as the command to run (cliHint) and the LIP
+// code. errors.As finds the *hostclient.APIError inside.
+type hostRefusal struct {
+	err *hostclient.APIError
+}
+
+func (r *hostRefusal) Error() string {
+	if r.err.Code != "" {
+		return fmt.Sprintf("%s (%s)", r.err.Message+cliHint(r.err.Hint), r.err.Code)
+	}
+	return fmt.Sprintf("host answered HTTP %d", r.err.Status)
+}
+
+func (r *hostRefusal) Unwrap() error { return r.err }
+
+// refusal is the host's refusal inside err, or nil.
+func refusal(err error) *hostclient.APIError {
+	var ae *hostclient.APIError
+	if errors.As(err, &ae) {
+		return ae
+	}
+	return nil
+}
+
+// refusedWith says whether err is the host's refusal with code.
+func refusedWith(err error, code lip.Code) bool {
+	ae := refusal(err)
+	return ae != nil && ae.Code == string(code)
+}
+
+// cliHint words the host's hint as the command a person at the terminal
+// runs ("" when there is none).
+func cliHint(h hostapi.Hint) string {
+	switch h {
+	case hostapi.HintWindows:
+		return "; see `lets windows`"
+	case hostapi.HintSessions:
+		return "; see `lets sessions`"
+	case hostapi.HintUniques:
+		return "; see `lets uniques`"
+	}
+	return ""
 }
 
 // cliHostError words hostclient's errors for the terminal: a refusal keeps
-// its LIP code with the API's pointers turned into commands (apiError), a
+// its LIP code with the host's hint worded as a command (hostRefusal), a
 // host that does not answer says how to start it again.
 func cliHostError(err error) error {
 	var ae *hostclient.APIError
@@ -70,7 +131,7 @@ func cliHostError(err error) error {
 	case errors.Is(err, hostclient.ErrForeignHost):
 		return fmt.Errorf("Lets is not running: its last address is now used by another user's program, so nothing was sent there — start Lets again with `lets` (it picks a new address): %w", err)
 	case errors.As(err, &ae):
-		return &apiError{Status: ae.Status, Code: ae.Code, Message: ae.Message, Hint: ae.Hint}
+		return &hostRefusal{err: ae}
 	case errors.As(err, &ue) && ue.TimedOut:
 		return fmt.Errorf("Lets (pid %d, %s) did not answer in time; it may be busy or stuck — try again, or restart it with `lets`: %w", ue.PID, ue.URL, ue.Err)
 	case errors.As(err, &ue):
@@ -102,9 +163,9 @@ func runStatus(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var st hostapi.Status
-	if err := c.getJSON(ctx, "/lip/status", &st); err != nil {
-		return err
+	st, err := c.c.Status(ctx)
+	if err != nil {
+		return cliHostError(err)
 	}
 	if *asJSON {
 		enc := json.NewEncoder(env.Stdout)

@@ -31,7 +31,7 @@ func TestCLIHostErrorWords(t *testing.T) {
 				t.Errorf("%T: %v, want it to say %q", c.in, got, w)
 			}
 		}
-		if !errors.Is(got, cause) && !errors.As(got, new(*apiError)) && !errors.Is(got, hostclient.ErrForeignHost) {
+		if !errors.Is(got, cause) && !errors.As(got, new(*hostclient.APIError)) && !errors.Is(got, hostclient.ErrForeignHost) {
 			t.Errorf("%T: the cause is lost: %v", c.in, got)
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"text/tabwriter"
@@ -122,10 +121,9 @@ func runInstall(ctx context.Context, env *Env, args []string) error {
 // done here (host.Uninstall).
 func uninstall(ctx context.Context, paths config.Paths, reg *registry.Registry, name string) error {
 	if c, err := newHostClient(paths); err == nil {
-		err := c.do(ctx, http.MethodDelete, "/lip/uniques/"+url.PathEscape(name), nil, nil, 0)
-		var ae *apiError
-		if err == nil || errors.As(err, &ae) {
-			return err
+		_, err := c.c.RemoveUnique(ctx, name)
+		if err == nil || refusal(err) != nil {
+			return cliHostError(err)
 		}
 		// host.json names a Lets that does not answer: do it here.
 	}
@@ -150,12 +148,12 @@ func runUninstall(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	err = uninstall(ctx, paths, reg, name)
-	var ae *apiError
+	ae := refusal(err)
 	switch {
-	case errors.Is(err, registry.ErrBuiltin), errors.As(err, &ae) && ae.Status == http.StatusForbidden:
+	case errors.Is(err, registry.ErrBuiltin), ae != nil && ae.Status == http.StatusForbidden:
 		fmt.Fprintf(env.Stderr, "%s comes with Lets, so it cannot be uninstalled. It stays out of your way until someone opens it.\n", name)
 		return exitError{code: 1}
-	case errors.Is(err, registry.ErrUnknownUnique), errors.As(err, &ae) && ae.Status == http.StatusNotFound:
+	case errors.Is(err, registry.ErrUnknownUnique), ae != nil && ae.Status == http.StatusNotFound:
 		fmt.Fprintf(env.Stderr, "No unique called %q is installed, so there is nothing to remove. `lets uniques` lists what is.\n", name)
 		return exitError{code: 1}
 	case err != nil:
