@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -263,13 +262,13 @@ func (d *desktop) handOff(ctx context.Context, paths config.Paths) error {
 	if err != nil {
 		return fmt.Errorf("Lets is already running, but its host.json cannot be read to reach it (%w); stop the other Lets or check %s", err, paths.Home)
 	}
-	err = c.do(ctx, http.MethodPost, "/app/show-home", nil, nil, 5*time.Second)
-	var ae *apiError
+	_, err = c.c.ShowHome(ctx, 5*time.Second)
+	err = cliHostError(err)
 	switch {
 	case err == nil:
 		fmt.Fprintln(d.env.Stdout, "Lets is already running; it is showing its home window now.")
 		return nil
-	case errors.As(err, &ae) && ae.Code == "no_home_window":
+	case refusedWith(err, hostapi.CodeNoHomeWindow):
 		return d.openHeadlessHome(ctx, c)
 	}
 	return fmt.Errorf("Lets is already running but did not answer the request to show its home window: %w", err)
@@ -280,13 +279,11 @@ func (d *desktop) handOff(ctx context.Context, paths config.Paths) error {
 // browser or in the terminal it runs in. The link never comes back to
 // this process: a home link signs in as the person (issue #23).
 func (d *desktop) openHeadlessHome(ctx context.Context, c *hostClient) error {
-	var ans struct {
-		Shown string `json:"shown"`
-	}
-	if err := c.do(ctx, http.MethodPost, "/lip/home-link", nil, &ans, 5*time.Second); err != nil {
+	ans, err := c.c.HomeLink(ctx, 5*time.Second)
+	if err := cliHostError(err); err != nil {
 		return fmt.Errorf("Lets is already running headless, but it could not show its home page: %w", err)
 	}
-	if ans.Shown == "browser" {
+	if ans.Shown == homeInBrowser {
 		fmt.Fprintln(d.env.Stdout, "Lets is already running headless (no tray); its home page is opening in your browser.")
 		return nil
 	}

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/lets-app/lets/backend/config"
@@ -50,27 +48,6 @@ func hostFileError(err error) error {
 		return he.Err
 	}
 	return err
-}
-
-// hostClientAt is a client for the host of paths, without looking first
-// (the host's own process, which wrote host.json).
-func hostClientAt(paths config.Paths) *hostClient {
-	return &hostClient{c: hostclient.New(paths, hostclient.Options{Timeout: hostCLITimeout})}
-}
-
-// do sends a privileged request (path may carry a query) and decodes the
-// JSON answer into out (nil: dropped). timeout 0 keeps the default.
-//
-// Only the running process's wiring (desktop.go) still calls the host
-// this way; every command uses a typed method of hostclient through c.c
-// and words its error with cliHostError.
-func (c *hostClient) do(ctx context.Context, method, path string, body any, out any, timeout time.Duration) error {
-	p, raw, _ := strings.Cut(path, "?")
-	q, err := url.ParseQuery(raw)
-	if err != nil {
-		return fmt.Errorf("bad query in %s: %w", path, err)
-	}
-	return cliHostError(c.c.DoWithin(ctx, method, p, q, body, out, timeout))
 }
 
 // hostRefusal is a host's refusal worded for the terminal: the message
