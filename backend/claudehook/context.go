@@ -190,7 +190,9 @@ func contextOutput(hookEventName, context string) []byte {
 	return buf.Bytes()
 }
 
-// OpenWindow is one open Lets window as GET /lip/windows lists it.
+// OpenWindow is what SessionStart's context says of one open Lets window:
+// the hook's own view of a hostapi.Window (GET /lip/windows), of which it
+// keeps the id, unique, title and whether it is connected.
 type OpenWindow struct {
 	Window    string `json:"window"`
 	Unique    string `json:"unique"`
