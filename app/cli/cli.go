@@ -55,6 +55,11 @@ type Env struct {
 	// conversation instead of Claude Code (tests); Lets then does not look
 	// for claude or ask whether anyone is signed in.
 	ChatStart chatdriver.Starter
+	// UsualPadPort stands in for the browser pad's usual port
+	// (config.DefaultWebPort) when it is not 0: a config asking for the
+	// usual port gets this one, and it is the one that moves when taken.
+	// Tests set a port they hold, so runs side by side never share 8765.
+	UsualPadPort int
 }
 
 // command is one `lets <name>` subcommand. A command exists only when it

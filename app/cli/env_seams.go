@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/surface/midi"
 )
 
@@ -28,4 +29,12 @@ func (e *Env) openURL(url string) error {
 		return e.OpenURL(url)
 	}
 	return openInDesktopBrowser(url)
+}
+
+// usualPadPort is the browser pad's usual port (see Env.UsualPadPort).
+func (e *Env) usualPadPort() int {
+	if e.UsualPadPort != 0 {
+		return e.UsualPadPort
+	}
+	return config.DefaultWebPort
 }

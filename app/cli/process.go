@@ -228,7 +228,11 @@ func (p *process) provisionPads(ctx context.Context, cfg config.Config) error {
 		return err
 	}
 	if ps.web.on {
-		port, note, err := resolvePadPort(st.paths, ps.web.port, bindLoopback, st.log)
+		usual := p.env.usualPadPort()
+		if ps.web.port == config.DefaultWebPort {
+			ps.web.port = usual
+		}
+		port, note, err := resolvePadPort(st.paths, ps.web.port, usual, bindLoopback, st.log)
 		if err != nil {
 			return err
 		}

@@ -17,9 +17,9 @@ import (
 )
 
 // A taken default port is not a start failure: when the browser pad's
-// port is the usual one (config.DefaultWebPort) and another program holds
-// it, Lets takes another loopback port, remembers it in the state folder
-// and reuses it at the next start while 8765 stays taken. A port the
+// port is the usual one (config.DefaultWebPort, 8765) and another program
+// holds it, Lets takes another loopback port, remembers it in the state
+// folder and reuses it at the next start while the usual port stays taken. A port the
 // person chose stays theirs: when it is taken, Lets does not start and
 // says why.
 
@@ -54,13 +54,14 @@ type padPortChoice struct {
 	New bool
 }
 
-// choosePadPort decides the browser pad's port. Only the usual port moves:
+// choosePadPort decides the browser pad's port. Only the usual port
+// (usual; config.DefaultWebPort outside tests) moves:
 // when it is taken, the remembered port is reused if it is free, else a
 // free one is picked. A port that is not the usual one is returned as it
 // is (opening it reports whatever is wrong), and so is the usual port when
 // probing it failed for another reason than being taken.
-func choosePadPort(configured, remembered int, bind portBinder) (padPortChoice, error) {
-	if configured != config.DefaultWebPort {
+func choosePadPort(configured, usual, remembered int, bind portBinder) (padPortChoice, error) {
+	if configured != usual {
 		return padPortChoice{Port: configured}, nil
 	}
 	if _, err := bind(configured); !errors.Is(err, syscall.EADDRINUSE) {
@@ -100,8 +101,8 @@ func writePadPort(p config.Paths, port int) error {
 // resolvePadPort applies choosePadPort to the configured port, remembers
 // a moved port and says so in the log; the returned message, when not
 // nil, tells the person (the desktop shows it once Lets runs).
-func resolvePadPort(paths config.Paths, configured int, bind portBinder, log *slog.Logger) (int, *notify.Message, error) {
-	c, err := choosePadPort(configured, readPadPort(paths), bind)
+func resolvePadPort(paths config.Paths, configured, usual int, bind portBinder, log *slog.Logger) (int, *notify.Message, error) {
+	c, err := choosePadPort(configured, usual, readPadPort(paths), bind)
 	if err != nil || !c.Moved {
 		return configured, nil, err
 	}

@@ -89,6 +89,9 @@ func desktopStartEnv(t *testing.T, busAddr, cfg string) *testEnv {
 			t.Fatal(err)
 		}
 	}
+	// The usual pad port is one this test holds, not 8765: the usual
+	// settings ask for it, and it moves like 8765 would.
+	e.Env.UsualPadPort = holdUsualPadPort(t)
 	vars := map[string]string{"DBUS_SESSION_BUS_ADDRESS": busAddr}
 	base := e.Env.Getenv
 	e.Env.Getenv = func(k string) string {
@@ -245,9 +248,9 @@ func TestDesktopBrokenSettingsAreShown(t *testing.T) {
 	svc := startNoteService(t, addr)
 	e := desktopStartEnv(t, addr, "{\n  \"web\": {\"port\": 0},\n  \"handoff\" \"close\"\n}\n")
 	stop := runDesktopUntilStarted(t, e)
-	// The usual settings include the pad's usual port (8765); when another
-	// program holds it, Lets also says it took another port (CI f2), so
-	// the note is looked for among all shown, not taken as the last one.
+	// The usual settings include the pad's usual port, which the test
+	// holds, so Lets also says it took another port: the note is looked
+	// for among all shown, not taken as the last one.
 	var n shownNote
 	testutil.Eventually(t, "the note about the usual settings", func() bool {
 		for _, s := range svc.shown() {
@@ -266,18 +269,18 @@ func TestDesktopBrokenSettingsAreShown(t *testing.T) {
 	}
 }
 
-// holdDefaultPadPort makes sure 127.0.0.1:8765 is taken for the test:
-// by the test, or already by another program.
-func holdDefaultPadPort(t *testing.T) {
+// holdUsualPadPort takes a free loopback port for the test and holds it
+// until the test ends; the test makes it the pad's usual port
+// (Env.UsualPadPort), so the usual port is always taken and no other test
+// or run on the machine shares it (8765 is shared by everyone).
+func holdUsualPadPort(t *testing.T) int {
 	t.Helper()
-	ln, err := net.Listen("tcp4", "127.0.0.1:"+strconv.Itoa(config.DefaultWebPort))
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
-		if !errors.Is(err, syscall.EADDRINUSE) {
-			t.Fatalf("hold port %d: %v", config.DefaultWebPort, err)
-		}
-		return
+		t.Fatalf("hold a port for the pad's usual one: %v", err)
 	}
 	t.Cleanup(func() { _ = ln.Close() })
+	return ln.Addr().(*net.TCPAddr).Port
 }
 
 // padPortOf is the browser pad's port from the start summary.
@@ -301,14 +304,13 @@ func padPortOf(t *testing.T, out string) int {
 // folder), says so once, and takes the same port at the next start. Before,
 // Lets exited 1.
 func TestDefaultPadPortTakenPicksAnotherAndRemembersIt(t *testing.T) {
-	holdDefaultPadPort(t)
 	addr := startfailBus(t)
 	svc := startNoteService(t, addr)
-	e := desktopStartEnv(t, addr, `{"web": {"port": 8765}}`)
+	e := desktopStartEnv(t, addr, `{"web": {"port": 8765}}`) // the usual port, held by the test
 
 	stop := runDesktopUntilStarted(t, e)
 	port := padPortOf(t, e.out.String())
-	if port == config.DefaultWebPort || port == 0 {
+	if port == e.Env.UsualPadPort || port == config.DefaultWebPort || port == 0 {
 		t.Fatalf("browser pad on port %d", port)
 	}
 	n := lastNote(t, svc, 0)
@@ -369,7 +371,7 @@ func TestChoosePadPort(t *testing.T) {
 	}
 	check := func(configured, remembered int, want padPortChoice) {
 		t.Helper()
-		got, err := choosePadPort(configured, remembered, bind)
+		got, err := choosePadPort(configured, 8765, remembered, bind)
 		if err != nil || got != want {
 			t.Errorf("choosePadPort(%d, %d) = %+v, %v; want %+v", configured, remembered, got, err, want)
 		}
