@@ -340,7 +340,7 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		ae := refusal(err)
 		switch {
-		case ae != nil && ae.Code == codeUnknownConversation:
+		case refusedWith(err, hostapi.CodeUnknownConversation):
 			return fmt.Errorf("there is no conversation %s; `lets chat --list` shows the ones you can continue", *conv)
 		case ae != nil && ae.Status == http.StatusNotFound:
 			return fmt.Errorf("the running Lets is older and has no Chat with Claude; quit it and start this version (`lets`)")
@@ -362,10 +362,6 @@ func runChat(ctx context.Context, env *Env, args []string) error {
 	fmt.Fprintln(env.Stdout, shownWords(a.Shown, a.Home))
 	return nil
 }
-
-// codeUnknownConversation is the code the host's chat routes refuse an
-// unknown conversation with (hostapi has no constant for it yet).
-const codeUnknownConversation = "unknown_conversation"
 
 // listChats reads the conversations from the data folder (Lets need not
 // run).
@@ -408,7 +404,7 @@ func deleteChat(ctx context.Context, env *Env, paths config.Paths, id string, as
 		return err
 	default:
 		err = cliHostError(c.c.DeleteChat(ctx, id, 30*time.Second))
-		if ae := refusal(err); ae != nil && ae.Code == codeUnknownConversation {
+		if refusedWith(err, hostapi.CodeUnknownConversation) {
 			err = conversations.ErrNotFound
 		}
 	}

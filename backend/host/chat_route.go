@@ -102,7 +102,7 @@ func (s *Server) chatOpen(w http.ResponseWriter, r *http.Request, fromHome bool)
 		}
 	}
 	if req.Conversation != "" && !conversations.ValidID(req.Conversation) {
-		writeError(w, http.StatusBadRequest, "bad_conversation", (&conversations.BadIDError{ID: req.Conversation}).Error())
+		writeError(w, http.StatusBadRequest, string(hostapi.CodeBadConversation), (&conversations.BadIDError{ID: req.Conversation}).Error())
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), chatOpenTimeout)
@@ -152,7 +152,7 @@ func (s *Server) handleChatDelete(w http.ResponseWriter, r *http.Request) {
 	}
 	id := r.PathValue("id")
 	if !conversations.ValidID(id) {
-		writeError(w, http.StatusBadRequest, "bad_conversation", (&conversations.BadIDError{ID: id}).Error())
+		writeError(w, http.StatusBadRequest, string(hostapi.CodeBadConversation), (&conversations.BadIDError{ID: id}).Error())
 		return
 	}
 	if err := s.opts.Chats.Delete(id); err != nil {
@@ -166,12 +166,12 @@ func (s *Server) writeChatError(w http.ResponseWriter, err error) {
 	var bad *conversations.BadIDError
 	switch {
 	case errors.Is(err, conversations.ErrNotFound):
-		writeError(w, http.StatusNotFound, "unknown_conversation", "there is no such conversation (it may have been deleted); see the list in Home or `lets chat --list`")
+		writeError(w, http.StatusNotFound, string(hostapi.CodeUnknownConversation), "there is no such conversation (it may have been deleted); see the list in Home or `lets chat --list`")
 	case errors.As(err, &bad):
-		writeError(w, http.StatusBadRequest, "bad_conversation", bad.Error())
+		writeError(w, http.StatusBadRequest, string(hostapi.CodeBadConversation), bad.Error())
 	default:
 		s.opts.Log.Warn("chat: the request failed", "err", err)
-		writeError(w, http.StatusInternalServerError, "chat_failed", "the chat could not open: "+err.Error())
+		writeError(w, http.StatusInternalServerError, string(hostapi.CodeChatFailed), "the chat could not open: "+err.Error())
 	}
 }
 

@@ -12,6 +12,13 @@ const (
 	// CodeMisdirected: the request came for another host name (DNS
 	// rebinding defence).
 	CodeMisdirected lip.Code = "misdirected"
+	// CodeUnknownConversation: a chat route named no saved conversation.
+	CodeUnknownConversation lip.Code = "unknown_conversation"
+	// CodeBadConversation: a chat route got a conversation id that is not
+	// one.
+	CodeBadConversation lip.Code = "bad_conversation"
+	// CodeChatFailed: the chat could not open for another reason.
+	CodeChatFailed lip.Code = "chat_failed"
 )
 
 // Hint names what helps after a refusal, in no client's words: each
