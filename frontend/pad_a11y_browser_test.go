@@ -266,3 +266,37 @@ func TestPadWaitingIsNeverNothingToPress(t *testing.T) {
 		}
 	}
 }
+
+// TestPadRedrawKeepsFocus (issue #26, CI stop 32): an agent's state
+// changing redraws the agent list; the button a keyboard user is on stays
+// the same element and keeps focus. Before, every redraw made new buttons
+// and focus fell to the page (TestPadKeyboardFocus then measured "nothing
+// focused").
+func TestPadRedrawKeepsFocus(t *testing.T) {
+	rig := startPadRig(t, web.Options{})
+	rig.threeAgents(t)
+	ctx := browsertest.New(t, browsertest.Options{Width: 1280, Height: 860})
+	run(t, ctx,
+		chromedp.Navigate(rig.adminURL()),
+		waitJS(ctx, `document.querySelectorAll('#agent-list li').length === 3`),
+		chromedp.Evaluate(`(() => {
+  const b = [...document.querySelectorAll('#agent-list button')].find((b) => b.textContent.includes('Tests'));
+  b.focus();
+  window.keptFocus = b;
+})()`, nil),
+	)
+	rig.state(t, "tests", "Tests", wire.StateRunning)
+	rig.state(t, "builder", "Builder", wire.StateWaitingForReply)
+	run(t, ctx, waitJS(ctx, `(() => {
+  const tests = [...document.querySelectorAll('#agent-list button')].find((b) => b.textContent.includes('Tests'));
+  const builder = [...document.querySelectorAll('#agent-list button')].find((b) => b.textContent.includes('Builder'));
+  return tests.querySelector('.chip').dataset.state === 'running' && builder.querySelector('.chip').dataset.state === 'waiting_for_reply';
+})()`))
+	var kept bool
+	var what string
+	run(t, ctx, chromedp.Evaluate(`document.activeElement === window.keptFocus && window.keptFocus.isConnected`, &kept),
+		chromedp.Evaluate(`document.activeElement ? (document.activeElement.tagName + ' ' + document.activeElement.textContent.trim()).slice(0, 60) : 'nothing'`, &what))
+	if !kept {
+		t.Errorf("after the agents changed, focus is on %q, want still on the Tests agent", what)
+	}
+}

@@ -278,6 +278,12 @@ func TestPadLANRevokeOneDevice(t *testing.T) {
 	if err := chromedp.Run(admin, waitJS(admin, `document.querySelectorAll('#device-list li').length === 1`)); err != nil {
 		t.Fatal(err)
 	}
+	// Issue #26: focus was on the Disconnect just pressed; it moves to the
+	// phone now in its place, not to the page.
+	var focused bool
+	if err := chromedp.Run(admin, chromedp.Evaluate(`document.activeElement === document.querySelector('#device-list li button')`, &focused)); err != nil || !focused {
+		t.Errorf("after Disconnect, focus is not on the other phone's Disconnect (%v)", err)
+	}
 	// The other phone is still on the pad and still in control.
 	rig.state(t, "builder", "Builder", wire.StateWaitingForReply)
 	if err := chromedp.Run(phones[1],

@@ -88,6 +88,51 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: 
   return e;
 }
 
+/**
+ * Sets list's children to one element per item, in order, keeping the
+ * element already shown for an item's key (fill redraws its insides) so a
+ * keyboard user's focus on it survives every redraw; only new keys make
+ * new elements and nothing that stays is moved unless the order changed.
+ * When the focused item goes away, focus moves to the item now in its
+ * place (or the last one), else to fallback.
+ */
+function keyedChildren<T>(
+  list: HTMLElement,
+  items: readonly T[],
+  key: (t: T) => string,
+  make: () => HTMLElement,
+  fill: (e: HTMLElement, t: T) => void,
+  fallback?: () => HTMLElement | null,
+): void {
+  const old = new Map<string, HTMLElement>();
+  for (const c of Array.from(list.children)) {
+    if (c instanceof HTMLElement && c.dataset.key !== undefined) old.set(c.dataset.key, c);
+    else c.remove();
+  }
+  const want = items.map((t) => {
+    const k = key(t);
+    let e = old.get(k);
+    old.delete(k);
+    if (!e) {
+      e = make();
+      e.dataset.key = k;
+    }
+    fill(e, t);
+    return e;
+  });
+  let lostAt = -1;
+  for (const e of old.values()) {
+    if (e.contains(document.activeElement)) lostAt = Array.prototype.indexOf.call(list.children, e);
+    e.remove();
+  }
+  want.forEach((e, i) => {
+    if (list.children[i] !== e) list.insertBefore(e, list.children[i] ?? null);
+  });
+  if (lostAt < 0) return;
+  const next = want[Math.min(lostAt, want.length - 1)]?.querySelector<HTMLElement>("button, a[href], input") ?? fallback?.() ?? null;
+  next?.focus();
+}
+
 const storage = {
   get(key: string): string | null {
     try {
@@ -675,30 +720,37 @@ export class PadApp {
 
   private renderAgents(): void {
     const v = this.view;
-    const list = byId("agent-list");
-    const items: HTMLElement[] = [];
-    for (const s of v?.sessions ?? []) {
-      const li = el("li");
-      const b = el("button", "agent");
-      b.type = "button";
-      b.dataset.slot = String(s.slot);
-      b.setAttribute("aria-pressed", String(s.selected));
-      if (s.selected) b.classList.add("selected");
-      const sw = el("span", "swatch");
-      sw.style.backgroundColor = accentColour(s.accent, true);
-      sw.setAttribute("aria-hidden", "true");
-      const scene = el("span", "agent-scene", `S${s.slot + 1}`);
-      scene.setAttribute("aria-label", `Scene ${s.slot + 1}`);
-      const name = el("span", "agent-name", s.label);
-      const chip = el("span", "chip", stateChip(s.state));
-      chip.dataset.state = s.state;
-      chip.style.setProperty("--chip", tokenColour(`state:${s.state}:primary`));
-      b.append(sw, scene, name, chip);
-      li.append(b);
-      items.push(li);
-    }
-    list.replaceChildren(...items);
-    byId("agents-empty").hidden = items.length > 0;
+    const sessions = v?.sessions ?? [];
+    keyedChildren(
+      byId("agent-list"),
+      sessions,
+      (s) => String(s.slot),
+      () => {
+        const li = el("li");
+        const b = el("button", "agent");
+        b.type = "button";
+        li.append(b);
+        return li;
+      },
+      (li, s) => {
+        const b = li.querySelector("button")!;
+        b.dataset.slot = String(s.slot);
+        b.setAttribute("aria-pressed", String(s.selected));
+        b.classList.toggle("selected", s.selected);
+        const sw = el("span", "swatch");
+        sw.style.backgroundColor = accentColour(s.accent, true);
+        sw.setAttribute("aria-hidden", "true");
+        const scene = el("span", "agent-scene", `S${s.slot + 1}`);
+        scene.setAttribute("aria-label", `Scene ${s.slot + 1}`);
+        const name = el("span", "agent-name", s.label);
+        const chip = el("span", "chip", stateChip(s.state));
+        chip.dataset.state = s.state;
+        chip.style.setProperty("--chip", tokenColour(`state:${s.state}:primary`));
+        b.replaceChildren(sw, scene, name, chip);
+      },
+      () => document.querySelector<HTMLElement>(`#device [tabindex="0"]`),
+    );
+    byId("agents-empty").hidden = sessions.length > 0;
     const over = byId("overflow");
     const n = v?.overflow_count ?? 0;
     over.hidden = n === 0;
@@ -876,23 +928,35 @@ export class PadApp {
     const box = byId("devices-box");
     box.hidden = this.devices === null;
     if (this.devices === null) return;
-    const items = this.devices.map((d) => {
-      const li = el("li", "device-item");
-      const dot = el("span", d.connected ? "dot on" : "dot");
-      dot.setAttribute("aria-hidden", "true");
-      const info = el("span", "device-info");
-      info.append(el("span", "device-name", d.name || "Phone"));
-      const when = formatPairedAt(d.paired_at);
-      info.append(el("span", "device-meta", `${d.connected ? "Connected" : "Not connected"}${when ? ` · paired ${when}` : ""}`));
-      const b = el("button", "btn small danger-quiet", "Disconnect");
-      b.type = "button";
-      b.dataset.device = d.id;
-      b.setAttribute("aria-label", `Disconnect ${d.name || "this phone"}`);
-      li.append(dot, info, b);
-      return li;
-    });
-    byId("device-list").replaceChildren(...items);
-    byId("devices-empty").hidden = items.length > 0;
+    keyedChildren(
+      byId("device-list"),
+      this.devices,
+      (d) => d.id,
+      () => el("li", "device-item"),
+      (li, d) => {
+        const dot = el("span", d.connected ? "dot on" : "dot");
+        dot.setAttribute("aria-hidden", "true");
+        const info = el("span", "device-info");
+        info.append(el("span", "device-name", d.name || "Phone"));
+        const when = formatPairedAt(d.paired_at);
+        info.append(el("span", "device-meta", `${d.connected ? "Connected" : "Not connected"}${when ? ` · paired ${when}` : ""}`));
+        // The button stays the same element, never taken out, across
+        // redraws: focus on it stays.
+        let b = li.querySelector<HTMLButtonElement>("button");
+        if (!b) {
+          b = el("button", "btn small danger-quiet", "Disconnect");
+          b.type = "button";
+          li.append(b);
+        }
+        for (const c of Array.from(li.children)) if (c !== b) c.remove();
+        li.insertBefore(dot, b);
+        li.insertBefore(info, b);
+        b.dataset.device = d.id;
+        b.setAttribute("aria-label", `Disconnect ${d.name || "this phone"}`);
+      },
+      () => document.getElementById("new-pairing"),
+    );
+    byId("devices-empty").hidden = this.devices.length > 0;
   }
 
   // ----------------------------------------------------------------- input
