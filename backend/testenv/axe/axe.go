@@ -144,6 +144,7 @@ func (f Finding) Serious() bool { return f.Impact == "serious" || f.Impact == "c
 // carries axe-core, and returns the failing rules.
 func Run(tb testing.TB, ctx context.Context) []Finding {
 	tb.Helper()
+	Settle(tb, ctx)
 	Inject(tb, ctx)
 	js := `(async () => {
   const r = await axe.run(document, {runOnly: {type: "tag", values: ` + tags + `}, resultTypes: ["violations"], iframes: true, frameWaitTime: 5000});
@@ -161,6 +162,33 @@ func Run(tb testing.TB, ctx context.Context) []Finding {
 	}
 	sort.Slice(fs, func(i, j int) bool { return fs[i].ID < fs[j].ID })
 	return fs
+}
+
+// stillJS is true when no finite animation or transition runs in the
+// page or in any frame the page can reach (endless ones, such as a
+// breathing companion, never end and are part of the page's look).
+const stillJS = `(() => {
+  const busy = (d) => d.getAnimations().some((a) => a.playState === "running" && a.effect && a.effect.getComputedTiming().iterations !== Infinity);
+  const docs = [document];
+  for (const f of document.querySelectorAll("iframe")) {
+    try { if (f.contentDocument) docs.push(f.contentDocument); } catch (e) { /* another origin: its own axe run settles it */ }
+  }
+  return !docs.some(busy);
+})()`
+
+// Settle waits until the page is still: every finite CSS transition and
+// animation has ended. Colours measured mid-transition are a mix of the
+// two ends (CI k4 measured a button between its two blues), so every
+// measurement of a page waits for this first.
+func Settle(tb testing.TB, ctx context.Context) {
+	tb.Helper()
+	testutil.Eventually(tb, "the page's transitions and animations have ended", func() bool {
+		var still bool
+		if err := chromedp.Run(ctx, chromedp.Evaluate(stillJS, &still)); err != nil {
+			tb.Fatalf("ask the page whether it is still: %v", err)
+		}
+		return still
+	})
 }
 
 // Check runs axe-core and fails the test on any serious or critical

@@ -84,3 +84,36 @@ func TestWordsAndOverflow(t *testing.T) {
 		t.Errorf("h1 %s", why)
 	}
 }
+
+// Settle waits out a finite transition (a colour read mid-way is a mix of
+// both ends: CI k4) and does not wait for an endless animation.
+func TestSettleWaitsForTransitionsOnly(t *testing.T) {
+	const page = `<!doctype html><html lang="en"><head><title>t</title><style>
+#b{background:rgb(0,0,255);transition:background 600ms linear}
+#b.on{background:rgb(255,0,0)}
+@keyframes spin{to{transform:rotate(360deg)}}
+#s{animation:spin 1s linear infinite;width:10px;height:10px}
+</style></head><body><main><button id="b" type="button">Go</button><div id="s"></div></main></body></html>`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(page))
+	}))
+	t.Cleanup(srv.Close)
+	ctx := browsertest.New(t, browsertest.Options{Width: 800, Height: 600})
+	var running bool
+	if err := chromedp.Run(ctx, chromedp.Navigate(srv.URL), chromedp.WaitVisible("#b", chromedp.ByID),
+		chromedp.Evaluate(`document.getElementById('b').classList.add('on'); document.getAnimations().some((a) => a instanceof CSSTransition && a.playState === 'running')`, &running)); err != nil {
+		t.Fatal(err)
+	}
+	if !running {
+		t.Fatal("the test page's transition did not start")
+	}
+	Settle(t, ctx)
+	var bg string
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`getComputedStyle(document.getElementById('b')).backgroundColor`, &bg)); err != nil {
+		t.Fatal(err)
+	}
+	if bg != "rgb(255, 0, 0)" {
+		t.Errorf("after Settle the button is %s, want the transition's end rgb(255, 0, 0)", bg)
+	}
+}

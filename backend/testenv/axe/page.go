@@ -150,6 +150,7 @@ func FocusRing(tb testing.TB, ctx context.Context) (float64, string) {
 		Ratio float64 `json:"ratio"`
 		What  string  `json:"what"`
 	}
+	Settle(tb, ctx) // a focus ring may fade in
 	if err := chromedp.Run(ctx, chromedp.Evaluate(focusRingJS, &r)); err != nil {
 		tb.Fatalf("measure the focus ring: %v", err)
 	}
