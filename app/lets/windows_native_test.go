@@ -1,10 +1,9 @@
-package cli
+package lets
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -54,8 +53,8 @@ func (c *scriptedWindow) Kill() error { c.end(spawn.Exit{Code: -1, Signal: "kill
 // POST /lip/close ends the process.
 func TestNativeWindowsWiring(t *testing.T) {
 	home := t.TempDir()
-	st := &setup{paths: config.Paths{Home: home}, log: logging.New(io.Discard, nil, 0)}
-	if err := config.Ensure(st.paths, st.log); err != nil {
+	st := &Setup{Paths: config.Paths{Home: home}, Log: logging.New(io.Discard, nil, 0)}
+	if err := config.Ensure(st.Paths, st.Log); err != nil {
 		t.Fatal(err)
 	}
 	started := make(chan *scriptedWindow, 4)
@@ -145,42 +144,6 @@ func TestNativeWindowsWiring(t *testing.T) {
 	testutil.Wait(t, "the window process to be ended after POST /lip/close", c.termed)
 	if r := closedReason(ans["window"].(string)); r != "claude" {
 		t.Fatalf("closed by Claude: reason %q", r)
-	}
-}
-
-// TestWindowCommandWithoutGUI: `lets window` in a build without the
-// desktop tags says so plainly and fails.
-func TestWindowCommandWithoutGUI(t *testing.T) {
-	if window.Supported {
-		t.Skip("this test binary was built with the desktop tags")
-	}
-	e := newTestEnv(t)
-	e.Env.Stdin = strings.NewReader(`{"window":"w1","url":"http://127.0.0.1:1/w/w1/?t=x"}` + "\n")
-	code := Run(context.Background(), e.Env, []string{"window"})
-	if code != 1 || !strings.Contains(e.err.String(), "no window support") || !strings.Contains(e.err.String(), "make build") {
-		t.Fatalf("exit %d, stderr %q", code, e.err.String())
-	}
-}
-
-// TestWindowCommandExitStatusWhenGTKCannotStart: `lets window` whose GTK
-// could not open the display says so and exits with window.ExitNoGTK, the
-// one status the app starts a window again for; any other failure stays
-// status 1 (a crash for the app).
-func TestWindowCommandExitStatusWhenGTKCannotStart(t *testing.T) {
-	cmd, ok := lookup("window")
-	if !ok {
-		t.Fatal("no window command")
-	}
-	e := newTestEnv(t)
-	err := windowExit(e.Env, fmt.Errorf("%w (DISPLAY=\":7\")", window.ErrNoGTK))
-	if code := report(e.Env, cmd, err); code != window.ExitNoGTK {
-		t.Fatalf("exit %d, want %d", code, window.ExitNoGTK)
-	}
-	if !strings.Contains(e.err.String(), "GTK could not start") {
-		t.Fatalf("stderr %q does not say GTK could not start", e.err.String())
-	}
-	if code := report(e.Env, cmd, windowExit(e.Env, window.ErrBadLaunch)); code != 1 {
-		t.Fatalf("a bad launch: exit %d, want 1", code)
 	}
 }
 

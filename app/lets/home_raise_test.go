@@ -1,4 +1,4 @@
-package cli
+package lets
 
 import (
 	"context"
@@ -33,7 +33,7 @@ func (w *raisableWindow) Present() error {
 type raiseRig struct {
 	srv     *host.Server
 	wins    *nativeWindows
-	desk    *desktop
+	desk    *Desktop
 	started chan *raisableWindow
 	opened  chan string // what went to the browser
 }
@@ -41,8 +41,8 @@ type raiseRig struct {
 func newRaiseRig(t *testing.T) *raiseRig {
 	t.Helper()
 	home := t.TempDir()
-	st := &setup{paths: config.Paths{Home: home}, log: logging.New(io.Discard, nil, 0)}
-	if err := config.Ensure(st.paths, st.log); err != nil {
+	st := &Setup{Paths: config.Paths{Home: home}, Log: logging.New(io.Discard, nil, 0)}
+	if err := config.Ensure(st.Paths, st.Log); err != nil {
 		t.Fatal(err)
 	}
 	r := &raiseRig{started: make(chan *raisableWindow, 4), opened: make(chan string, 4)}
@@ -65,7 +65,7 @@ func newRaiseRig(t *testing.T) *raiseRig {
 	go func() { defer wg.Done(); _ = services[0].Run(ctx) }()
 	t.Cleanup(func() { cancel(); wg.Wait() })
 	env := &Env{Stdout: io.Discard, Stderr: io.Discard, OpenURL: func(u string) error { r.opened <- u; return nil }}
-	r.desk = &desktop{env: env, hostURL: srv.URL(), homeLink: srv.HomeLink, log: st.log}
+	r.desk = &Desktop{Env: env, hostURL: srv.URL(), homeLink: srv.HomeLink, log: st.Log}
 	r.desk.useWindows(r.wins)
 	return r
 }
@@ -122,7 +122,7 @@ func TestHomeWindowClosedQuitsOnlyWithoutATray(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newRaiseRig(t)
-			r.desk.noTrayHost = tc.noTray
+			r.desk.NoTrayHost = tc.noTray
 			r.desk.trayHost.Store(tc.later)
 			heard := make(chan struct{})
 			r.wins.onHomeClosed(func() { r.desk.homeWindowClosed(); close(heard) })
@@ -157,7 +157,7 @@ func TestTrayFocusesOpenWindows(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := testutil.Wait(t, "the hello window process to start", r.started)
-	src := &traySource{parts: trayParts{desk: r.desk, log: r.desk.log, env: r.desk.env}}
+	src := &traySource{parts: trayParts{desk: r.desk, log: r.desk.log, env: r.desk.Env}}
 	src.windows = []tray.Window{{ID: "w7", Unique: "hello", Title: "Hello"}}
 
 	src.handle(context.Background(), tray.Action{Kind: tray.ActionFocusWindow, Window: "w7", Unique: "hello"})

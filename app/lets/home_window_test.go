@@ -1,4 +1,4 @@
-package cli
+package lets
 
 import (
 	"context"
@@ -22,15 +22,15 @@ type homeRig struct {
 	srv     *host.Server
 	wins    *nativeWindows
 	started chan *scriptedWindow
-	desk    *desktop
+	desk    *Desktop
 	opened  chan string // what went to the browser
 }
 
 func newHomeRig(t *testing.T, native bool, startErr error) *homeRig {
 	t.Helper()
 	home := t.TempDir()
-	st := &setup{paths: config.Paths{Home: home}, log: logging.New(io.Discard, nil, 0)}
-	if err := config.Ensure(st.paths, st.log); err != nil {
+	st := &Setup{Paths: config.Paths{Home: home}, Log: logging.New(io.Discard, nil, 0)}
+	if err := config.Ensure(st.Paths, st.Log); err != nil {
 		t.Fatal(err)
 	}
 	r := &homeRig{started: make(chan *scriptedWindow, 4), opened: make(chan string, 4)}
@@ -57,7 +57,7 @@ func newHomeRig(t *testing.T, native bool, startErr error) *homeRig {
 	t.Cleanup(func() { cancel(); wg.Wait() })
 
 	env := &Env{Stdout: io.Discard, Stderr: io.Discard, OpenURL: func(u string) error { r.opened <- u; return nil }}
-	r.desk = &desktop{env: env, hostURL: srv.URL(), homeLink: srv.HomeLink, log: st.log}
+	r.desk = &Desktop{Env: env, hostURL: srv.URL(), homeLink: srv.HomeLink, log: st.Log}
 	if native {
 		r.desk.useWindows(r.wins)
 	}
@@ -152,7 +152,7 @@ func TestNewNativeWindowsNilWithoutGUI(t *testing.T) {
 	if window.Supported {
 		t.Skip("this test binary was built with window support")
 	}
-	st := &setup{log: logging.New(io.Discard, nil, 0)}
+	st := &Setup{Log: logging.New(io.Discard, nil, 0)}
 	env := &Env{Getenv: func(k string) string {
 		if k == "DISPLAY" {
 			return ":99"
@@ -163,7 +163,7 @@ func TestNewNativeWindowsNilWithoutGUI(t *testing.T) {
 	if wins != nil {
 		t.Fatal("native windows without GUI support")
 	}
-	d := &desktop{}
+	d := &Desktop{}
 	d.useWindows(wins)
 	if d.nativeHome != nil {
 		t.Fatal("home would open natively without GUI support")
