@@ -2,17 +2,13 @@ package lets
 
 import (
 	"context"
-	"io"
-	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/lets-app/lets/app/tray"
 	"github.com/lets-app/lets/app/window"
 	"github.com/lets-app/lets/app/window/spawn"
-	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/host"
-	"github.com/lets-app/lets/backend/logging"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
@@ -40,32 +36,14 @@ type raiseRig struct {
 
 func newRaiseRig(t *testing.T) *raiseRig {
 	t.Helper()
-	home := t.TempDir()
-	st := &Setup{Paths: config.Paths{Home: home}, Log: logging.New(io.Discard, nil, 0)}
-	if err := config.Ensure(st.Paths, st.Log); err != nil {
-		t.Fatal(err)
-	}
 	r := &raiseRig{started: make(chan *raisableWindow, 4), opened: make(chan string, 4)}
-	r.wins = newNativeWindowsWith(func(l window.Launch) (spawn.Child, error) {
-		pr, pw := io.Pipe()
-		c := &raisableWindow{scriptedWindow: &scriptedWindow{launch: l, r: pr, w: pw, exit: make(chan spawn.Exit, 1), termed: make(chan struct{})}}
+	srv, wins, st := startWindowsHost(t, "raise-test-token-0123456789abcdef0123", func(l window.Launch) (spawn.Child, error) {
+		c := &raisableWindow{scriptedWindow: newScriptedWindow(l)}
 		r.started <- c
 		return c, nil
-	}, st)
-	srv, err := host.Listen(r.wins.hostOptions(host.Options{Token: "raise-test-token-0123456789abcdef0123", DataDir: home}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.srv = srv
-	services := r.wins.attach(srv, nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); _ = srv.Run(ctx) }()
-	go func() { defer wg.Done(); _ = services[0].Run(ctx) }()
-	t.Cleanup(func() { cancel(); wg.Wait() })
-	env := &Env{Stdout: io.Discard, Stderr: io.Discard, OpenURL: func(u string) error { r.opened <- u; return nil }}
-	r.desk = &Desktop{Env: env, hostURL: srv.URL(), homeLink: srv.HomeLink, log: st.Log}
+	})
+	r.srv, r.wins = srv, wins
+	r.desk = rigDesktop(srv, st, r.opened)
 	r.desk.useWindows(r.wins)
 	return r
 }

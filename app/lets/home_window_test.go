@@ -1,17 +1,14 @@
 package lets
 
 import (
-	"context"
 	"errors"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/lets-app/lets/app/window"
 	"github.com/lets-app/lets/app/window/spawn"
-	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/host"
 	"github.com/lets-app/lets/backend/logging"
 	"github.com/lets-app/lets/backend/testenv/testutil"
@@ -28,36 +25,17 @@ type homeRig struct {
 
 func newHomeRig(t *testing.T, native bool, startErr error) *homeRig {
 	t.Helper()
-	home := t.TempDir()
-	st := &Setup{Paths: config.Paths{Home: home}, Log: logging.New(io.Discard, nil, 0)}
-	if err := config.Ensure(st.Paths, st.Log); err != nil {
-		t.Fatal(err)
-	}
 	r := &homeRig{started: make(chan *scriptedWindow, 4), opened: make(chan string, 4)}
-	r.wins = newNativeWindowsWith(func(l window.Launch) (spawn.Child, error) {
+	srv, wins, st := startWindowsHost(t, "home-window-test-token-0123456789abcdef", func(l window.Launch) (spawn.Child, error) {
 		if startErr != nil {
 			return nil, startErr
 		}
-		pr, pw := io.Pipe()
-		c := &scriptedWindow{launch: l, r: pr, w: pw, exit: make(chan spawn.Exit, 1), termed: make(chan struct{})}
+		c := newScriptedWindow(l)
 		r.started <- c
 		return c, nil
-	}, st)
-	srv, err := host.Listen(r.wins.hostOptions(host.Options{Token: "home-window-test-token-0123456789abcdef", DataDir: home}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.srv = srv
-	services := r.wins.attach(srv, nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); _ = srv.Run(ctx) }()
-	go func() { defer wg.Done(); _ = services[0].Run(ctx) }()
-	t.Cleanup(func() { cancel(); wg.Wait() })
-
-	env := &Env{Stdout: io.Discard, Stderr: io.Discard, OpenURL: func(u string) error { r.opened <- u; return nil }}
-	r.desk = &Desktop{Env: env, hostURL: srv.URL(), homeLink: srv.HomeLink, log: st.Log}
+	})
+	r.srv, r.wins = srv, wins
+	r.desk = rigDesktop(srv, st, r.opened)
 	if native {
 		r.desk.useWindows(r.wins)
 	}

@@ -47,35 +47,55 @@ func (c *scriptedWindow) Terminate() error {
 }
 func (c *scriptedWindow) Kill() error { c.end(spawn.Exit{Code: -1, Signal: "killed"}); return nil }
 
-// TestNativeWindowsWiring: with native windows on, POST /lip/open starts a
-// window process with the one-time URL (the caller does not get it); the
-// person closing it becomes session.closed "human", a crash "crash", and
-// POST /lip/close ends the process.
-func TestNativeWindowsWiring(t *testing.T) {
+// newScriptedWindow is a fake window process for launch l.
+func newScriptedWindow(l window.Launch) *scriptedWindow {
+	r, w := io.Pipe()
+	return &scriptedWindow{launch: l, r: r, w: w, exit: make(chan spawn.Exit, 1), termed: make(chan struct{})}
+}
+
+// startWindowsHost runs, until the test ends, a host (with token) whose
+// windows open as native windows started by start, and the window
+// processes' service.
+func startWindowsHost(t *testing.T, token string, start spawn.Starter) (*host.Server, *nativeWindows, *Setup) {
+	t.Helper()
 	home := t.TempDir()
 	st := &Setup{Paths: config.Paths{Home: home}, Log: logging.New(io.Discard, nil, 0)}
 	if err := config.Ensure(st.Paths, st.Log); err != nil {
 		t.Fatal(err)
 	}
-	started := make(chan *scriptedWindow, 4)
-	n := newNativeWindowsWith(func(l window.Launch) (spawn.Child, error) {
-		r, w := io.Pipe()
-		c := &scriptedWindow{launch: l, r: r, w: w, exit: make(chan spawn.Exit, 1), termed: make(chan struct{})}
-		started <- c
-		return c, nil
-	}, st)
-	const tok = "wiring-test-host-token-0123456789abcdef"
-	srv, err := host.Listen(n.hostOptions(host.Options{Token: tok, DataDir: home}))
+	wins := newNativeWindowsWith(start, st)
+	srv, err := host.Listen(wins.hostOptions(host.Options{Token: token, DataDir: home}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	services := n.attach(srv, nil)
+	services := wins.attach(srv, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() { defer wg.Done(); _ = srv.Run(ctx) }()
 	go func() { defer wg.Done(); _ = services[0].Run(ctx) }()
 	t.Cleanup(func() { cancel(); wg.Wait() })
+	return srv, wins, st
+}
+
+// rigDesktop is the desktop around srv, its browser replaced by opened.
+func rigDesktop(srv *host.Server, st *Setup, opened chan string) *Desktop {
+	env := &Env{Stdout: io.Discard, Stderr: io.Discard, OpenURL: func(u string) error { opened <- u; return nil }}
+	return &Desktop{Env: env, hostURL: srv.URL(), homeLink: srv.HomeLink, log: st.Log}
+}
+
+// TestNativeWindowsWiring: with native windows on, POST /lip/open starts a
+// window process with the one-time URL (the caller does not get it); the
+// person closing it becomes session.closed "human", a crash "crash", and
+// POST /lip/close ends the process.
+func TestNativeWindowsWiring(t *testing.T) {
+	started := make(chan *scriptedWindow, 4)
+	const tok = "wiring-test-host-token-0123456789abcdef"
+	srv, _, _ := startWindowsHost(t, tok, func(l window.Launch) (spawn.Child, error) {
+		c := newScriptedWindow(l)
+		started <- c
+		return c, nil
+	})
 
 	call := func(method, path string, body any) map[string]any {
 		t.Helper()
