@@ -30,7 +30,7 @@ import (
 // LAN URL, a QR code (in the terminal and as a PNG) and the PIN. It talks
 // to the running browser surface as the loopback administrator (Web
 // Surface Protocol 1, create_pairing), with the admin URL that the process
-// running the surface leaves in state/web-surface.json (writeWebSurfaceInfo)
+// running the surface leaves in state/web-surface.json (lets.WriteWebSurfaceInfo)
 // or that the user passes with --admin-url.
 
 // adminEndpoint is where and how to reach the browser surface as admin.

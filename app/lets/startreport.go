@@ -19,7 +19,7 @@ import (
 // answer must not hold Lets (or its exit) for long.
 const startNotifyTimeout = 3 * time.Second
 
-// startReport follows one desktop start: the notes to show once Lets runs,
+// StartReport follows one desktop start: the notes to show once Lets runs,
 // and the failure to show when it does not.
 type StartReport struct {
 	env   *Env

@@ -59,6 +59,8 @@ func RemoveWebSurfaceInfo(p config.Paths) error {
 // ErrWebSurfaceNotRunning: no browser pad is running (or it left no file).
 var ErrWebSurfaceNotRunning = errors.New("the browser pad is not running: start it with `lets pad daemon --web --lan`, then run `lets pad pair` again")
 
+// ReadWebSurfaceInfo reads the record of the running browser surface;
+// ErrWebSurfaceNotRunning when there is none (or its process has ended).
 func ReadWebSurfaceInfo(p config.Paths) (WebSurfaceInfo, error) {
 	var info WebSurfaceInfo
 	path := WebSurfaceInfoPath(p)
