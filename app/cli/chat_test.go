@@ -3,83 +3,23 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/lets-app/lets/app/tray"
+	"github.com/lets-app/lets/app/internal/letstest"
+	"github.com/lets-app/lets/app/lets"
 	"github.com/lets-app/lets/backend/agent"
-	"github.com/lets-app/lets/backend/chatdriver"
 	"github.com/lets-app/lets/backend/claudehook"
 	"github.com/lets-app/lets/backend/claudesetup"
-	"github.com/lets-app/lets/backend/clock"
 	"github.com/lets-app/lets/backend/config"
-	"github.com/lets-app/lets/backend/conversations"
-	"github.com/lets-app/lets/backend/host"
 	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/testenv/claudestub"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 )
-
-// chatFakeAgent is a Claude Code stand-in that only records how it was
-// started and ends when closed.
-type chatFakeAgent struct {
-	opts   chatdriver.AgentOptions
-	events chan chatdriver.Event
-	done   chan struct{}
-	once   sync.Once
-}
-
-func (a *chatFakeAgent) Send(context.Context, []chatdriver.Block) error { return nil }
-func (a *chatFakeAgent) Interrupt(context.Context) error                { return nil }
-func (a *chatFakeAgent) AnswerPermission(string, bool, json.RawMessage, string) error {
-	return nil
-}
-func (a *chatFakeAgent) Events() <-chan chatdriver.Event { return a.events }
-func (a *chatFakeAgent) PID() int                        { return 0 }
-func (a *chatFakeAgent) SessionID() string               { return a.opts.SessionID }
-func (a *chatFakeAgent) Done() <-chan struct{}           { return a.done }
-func (a *chatFakeAgent) Close() error {
-	a.once.Do(func() { close(a.done) })
-	return nil
-}
-
-// chatAgents hands every started fake agent to the test.
-type chatAgents struct{ started chan *chatFakeAgent }
-
-func (c *chatAgents) start(ctx context.Context, o chatdriver.AgentOptions) (chatdriver.Agent, error) {
-	a := &chatFakeAgent{opts: o, events: make(chan chatdriver.Event), done: make(chan struct{})}
-	c.started <- a
-	return a, nil
-}
-
-// seedChats writes conversations into the test env's data folder the way
-// the chat manager does.
-func seedChats(t *testing.T, e *testEnv, titles ...string) []string {
-	t.Helper()
-	at := time.Date(2026, 11, 30, 18, 0, 0, 0, time.UTC)
-	var ids []string
-	for i, title := range titles {
-		now := at.Add(time.Duration(i) * time.Hour)
-		s := conversations.New(conversations.Options{Root: filepath.Join(e.home, "conversations"), DefaultDir: "/home/ada/Lets", Clock: clock.NewFake(now)})
-		c, err := s.Create(conversations.CreateOptions{Title: title})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.Append(c.ID, conversations.Turn{Role: conversations.RoleHuman, Text: "hello", At: now}); err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, c.ID)
-	}
-	return ids
-}
 
 // Point (issue #15): `lets chat --list` reads the conversations from the
 // data folder (Lets need not run): newest first with title, last used,
@@ -90,7 +30,7 @@ func TestChatListShowsTheConversations(t *testing.T) {
 	if code := e.run("chat", "--list"); code != 0 || !strings.Contains(e.out.String(), "No conversations with Claude yet") {
 		t.Fatalf("empty list: exit %d\n%s%s", code, e.out.String(), e.err.String())
 	}
-	ids := seedChats(t, e, "Plan the garden", "Letters to Grandma")
+	ids := letstest.SeedChats(t, e.home, "Plan the garden", "Letters to Grandma")
 	e.out.Reset()
 	if code := e.run("chat", "--list"); code != 0 {
 		t.Fatalf("list: exit %d: %s", code, e.err.String())
@@ -130,7 +70,7 @@ func TestChatWithoutLetsRunningAndUsageErrors(t *testing.T) {
 	if code := e.run("chat"); code != 1 || !strings.Contains(e.err.String(), "Lets is not running. Start it first") {
 		t.Fatalf("chat without Lets: exit %d\n%s", code, e.err.String())
 	}
-	ids := seedChats(t, e, "Old talk")
+	ids := letstest.SeedChats(t, e.home, "Old talk")
 	e.out.Reset()
 	if code := e.run("chat", "--delete", ids[0]); code != 0 || !strings.Contains(e.out.String(), "Deleted conversation "+ids[0]) {
 		t.Fatalf("delete without Lets: exit %d\n%s%s", code, e.out.String(), e.err.String())
@@ -170,8 +110,8 @@ func TestServeRunsChatWithClaude(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(e.home, "config.json"), []byte(`{"web": {"port": 0}, "claude": {"permissionMode": "acceptEdits", "approvalTimeoutS": 30}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ag := &chatAgents{started: make(chan *chatFakeAgent, 4)}
-	e.Env.ChatStart = ag.start
+	ag := &letstest.ChatAgents{Started: make(chan *letstest.FakeAgent, 4)}
+	e.Env.ChatStart = ag.Start
 	e.Env.OpenURL = func(u string) error { t.Errorf("a headless Lets opened %s in the browser", u); return nil }
 	stop := startServe(t, e, "--no-pad")
 	defer stop()
@@ -189,8 +129,8 @@ func TestServeRunsChatWithClaude(t *testing.T) {
 	if out := e.out.String(); !strings.Contains(out, "A new conversation with Claude is in window w") || !strings.Contains(out, "It is waiting for you on Lets' home page: http://127.0.0.1:") || strings.Contains(out, "/w/") {
 		t.Fatalf("lets chat said:\n%s", out)
 	}
-	a := testutil.Wait(t, "an agent starts for the new conversation", ag.started)
-	o := a.opts
+	a := testutil.Wait(t, "an agent starts for the new conversation", ag.Started)
+	o := a.Opts
 	if !slices.Equal(o.ExtraArgs, []string{"--allowedTools", "mcp__lets"}) {
 		t.Errorf("extra claude arguments %q: Lets' own tools should not ask", o.ExtraArgs)
 	}
@@ -201,7 +141,7 @@ func TestServeRunsChatWithClaude(t *testing.T) {
 	if fi, err := os.Stat(wantDir); o.Dir != wantDir || err != nil || fi.Mode().Perm() != 0o700 {
 		t.Errorf("working folder %q (want %q), %v", o.Dir, wantDir, err)
 	}
-	exe, _ := letsExecutable(e.Env.Getenv)
+	exe, _ := lets.Executable(e.Env.Getenv)
 	for _, f := range []string{o.MCPConfig, o.Settings} {
 		if filepath.Dir(f) != filepath.Join(e.home, "state") {
 			t.Errorf("%s is not under the data folder's state/", f)
@@ -251,7 +191,7 @@ func TestServeRunsChatWithClaude(t *testing.T) {
 	if code := e.run("chat", "--delete", id); code != 0 {
 		t.Fatalf("delete: exit %d\n%s", code, e.err.String())
 	}
-	testutil.Wait(t, "deleting an open conversation stops its agent", a.done)
+	testutil.Wait(t, "deleting an open conversation stops its agent", a.Done())
 	if _, err := os.Stat(filepath.Join(e.home, "conversations", id+".json")); !os.IsNotExist(err) {
 		t.Errorf("the conversation file is still there: %v", err)
 	}
@@ -261,62 +201,6 @@ func TestServeRunsChatWithClaude(t *testing.T) {
 	}
 	if code := stop(); code != 0 {
 		t.Fatalf("serve stopped with %d\n%s", code, e.err.String())
-	}
-}
-
-// Point (issue #23): the host shows every window itself. A window no
-// native window took opens in the desktop browser when there is a display
-// (chat or any other unique); without a browser it waits on the home page
-// and serve's output says so (no key in it); a native window that opens
-// is left alone. A home link goes to the browser, or to serve's output.
-func TestWindowsInBrowserShowEveryWindowHostSide(t *testing.T) {
-	var opened []string
-	var out strings.Builder
-	env := &Env{Stdout: &out, Getenv: func(string) string { return "" }, OpenURL: func(u string) error { opened = append(opened, u); return nil }}
-	log := slog.New(slog.DiscardHandler)
-	chat := host.WindowLaunch{Window: "w1", Unique: "chat", Title: "Chat", URL: "http://127.0.0.1:1/w/w1/?t=1"}
-	graph := host.WindowLaunch{Window: "w2", Unique: "graph", Title: "Graph", URL: "http://127.0.0.1:1/w/w2/?t=2"}
-
-	o := windowsInBrowser(false, env, log, host.Options{})
-	if err := o.OnOpen(graph); err == nil || len(opened) != 0 || !strings.Contains(out.String(), "A window is waiting for you: Graph — open it from Lets' home page") || strings.Contains(out.String(), "?t=") {
-		t.Fatalf("headless: %v, browser %v, printed %q", err, opened, out.String())
-	}
-	if shown, err := o.OnShowHomeLink("http://127.0.0.1:1/#k=abc"); err != nil || shown != "terminal" || !strings.Contains(out.String(), "http://127.0.0.1:1/#k=abc") {
-		t.Fatalf("headless home link: %q %v, printed %q", shown, err, out.String())
-	}
-
-	o = windowsInBrowser(true, env, log, host.Options{})
-	if err := o.OnOpen(chat); err != nil || len(opened) != 1 || opened[0] != chat.URL {
-		t.Fatalf("chat window: %v, browser got %v", err, opened)
-	}
-	if err := o.OnOpen(graph); err != nil || len(opened) != 2 || opened[1] != graph.URL {
-		t.Fatalf("a graph window opens in the browser too: %v, %v", err, opened)
-	}
-	if shown, err := o.OnShowHomeLink("http://127.0.0.1:1/#k=def"); err != nil || shown != "browser" || opened[2] != "http://127.0.0.1:1/#k=def" {
-		t.Fatalf("home link on a desktop: %q %v, browser %v", shown, err, opened)
-	}
-
-	var native []string
-	failing := true
-	o = windowsInBrowser(true, env, log, host.Options{OnOpen: func(l host.WindowLaunch) error {
-		native = append(native, l.Window)
-		if failing {
-			return errors.New("no display")
-		}
-		return nil
-	}})
-	opened = nil
-	if err := o.OnOpen(graph); err != nil || len(opened) != 1 {
-		t.Fatalf("a window no native window took: %v, browser %v", err, opened)
-	}
-	failing = false
-	if err := o.OnOpen(chat); err != nil || len(opened) != 1 || len(native) != 2 {
-		t.Fatalf("a native window: %v, browser %v, native %v", err, opened, native)
-	}
-	env.OpenURL = func(string) error { return errors.New("no browser") }
-	failing = true
-	if err := o.OnOpen(chat); err == nil {
-		t.Fatal("with neither a native window nor a browser the window must wait on the home page (an error)")
 	}
 }
 
@@ -332,7 +216,7 @@ func TestClaudeChatFilesWorkWithRealClaude(t *testing.T) {
 	stub := claudestub.Start(t, claudestub.Say("Hello from the stub."))
 	h := startE2EHost(t, e2eConfig(30*time.Second))
 	w := watchClaudeStates(t, h)
-	mcpFile, settingsFile, err := writeChatClaudeFiles(config.Paths{Home: h.letsHome}, h.bin, 30*time.Second)
+	mcpFile, settingsFile, err := lets.WriteChatClaudeFiles(config.Paths{Home: h.letsHome}, h.bin, 30*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,15 +227,15 @@ func TestClaudeChatFilesWorkWithRealClaude(t *testing.T) {
 	}
 	vars["PATH"] = filepath.Dir(claude) + string(os.PathListSeparator) + vars["PATH"]
 	env := &Env{Getenv: func(k string) string { return vars[k] }}
-	dir := filepath.Join(h.home, chatFolder)
+	dir := filepath.Join(h.home, lets.ChatFolder)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	p, err := agent.Start(ctx, agent.Options{
-		Claude: claude, Dir: dir, MCPConfig: mcpFile, Settings: settingsFile, Env: chatClaudeEnv(env),
-		PermissionPromptStdio: true, Grace: chatStopGrace,
+		Claude: claude, Dir: dir, MCPConfig: mcpFile, Settings: settingsFile, Env: lets.ChatClaudeEnv(env),
+		PermissionPromptStdio: true, Grace: lets.ChatStopGrace,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -396,68 +280,4 @@ func TestClaudeChatFilesWorkWithRealClaude(t *testing.T) {
 		t.Errorf("the chat's session is labelled %v on the pads, want Chat", labels)
 	}
 	t.Logf("Wire session states %v, labels %v", w.seen(), labels)
-}
-
-// Point (issue #15): the tray's "Chat with Claude" opens a new
-// conversation and "Continue: …" the one it names, through the chat
-// manager (here one built by newChat next to a running `lets serve`);
-// the tray lists at most tray.ChatRecent conversations, newest first.
-func TestTrayChatActionsOpenConversations(t *testing.T) {
-	e := newTestEnv(t)
-	ag := &chatAgents{started: make(chan *chatFakeAgent, 4)}
-	e.Env.ChatStart = ag.start
-	stop := startServe(t, e, "--no-pad")
-	defer stop()
-	ids := seedChats(t, e, "Old talk")
-
-	st, err := openSetup(e.Env, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := newChat(e.Env, st, config.Defaults(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	ran := make(chan error, 1)
-	go func() { ran <- m.Run(ctx) }()
-	defer func() {
-		cancel()
-		<-ran
-	}()
-	src := &traySource{parts: trayParts{chat: m, log: st.log, env: e.Env}}
-	// Run has started once Open no longer says ErrNotRunning (for a
-	// conversation that does not exist, so nothing opens).
-	testutil.Eventually(t, "the chat manager runs", func() bool {
-		_, err := m.Open(ctx, "no-such-conversation")
-		return !errors.Is(err, chatdriver.ErrNotRunning)
-	})
-	src.handle(ctx, tray.Action{Kind: tray.ActionContinueChat, Chat: ids[0]})
-	if m.Window(ids[0]) == "" {
-		t.Fatal("Continue in the tray did not open the conversation")
-	}
-	a := <-ag.started
-	if a.opts.SessionID == "" || !a.opts.Resume {
-		t.Errorf("continuing a conversation with a transcript must resume its Claude session: %+v", a.opts)
-	}
-	src.handle(ctx, tray.Action{Kind: tray.ActionNewChat})
-	if a = testutil.Wait(t, "Chat with Claude in the tray starts an agent", ag.started); a.opts.Resume {
-		t.Error("a new chat resumed a session")
-	}
-	if list := m.List(); len(list) != 2 {
-		t.Fatalf("after a new chat the list has %d conversations", len(list))
-	}
-
-	var many []conversations.Info
-	at := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	for i := range 8 {
-		many = append(many, conversations.Info{ID: fmt.Sprint("c", i), Title: fmt.Sprint("t", i), Updated: at.Add(-time.Duration(i) * time.Hour)})
-	}
-	got := trayChats(many)
-	if len(got) != tray.ChatRecent || got[0].ID != "c0" || got[4].ID != "c4" || !got[0].Updated.Equal(at) {
-		t.Fatalf("tray chats = %+v", got)
-	}
-	if err := (&traySource{}).openChat(ctx, ""); err == nil {
-		t.Error("a tray without chat opened one")
-	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/lets-app/lets/app/front"
+	"github.com/lets-app/lets/app/lets"
 	"github.com/lets-app/lets/backend/claudesetup"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/testenv/claudestub"
@@ -1164,7 +1165,7 @@ func dialE2EPad(t *testing.T, h *e2eHost) *e2ePad {
 	// pair` in state/web-surface.json.
 	m := padAdmin.FindStringSubmatch(h.out.String())
 	if m == nil {
-		info, err := readWebSurfaceInfo(config.Paths{Home: h.letsHome})
+		info, err := lets.ReadWebSurfaceInfo(config.Paths{Home: h.letsHome})
 		if err == nil {
 			m = padAdmin.FindStringSubmatch("Browser pad: " + info.AdminURL)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lets-app/lets/app/lets"
 	"github.com/lets-app/lets/backend/agent"
 	"github.com/lets-app/lets/backend/claudefind"
 	"github.com/lets-app/lets/backend/config"
@@ -38,7 +39,7 @@ func TestEveryPartFindsClaudeInLetsOwnFolder(t *testing.T) {
 
 	// Nothing installed: the chat gets agent.ErrNotInstalled (its install
 	// screen), doctor says how to install, setup finds nothing.
-	if _, err := chatFindClaude(env, p)(); !errors.Is(err, agent.ErrNotInstalled) || !errors.Is(err, claudefind.ErrNotFound) {
+	if _, err := lets.ChatFindClaude(env, p)(); !errors.Is(err, agent.ErrNotInstalled) || !errors.Is(err, claudefind.ErrNotFound) {
 		t.Fatalf("chat find with nothing installed: %v", err)
 	}
 	d := &doctor{paths: p, env: env}
@@ -48,7 +49,7 @@ func TestEveryPartFindsClaudeInLetsOwnFolder(t *testing.T) {
 
 	own := claudefind.OwnBin(data)
 	writeClaude(t, own, claudefind.TestedVersion)
-	if got, err := chatFindClaude(env, p)(); err != nil || got != own {
+	if got, err := lets.ChatFindClaude(env, p)(); err != nil || got != own {
 		t.Fatalf("chat found %q, %v; want %s", got, err, own)
 	}
 	if got, ok := (claudeCLI{getenv: env.Getenv, dataDir: data}).find(); !ok || got != own {

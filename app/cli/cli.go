@@ -1,7 +1,7 @@
 // Package cli is the command line of Lets: one file per `lets <name>`
 // subcommand (flags, the call, the words for the terminal). The running
-// process the serve and desktop commands start is one type, process
-// (process.go), with the parts it composes; docs/architecture.md maps them.
+// process the serve and desktop commands start is app/lets.Process, with
+// the parts it composes; docs/architecture.md maps them.
 package cli
 
 import (
@@ -15,52 +15,16 @@ import (
 	"sort"
 	"strings"
 	"syscall"
-	"time"
 
-	"github.com/lets-app/lets/backend/chatdriver"
-	"github.com/lets-app/lets/backend/surface/midi"
-	"github.com/lets-app/lets/backend/surface/web"
+	"github.com/lets-app/lets/app/lets"
 )
 
 // Version is the Lets version; release builds set it with -ldflags.
 var Version = "0.1.0-dev"
 
 // Env is everything a command may touch of the outside world, so tests can
-// run commands in-process.
-type Env struct {
-	Stdout io.Writer
-	Stderr io.Writer
-	Getenv func(string) string
-	// Signals delivers SIGINT/SIGTERM to long-running commands; nil in
-	// tests that cancel through the context instead.
-	Signals bool
-
-	// The fields below reach devices and programs; nil (or zero) means
-	// the real ones. Tests fill them in (env_seams.go has the defaults).
-
-	// Stdin is read by interactive commands (`lets pad test-profile`).
-	Stdin io.Reader
-	// OpenURL opens a page in the desktop browser.
-	OpenURL func(url string) error
-	// MIDI lists and opens MIDI ports.
-	MIDI midi.Backend
-	// Sleep waits during MIDI greetings and guided tests.
-	Sleep func(time.Duration)
-	// AudioPlayer is the command that plays a WAV file; nil finds one of
-	// pw-play, paplay, aplay, afplay or ffplay.
-	AudioPlayer []string
-	// LAN looks up and discovers the LAN addresses for --lan.
-	LAN web.Resolver
-	// ChatStart, when set, starts the agent of every "Chat with Claude"
-	// conversation instead of Claude Code (tests); Lets then does not look
-	// for claude or ask whether anyone is signed in.
-	ChatStart chatdriver.Starter
-	// UsualPadPort stands in for the browser pad's usual port
-	// (config.DefaultWebPort) when it is not 0: a config asking for the
-	// usual port gets this one, and it is the one that moves when taken.
-	// Tests set a port they hold, so runs side by side never share 8765.
-	UsualPadPort int
-}
+// run commands in-process; the running process (app/lets) shares it.
+type Env = lets.Env
 
 // command is one `lets <name>` subcommand. A command exists only when it
 // works: there are no placeholders in this table.

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lets-app/lets/app/internal/letstest"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 )
@@ -25,32 +26,12 @@ type testEnv struct {
 
 func newTestEnv(t *testing.T) *testEnv {
 	t.Helper()
-	home := filepath.Join(t.TempDir(), "lets-home")
-	// Unix socket paths must stay under 108 bytes; test names make
-	// t.TempDir() too long.
-	sockDir, err := os.MkdirTemp("", "lt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(sockDir) })
-	vars := map[string]string{
-		"LETS_HOME":          home,
-		"HOME":               t.TempDir(),
-		"PAD_LATTICE_SOCKET": filepath.Join(sockDir, "pad.sock"),
-	}
-	// Port 0 for the browser pad, so tests never fight over 8765.
-	if err := os.MkdirAll(home, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(home, "config.json"), []byte(`{"web": {"port": 0}}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	out, errb := &syncBuffer{}, &syncBuffer{}
+	le := letstest.New(t)
 	return &testEnv{
-		Env:  &Env{Stdout: out, Stderr: errb, Getenv: func(k string) string { return vars[k] }},
-		out:  out,
-		err:  errb,
-		home: home,
+		Env:  &Env{Stdout: le.Out, Stderr: le.Err, Getenv: le.Getenv},
+		out:  le.Out,
+		err:  le.Err,
+		home: le.Home,
 	}
 }
 

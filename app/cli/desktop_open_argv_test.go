@@ -40,7 +40,7 @@ func TestDesktopOpenerCommandLineHoldsNoKey(t *testing.T) {
 
 	const link = "http://127.0.0.1:41234/w/w3/?t=window-one-time-key-42"
 	env := &Env{} // no OpenURL seam: the real opener
-	if err := env.openURL(link); err != nil {
+	if err := env.OpenInBrowser(link); err != nil {
 		t.Fatal(err)
 	}
 	var data []byte

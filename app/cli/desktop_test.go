@@ -16,6 +16,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/lets-app/lets/app/lets"
 	"github.com/lets-app/lets/app/tray/traytest"
 	"github.com/lets-app/lets/app/window/guitest"
 	"github.com/lets-app/lets/backend/config"
@@ -561,7 +562,7 @@ func TestSecondLetsBesideAHeadlessLets(t *testing.T) {
 		var opened []string
 		out := &syncBuffer{}
 		second := &Env{Stdout: out, Stderr: out, Getenv: e.Getenv, OpenURL: func(u string) error { opened = append(opened, u); return nil }}
-		d := &desktop{env: second, headless: !withDisplay}
+		d := &lets.Desktop{Env: second, Headless: !withDisplay}
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		err := serve(ctx, second, nil, d)
 		cancel()

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lets-app/lets/app/lets"
 	"github.com/lets-app/lets/app/window"
 	"github.com/lets-app/lets/app/window/guitest"
 	"github.com/lets-app/lets/backend/testenv/bustest"
@@ -50,12 +51,12 @@ func startWMSession(t testing.TB) wmSession {
 // startGUILets starts plain `lets` (the GUI build) in the session.
 func startGUILets(t testing.TB, s wmSession) *desktopLets {
 	t.Helper()
-	// Installed, windows run as lets-window (WindowProgram): GTK takes
+	// Installed, windows run as lets-window (lets.WindowProgram): GTK takes
 	// the program's file name for WM_CLASS unless told otherwise, so the
 	// test runs the GUI build under that name.
-	bin := filepath.Join(t.TempDir(), WindowProgram)
+	bin := filepath.Join(t.TempDir(), lets.WindowProgram)
 	if err := os.Link(guiBuild.Build(t), bin); err != nil {
-		t.Fatalf("link the GUI build as %s: %v", WindowProgram, err)
+		t.Fatalf("link the GUI build as %s: %v", lets.WindowProgram, err)
 	}
 	// A desktop session has its accessibility bus running long before
 	// Lets opens a window; the test's new bus has none to wait for.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	letsapp "github.com/lets-app/lets/app/lets"
 	"github.com/lets-app/lets/backend/claudefind"
 	"github.com/lets-app/lets/backend/claudesetup"
 	"github.com/lets-app/lets/backend/config"
@@ -304,7 +305,7 @@ const doctorClaudeTimeout = 20 * time.Second
 func (d *doctor) checkClaude(ctx context.Context) []checkResult {
 	lets := d.letsPath
 	if lets == "" {
-		lets, _ = letsExecutable(d.env.Getenv)
+		lets, _ = letsapp.Executable(d.env.Getenv)
 	}
 	dir, err := claudesetup.Dir(d.env.Getenv)
 	if err != nil {
@@ -335,7 +336,7 @@ func (d *doctor) claudeCodeResult(ctx context.Context) checkResult {
 		return r
 	}
 	where := map[claudefind.Source]string{claudefind.SourceLets: "Lets' own folder", claudefind.SourcePath: "your PATH", claudefind.SourceUsual: "a usual place outside your PATH"}[f.Source]
-	if note := claudeVersionNote(f); note != "" {
+	if note := letsapp.ClaudeVersionNote(f); note != "" {
 		r.level, r.detail = checkWarn, fmt.Sprintf("%s (from %s): %s", f.Path, where, note)
 		return r
 	}

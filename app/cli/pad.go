@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/lets-app/lets/backend/textsafe"
 	"io"
 	"math"
 	"os"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/lets-app/lets/backend/textsafe"
 
 	"github.com/lets-app/lets/backend/wire"
 	"github.com/lets-app/lets/backend/wireclient"

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/lets-app/lets/app/lets"
 	"github.com/lets-app/lets/backend/audio"
-	"github.com/lets-app/lets/backend/desktopopen"
 	"github.com/lets-app/lets/backend/experience"
 	"github.com/lets-app/lets/backend/surface/web"
 	"github.com/lets-app/lets/backend/wire"
@@ -53,31 +53,31 @@ func runPadDaemon(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 
-	st, err := openSetup(env, false)
+	st, err := lets.OpenSetup(env, false)
 	if err != nil {
 		return err
 	}
-	defer st.close()
+	defer st.Close()
 
-	ds := defaultDaemonSettings(*socket, st.paths)
-	ds.control.SessionTTL = *ttl
-	ds.control.TerminalHold = *hold
-	ds.control.ActivityMotion = *motion
-	settings := padSettings{
-		command: cmdPadDaemon,
-		daemon:  ds,
-		audio:   *audioFeedback,
-		midi:    pad.settings(),
-		web:     browser.settings(lan),
+	ds := lets.DefaultDaemonSettings(*socket, st.Paths)
+	ds.Control.SessionTTL = *ttl
+	ds.Control.TerminalHold = *hold
+	ds.Control.ActivityMotion = *motion
+	settings := lets.PadSettings{
+		Daemon: ds,
+		Audio:  *audioFeedback,
+		MIDI:   pad.settings(),
+		Web:    browser.settings(lan),
 	}
-	if settings.audio {
+	if settings.Audio {
 		_, show, err := experience.LoadDefault()
 		if err != nil {
 			return err
 		}
-		settings.audioShows = []*experience.Performance{show}
+		settings.AudioShows = []*experience.Performance{show}
 	}
-	parts, err := buildPads(ctx, env, st, settings)
+	parts, err := lets.BuildPads(ctx, env, st, settings)
+	err = withHint(cmdPadDaemon, err)
 	if errors.Is(err, audio.ErrNoPlayer) {
 		// Experiences spec §8.5: no player → fail at start-up (exit 2).
 		return &UsageError{Msg: "daemon: " + err.Error()}
@@ -85,10 +85,10 @@ func runPadDaemon(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer parts.cleanup() // after the daemon has stopped: ends the players, deletes the sounds
-	parts.announce(env)
-	fmt.Fprintf(env.Stdout, "The pad daemon is listening on %s.\nAgents and `lets pad` commands can talk to it now. Press Ctrl+C to stop.\n", parts.daemon.SocketPath())
-	if err := parts.daemon.Run(ctx); err != nil {
+	defer parts.Cleanup() // after the daemon has stopped: ends the players, deletes the sounds
+	parts.Announce(env)
+	fmt.Fprintf(env.Stdout, "The pad daemon is listening on %s.\nAgents and `lets pad` commands can talk to it now. Press Ctrl+C to stop.\n", parts.Daemon().SocketPath())
+	if err := parts.Daemon().Run(ctx); err != nil {
 		return err
 	}
 	fmt.Fprintln(env.Stdout, "The pad daemon stopped.")
@@ -145,16 +145,9 @@ func (w webDaemonFlags) resolveLAN(ctx context.Context, resolver web.Resolver) (
 
 // settings are the browser pad's settings from the flags; off without
 // --web.
-func (w webDaemonFlags) settings(lan *web.LAN) webSettings {
+func (w webDaemonFlags) settings(lan *web.LAN) lets.WebSettings {
 	if !*w.on {
-		return webSettings{}
+		return lets.WebSettings{}
 	}
-	return webSettings{on: true, port: *w.port, lan: lan, openAdmin: !*w.noOpen, printAddresses: true}
-}
-
-// openInDesktopBrowser asks the desktop to open url without waiting. The
-// address may hold a one-time key, so it never goes on a command line:
-// desktopopen hands the opener a private redirect page instead.
-func openInDesktopBrowser(url string) error {
-	return desktopopen.Open(context.Background(), url)
+	return lets.WebSettings{On: true, Port: *w.port, LAN: lan, OpenAdmin: !*w.noOpen, PrintAddresses: true}
 }

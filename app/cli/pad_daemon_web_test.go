@@ -17,6 +17,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/lets-app/lets/app/lets"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/surface/web"
 	"github.com/lets-app/lets/backend/testenv/testutil"
@@ -59,7 +60,7 @@ func TestPadDaemonWeb(t *testing.T) {
 	}
 	// The admin link is recorded privately for `lets pad pair`.
 	paths := config.Paths{Home: e.home}
-	info, err := readWebSurfaceInfo(paths)
+	info, err := lets.ReadWebSurfaceInfo(paths)
 	if err != nil || info.AdminURL != m[1] {
 		t.Fatalf("web-surface.json: %+v %v", info, err)
 	}
@@ -122,7 +123,7 @@ func TestPadDaemonWeb(t *testing.T) {
 			break
 		}
 	}
-	if _, err := os.Stat(webSurfaceInfoPath(paths)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(lets.WebSurfaceInfoPath(paths)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("web-surface.json left behind: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/lets-app/lets/app/lets"
 	"github.com/lets-app/lets/backend/audio"
 	"github.com/lets-app/lets/backend/experience"
 	"github.com/lets-app/lets/backend/surface/web"
@@ -136,30 +137,31 @@ func runPadExperience(ctx context.Context, env *Env, kind string, args []string)
 	if err != nil {
 		return err
 	}
-	st, err := openSetup(env, false)
+	st, err := lets.OpenSetup(env, false)
 	if err != nil {
 		return err
 	}
-	defer st.close()
+	defer st.Close()
 
 	settings := f.settings(lan)
 	if kind == experience.KindShow {
-		settings.audioShows = []*experience.Performance{show}
+		settings.AudioShows = []*experience.Performance{show}
 	}
-	parts, err := buildPads(ctx, env, st, settings)
+	parts, err := lets.BuildPads(ctx, env, st, settings)
+	err = withHint("pad "+kind, err)
 	if errors.Is(err, audio.ErrNoPlayer) {
 		return &UsageError{Msg: err.Error()}
 	}
 	if err != nil {
 		return err
 	}
-	defer parts.cleanup() // after the runner has closed the surface
+	defer parts.Cleanup() // after the runner has closed the surface
 	var host experience.HostAudio
-	if parts.audio != nil {
-		host = parts.audio.Host
+	if parts.Audio() != nil {
+		host = parts.Audio().Host
 	}
-	parts.announce(env)
-	s := parts.surface
+	parts.Announce(env)
+	s := parts.Surface()
 	title := demo.Title
 	if kind == experience.KindShow {
 		title = show.Title
@@ -204,17 +206,17 @@ func buttonName(kind string) string {
 // settings are the pad parts of the runner from the flags: the Launchpad
 // and/or the browser pad, and the sounds; no daemon (the runner draws on
 // the surface itself).
-func (f *experienceFlags) settings(lan *web.LAN) padSettings {
-	s := padSettings{command: "pad " + f.kind, audio: *f.audio}
+func (f *experienceFlags) settings(lan *web.LAN) lets.PadSettings {
+	s := lets.PadSettings{Audio: *f.audio}
 	if f.midi() {
-		s.midi = midiSettings{on: true, device: f.dev.resolve(), announce: "Playing on %s (input %q, output %q).\n"}
+		s.MIDI = lets.MIDISettings{On: true, Device: f.dev.resolve(), Announce: "Playing on %s (input %q, output %q).\n"}
 		if f.kind == experience.KindDemo && !*f.noGreeting {
-			s.midi.greeting = true
-			s.midi.scrollDelay = time.Duration(*f.greetingDelay * float64(time.Second))
+			s.MIDI.Greeting = true
+			s.MIDI.ScrollDelay = time.Duration(*f.greetingDelay * float64(time.Second))
 		}
 	}
 	if f.web() {
-		s.web = webSettings{on: true, port: *f.port, lan: lan, openAdmin: !*f.noOpen, printAddresses: true}
+		s.Web = lets.WebSettings{On: true, Port: *f.port, LAN: lan, OpenAdmin: !*f.noOpen, PrintAddresses: true}
 	}
 	return s
 }

@@ -6,23 +6,15 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"time"
 
+	"github.com/lets-app/lets/app/lets"
 	"github.com/lets-app/lets/backend/surface/midi"
 )
 
 // `lets pad devices`, `lets pad profile-check`, `lets pad test-profile` and
 // the --midi flags of `lets pad daemon`: the MIDI pad (spec
 // device-profiles-and-midi.md §3, §8, §10).
-
-func padCatalog(env *Env) (*midi.Catalog, error) {
-	home, _ := os.UserHomeDir()
-	if h := env.Getenv("HOME"); h != "" {
-		home = h
-	}
-	return midi.LoadCatalog(midi.CatalogOptions{User: true, Getenv: env.Getenv, Home: home})
-}
 
 // runPadDevices is `lets pad devices`: the MIDI ports and which profile
 // matches them (experimental profiles included).
@@ -36,11 +28,11 @@ func runPadDevices(ctx context.Context, env *Env, args []string) error {
 	if err := padNoArgs("devices", fs, pos); err != nil {
 		return err
 	}
-	cat, err := padCatalog(env)
+	cat, err := lets.PadCatalog(env)
 	if err != nil {
 		return err
 	}
-	b := env.midiBackend()
+	b := env.MIDIBackend()
 	ins, err := b.Inputs()
 	if err != nil {
 		return fmt.Errorf("could not list MIDI inputs: %w", err)
@@ -145,8 +137,8 @@ func runPadTestProfile(ctx context.Context, env *Env, args []string) error {
 			return &UsageError{Msg: fmt.Sprintf("test-profile: %s %v must be a positive number of seconds", name, v), flags: fs}
 		}
 	}
-	backend := env.midiBackend()
-	cat, err := padCatalog(env)
+	backend := env.MIDIBackend()
+	cat, err := lets.PadCatalog(env)
 	if err != nil {
 		return err
 	}
@@ -165,7 +157,7 @@ func runPadTestProfile(ctx context.Context, env *Env, args []string) error {
 	}
 	r, err := midi.RunProfileTest(midi.ProfileTest{
 		Surface: d, Profile: c.Profile, InputPort: c.Input, OutputPort: c.Output,
-		ReportPath: *report, Version: Version, In: env.stdin(), Out: env.Stdout,
+		ReportPath: *report, Version: Version, In: env.Input(), Out: env.Stdout,
 		EventTimeout: time.Duration(*timeout * float64(time.Second)),
 		SettleDelay:  settleDelay,
 		Sleep:        env.Sleep,
@@ -211,15 +203,15 @@ func (m midiDaemonFlags) validate(fs *flag.FlagSet) error {
 
 // settings are the Launchpad's settings from the flags; off without
 // --midi.
-func (m midiDaemonFlags) settings() midiSettings {
+func (m midiDaemonFlags) settings() lets.MIDISettings {
 	if !*m.on {
-		return midiSettings{}
+		return lets.MIDISettings{}
 	}
-	return midiSettings{
-		on:          true,
-		device:      m.dev.resolve(),
-		greeting:    !*m.noGreeting,
-		scrollDelay: time.Duration(*m.greetingDelay * float64(time.Second)),
-		announce:    "Showing the agents on %s (input %q, output %q).\n",
+	return lets.MIDISettings{
+		On:          true,
+		Device:      m.dev.resolve(),
+		Greeting:    !*m.noGreeting,
+		ScrollDelay: time.Duration(*m.greetingDelay * float64(time.Second)),
+		Announce:    "Showing the agents on %s (input %q, output %q).\n",
 	}
 }

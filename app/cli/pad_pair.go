@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"net"
 	"net/http"
 	"net/netip"
@@ -21,7 +20,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/lets-app/lets/backend/atomicfile"
+	"github.com/lets-app/lets/app/lets"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/qr"
 	"github.com/lets-app/lets/backend/surface/web"
@@ -31,87 +30,8 @@ import (
 // LAN URL, a QR code (in the terminal and as a PNG) and the PIN. It talks
 // to the running browser surface as the loopback administrator (Web
 // Surface Protocol 1, create_pairing), with the admin URL that the process
-// running the surface leaves in state/web-surface.json (writeWebSurfaceInfo)
+// running the surface leaves in state/web-surface.json (lets.WriteWebSurfaceInfo)
 // or that the user passes with --admin-url.
-
-// webSurfaceInfo is state/web-surface.json: how local commands reach the
-// browser surface. It holds the admin token (inside AdminURL), so it is
-// written with mode 0600 and refused when others can read it.
-type webSurfaceInfo struct {
-	PID      int    `json:"pid"`
-	Port     int    `json:"port"`
-	AdminURL string `json:"admin_url"`
-	LANURL   string `json:"lan_url,omitempty"`
-}
-
-func webSurfaceInfoPath(p config.Paths) string {
-	return filepath.Join(p.StateDir(), "web-surface.json")
-}
-
-// writeWebSurfaceInfo records a started browser surface for `lets pad
-// pair`. Call it after web.Server.Open, and removeWebSurfaceInfo when the
-// surface stops.
-func writeWebSurfaceInfo(p config.Paths, srv *web.Server) error {
-	info := webSurfaceInfo{PID: os.Getpid(), Port: srv.Port(), AdminURL: srv.AdminURL(), LANURL: srv.LANURL()}
-	data, err := json.MarshalIndent(info, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(p.StateDir(), 0o700); err != nil {
-		return fmt.Errorf("make %s: %w", p.StateDir(), err)
-	}
-	return atomicfile.Write(webSurfaceInfoPath(p), append(data, '\n'), 0o600)
-}
-
-// removeWebSurfaceInfo deletes the file if it still belongs to this process.
-func removeWebSurfaceInfo(p config.Paths) error {
-	info, err := readWebSurfaceInfo(p)
-	if err != nil || info.PID != os.Getpid() {
-		return nil
-	}
-	if err := os.Remove(webSurfaceInfoPath(p)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	return nil
-}
-
-// errWebSurfaceNotRunning: no browser pad is running (or it left no file).
-var errWebSurfaceNotRunning = errors.New("the browser pad is not running: start it with `lets pad daemon --web --lan`, then run `lets pad pair` again")
-
-func readWebSurfaceInfo(p config.Paths) (webSurfaceInfo, error) {
-	var info webSurfaceInfo
-	path := webSurfaceInfoPath(p)
-	fi, err := os.Lstat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return info, errWebSurfaceNotRunning
-	}
-	if err != nil {
-		return info, fmt.Errorf("read %s: %w", path, err)
-	}
-	if !fi.Mode().IsRegular() || fi.Mode().Perm()&0o077 != 0 {
-		return info, fmt.Errorf("%s is not a private file (mode %v); remove it and restart the pad", path, fi.Mode())
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return info, fmt.Errorf("read %s: %w", path, err)
-	}
-	if err := json.Unmarshal(data, &info); err != nil {
-		return info, fmt.Errorf("%s is damaged (%v); restart the pad to rewrite it", path, err)
-	}
-	if info.PID > 0 && !processAlive(info.PID) {
-		return info, errWebSurfaceNotRunning
-	}
-	return info, nil
-}
-
-func processAlive(pid int) bool {
-	proc, err := os.FindProcess(pid)
-	if err != nil {
-		return false
-	}
-	err = proc.Signal(syscall.Signal(0))
-	return err == nil || errors.Is(err, os.ErrPermission)
-}
 
 // adminEndpoint is where and how to reach the browser surface as admin.
 type adminEndpoint struct {
@@ -324,7 +244,7 @@ func runPadPair(ctx context.Context, env *Env, args []string) error {
 	paths := config.Paths{Home: home}
 	raw := *adminURL
 	if raw == "" {
-		info, err := readWebSurfaceInfo(paths)
+		info, err := lets.ReadWebSurfaceInfo(paths)
 		if err != nil {
 			return err
 		}

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"context"
-	"fmt"
 	"image"
 	_ "image/png"
 	"net"
@@ -11,48 +9,24 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/lets-app/lets/app/internal/letstest"
+	"github.com/lets-app/lets/app/lets"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/qr/qrtest"
 	"github.com/lets-app/lets/backend/surface/web"
 )
 
-const pairTestToken = "pad-pair-test-admin-token"
-
-// startTestWebSurface runs a real browser surface on a free loopback port;
-// lan registers a LAN base URL (as the reference e2e harness does) so that
-// pairing works without touching a real network.
-func startTestWebSurface(t *testing.T, lan bool) *web.Server {
-	t.Helper()
-	srv, err := web.New(web.Options{App: os.DirFS(t.TempDir()), AdminToken: pairTestToken})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	t.Cleanup(cancel)
-	if err := srv.Open(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	if lan {
-		if err := srv.ConfigureLAN(fmt.Sprintf("http://192.168.1.10:%d", srv.Port())); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return srv
-}
-
 var pinLine = regexp.MustCompile(`PIN\s+(\d{3}) (\d{3})`)
 
 func TestPadPairPrintsURLQRAndPIN(t *testing.T) {
-	srv := startTestWebSurface(t, true)
+	srv := letstest.StartWebSurface(t, true)
 	e := newTestEnv(t)
 	paths := config.Paths{Home: e.home}
-	if err := writeWebSurfaceInfo(paths, srv); err != nil {
+	if err := lets.WriteWebSurfaceInfo(paths, srv); err != nil {
 		t.Fatal(err)
 	}
-	if fi, err := os.Stat(webSurfaceInfoPath(paths)); err != nil || fi.Mode().Perm() != 0o600 {
+	if fi, err := os.Stat(lets.WebSurfaceInfoPath(paths)); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("web-surface.json must be private: %v %v", fi.Mode(), err)
 	}
 	png := t.TempDir() + "/pair.png"
@@ -77,7 +51,7 @@ func TestPadPairPrintsURLQRAndPIN(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	if strings.Contains(out, "#pair=") || strings.Contains(out, pairTestToken) {
+	if strings.Contains(out, "#pair=") || strings.Contains(out, letstest.PairTestToken) {
 		t.Errorf("the pairing secret or admin token is printed:\n%s", out)
 	}
 	// The PNG scans to the pairing URL (base + one-use secret).
@@ -131,14 +105,14 @@ func TestPadPairErrorsAreKind(t *testing.T) {
 		}
 	})
 	t.Run("LAN off", func(t *testing.T) {
-		srv := startTestWebSurface(t, false)
+		srv := letstest.StartWebSurface(t, false)
 		e := newTestEnv(t)
 		if code := e.run("pad", "pair", "--admin-url", srv.AdminURL()); code == 0 || !strings.Contains(e.err.String(), "phones can't reach the pad") {
 			t.Fatalf("exit %d: %s", code, e.err)
 		}
 	})
 	t.Run("wrong token", func(t *testing.T) {
-		srv := startTestWebSurface(t, true)
+		srv := letstest.StartWebSurface(t, true)
 		e := newTestEnv(t)
 		if code := e.run("pad", "pair", "--admin-url", web.AdminURL(srv.Port(), "not-the-token")); code == 0 || !strings.Contains(e.err.String(), "did not accept its admin link") {
 			t.Fatalf("exit %d: %s", code, e.err)
@@ -166,28 +140,28 @@ func TestParseAdminURL(t *testing.T) {
 }
 
 func TestWebSurfaceInfoRoundTrip(t *testing.T) {
-	srv := startTestWebSurface(t, false)
+	srv := letstest.StartWebSurface(t, false)
 	paths := config.Paths{Home: t.TempDir()}
-	if err := writeWebSurfaceInfo(paths, srv); err != nil {
+	if err := lets.WriteWebSurfaceInfo(paths, srv); err != nil {
 		t.Fatal(err)
 	}
-	info, err := readWebSurfaceInfo(paths)
+	info, err := lets.ReadWebSurfaceInfo(paths)
 	if err != nil || info.AdminURL != srv.AdminURL() || info.Port != srv.Port() {
 		t.Fatalf("%+v %v", info, err)
 	}
-	if err := os.Chmod(webSurfaceInfoPath(paths), 0o644); err != nil {
+	if err := os.Chmod(lets.WebSurfaceInfoPath(paths), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readWebSurfaceInfo(paths); err == nil {
+	if _, err := lets.ReadWebSurfaceInfo(paths); err == nil {
 		t.Error("a world-readable file was accepted")
 	}
-	if err := os.Chmod(webSurfaceInfoPath(paths), 0o600); err != nil {
+	if err := os.Chmod(lets.WebSurfaceInfoPath(paths), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := removeWebSurfaceInfo(paths); err != nil {
+	if err := lets.RemoveWebSurfaceInfo(paths); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readWebSurfaceInfo(paths); err != errWebSurfaceNotRunning {
+	if _, err := lets.ReadWebSurfaceInfo(paths); err != lets.ErrWebSurfaceNotRunning {
 		t.Fatalf("after remove: %v", err)
 	}
 }

@@ -11,8 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lets-app/lets/app/front"
-	"github.com/lets-app/lets/app/tray"
+	"github.com/lets-app/lets/app/lets"
 	"github.com/lets-app/lets/backend/claudefind"
 	"github.com/lets-app/lets/backend/claudesetup"
 	"github.com/lets-app/lets/backend/config"
@@ -81,7 +80,7 @@ type claudeSetup struct {
 // newClaudeSetup reads where things are: the running lets program, Claude
 // Code's folder, the approval wait of config.json.
 func newClaudeSetup(env *Env, out io.Writer) (*claudeSetup, error) {
-	lets, err := letsExecutable(env.Getenv)
+	lets, err := lets.Executable(env.Getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -105,27 +104,6 @@ func newClaudeSetup(env *Env, out io.Writer) (*claudeSetup, error) {
 		approval: approval,
 		claude:   claudeCLI{getenv: env.Getenv, dataDir: dataDir},
 	}, nil
-}
-
-// letsExecutable is the absolute path of the lets program, symlinks
-// resolved, so the hooks keep working when a link is moved. It is the
-// `lets` front that started this program (front.ProgramEnv) when there is
-// one: Claude Code then runs hooks through the small front, not through
-// lets-core.
-func letsExecutable(getenv func(string) string) (string, error) {
-	if p := getenv(front.ProgramEnv); p != "" && filepath.IsAbs(p) {
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return "", fmt.Errorf("find the lets program (Claude Code needs its full path): %w", err)
-	}
-	if real, err := filepath.EvalSymlinks(exe); err == nil {
-		exe = real
-	}
-	return filepath.Abs(exe)
 }
 
 func (s *claudeSetup) hooks() claudesetup.HookSet {
@@ -451,24 +429,4 @@ func setupClaudeInProcess(ctx context.Context, env *Env) (out string, manual boo
 	}
 	err = s.install(ctx)
 	return strings.TrimSpace(buf.String()), s.manual, err
-}
-
-// claudeTrayNote is the line the tray menu shows after "Set up Claude…",
-// in words only (a tray host may draw ✓ and ✗ as boxes).
-func claudeTrayNote(out string, manual bool, err error) tray.Note {
-	switch {
-	case err != nil:
-		why := err.Error()
-		for _, line := range strings.Split(out, "\n") {
-			if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "✗ "); ok {
-				why = rest
-				break
-			}
-		}
-		return tray.Note{Text: "Claude set-up did not fully work", Tooltip: why + " — run `lets setup claude` in a terminal to see every step"}
-	case manual:
-		return tray.Note{Text: "Almost there: install Claude Code, then set up again",
-			Tooltip: "Lets added its hooks and skill, but Claude Code's `claude` command is not on your PATH, so its MCP server is not registered yet"}
-	}
-	return tray.Note{Text: "Claude is connected to Lets", Tooltip: "Start a new Claude Code session to use Lets"}
 }

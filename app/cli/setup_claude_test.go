@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lets-app/lets/app/lets"
 	"github.com/lets-app/lets/backend/claudesetup"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 )
@@ -65,7 +66,7 @@ func TestSetupClaudeWithoutClaudeOnPathPrintsTheCommand(t *testing.T) {
 		t.Fatalf("setup exit %d\n%s%s", code, e.out, e.err)
 	}
 	out := e.out.String()
-	lets, err := letsExecutable(os.Getenv)
+	lets, err := lets.Executable(os.Getenv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -383,14 +384,14 @@ func TestTraySetUpRunsInProcessAndSaysHowItWent(t *testing.T) {
 	if !strings.Contains(out, "hooks added to") {
 		t.Fatalf("output:\n%s", out)
 	}
-	if n := claudeTrayNote(out, manual, err); !strings.Contains(n.Text, "install Claude Code") || !strings.Contains(n.Tooltip, "not on your PATH") {
+	if n := lets.ClaudeTrayNote(out, manual, err); !strings.Contains(n.Text, "install Claude Code") || !strings.Contains(n.Tooltip, "not on your PATH") {
 		t.Errorf("note without claude = %+v", n)
 	}
-	if n := claudeTrayNote("…", false, nil); n.Text != "Claude is connected to Lets" {
+	if n := lets.ClaudeTrayNote("…", false, nil); n.Text != "Claude is connected to Lets" {
 		t.Errorf("note on success = %+v", n)
 	}
 	failed := "Connecting…\n  ✓ skill installed\n  ✗ could not add the hooks: settings.json:2:3: invalid character '/'\n"
-	n := claudeTrayNote(failed, false, exitError{code: 1})
+	n := lets.ClaudeTrayNote(failed, false, exitError{code: 1})
 	if n.Text != "Claude set-up did not fully work" || !strings.HasPrefix(n.Tooltip, "could not add the hooks: settings.json:2:3") || !strings.Contains(n.Tooltip, "lets setup claude") {
 		t.Errorf("note on failure = %+v", n)
 	}

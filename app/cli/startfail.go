@@ -1,24 +1,16 @@
 package cli
 
 import (
-	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"io/fs"
-	"log/slog"
 	"net"
-	"path/filepath"
 	"strconv"
-	"sync"
 	"syscall"
-	"time"
 
 	"github.com/lets-app/lets/app/notify"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/daemon"
-	"github.com/lets-app/lets/backend/logging"
 	"github.com/lets-app/lets/backend/surface/web"
 )
 
@@ -27,116 +19,6 @@ import (
 // is written to lets.log (when the log can be opened at all) and shown as
 // a desktop notification that says what to do, besides stderr (the CLI's
 // report). Headless `lets serve` keeps to stderr and its log.
-
-// startNotifyTimeout bounds a start notification: a desktop that does not
-// answer must not hold Lets (or its exit) for long.
-const startNotifyTimeout = 3 * time.Second
-
-// startReport follows one desktop start: the notes to show once Lets runs,
-// and the failure to show when it does not.
-type startReport struct {
-	env   *Env
-	notes *notify.Notifier
-	// st is the data folder and log once they are open (nil before).
-	st *setup
-	// home is the resolved data folder, "" when even that failed.
-	home    string
-	started bool
-	// telling counts the notifications still on their way.
-	telling sync.WaitGroup
-}
-
-// newStartReport makes the report of one desktop start.
-func newStartReport(env *Env) *startReport {
-	return &startReport{
-		env:   env,
-		notes: notify.New(sessionBusAddress(env.Getenv), "Lets", "lets"),
-	}
-}
-
-// opened records the data folder and log.
-func (r *startReport) opened(st *setup) {
-	if r == nil {
-		return
-	}
-	r.st, r.home = st, st.paths.Home
-}
-
-// running marks the start as done: later errors are not start failures.
-func (r *startReport) running() {
-	if r != nil {
-		r.started = true
-	}
-}
-
-// tell shows m without waiting (Lets runs on while the desktop shows it);
-// a desktop without a notification service only gets the log line the
-// caller wrote.
-func (r *startReport) tell(m notify.Message) {
-	if r == nil {
-		return
-	}
-	r.telling.Add(1)
-	go func() {
-		defer r.telling.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), startNotifyTimeout)
-		defer cancel()
-		if _, err := r.notes.Send(ctx, m); err != nil && r.st != nil {
-			r.st.log.Debug("desktop notification not shown", "summary", m.Summary, "err", err)
-		}
-	}()
-}
-
-// finish handles the end of serve: err, when Lets never got to run, is
-// logged to lets.log and shown as a notification (stderr gets it from the
-// CLI's report). A usage error or help was asked for in a terminal and is
-// left to the CLI alone. It closes the bus connection.
-func (r *startReport) finish(err error) {
-	if r == nil {
-		return
-	}
-	defer func() {
-		r.telling.Wait() // each is bounded by startNotifyTimeout
-		_ = r.notes.Close()
-	}()
-	if err == nil || r.started {
-		return
-	}
-	var ue *UsageError
-	var ee exitError
-	if errors.Is(err, flag.ErrHelp) || errors.As(err, &ue) || errors.As(err, &ee) {
-		return
-	}
-	if r.home == "" {
-		// The data folder could not be prepared; the log may still open.
-		if h, herr := config.ResolveHome(r.env.Getenv); herr == nil {
-			r.home = h
-		}
-	}
-	r.logFailure(err)
-	ctx, cancel := context.WithTimeout(context.Background(), startNotifyTimeout)
-	defer cancel()
-	paths := config.Paths{Home: r.home}
-	if _, nerr := r.notes.Send(ctx, startFailureMessage(err, paths)); nerr != nil && !errors.Is(nerr, notify.ErrNoDaemon) {
-		fmt.Fprintf(r.env.Stderr, "lets: could not show this on the desktop either: %v\n", nerr)
-	}
-}
-
-// logFailure writes the failure to lets.log only (stderr gets it from the
-// CLI's report). serve has closed its log by now, so the file is opened
-// again; when that fails (the data folder could not be made), stderr
-// alone has it.
-func (r *startReport) logFailure(err error) {
-	if r.home == "" {
-		return
-	}
-	f, oerr := logging.OpenRotating(config.Paths{Home: r.home}.LogFile(), logging.MaxBytes, logging.Keep)
-	if oerr != nil {
-		return
-	}
-	defer f.Close()
-	logging.New(io.Discard, f, slog.LevelInfo).Error("Lets could not start", "err", err)
-}
 
 // startFailureMessage words a start failure for the person: what went
 // wrong and what to do, in plain words.
@@ -200,21 +82,4 @@ func logHint(paths config.Paths) string {
 		return "the terminal output of `lets`"
 	}
 	return paths.LogFile()
-}
-
-// configProblemMessage tells the person that config.json could not be
-// read and Lets runs with its usual settings until it is fixed.
-func configProblemMessage(err error) notify.Message {
-	m := notify.Message{Summary: "Lets is using its usual settings", Urgency: notify.Normal}
-	var pe *config.ParseError
-	if !errors.As(err, &pe) {
-		m.Body = fmt.Sprintf("Your settings file has a problem: %v. Fix it, then quit and start Lets again.", err)
-		return m
-	}
-	where := "has a mistake"
-	if pe.Line > 0 {
-		where = fmt.Sprintf("has a mistake on line %d", pe.Line)
-	}
-	m.Body = fmt.Sprintf("Your settings file %s (%s), so Lets started with its usual settings. Fix the file, or move it away to start afresh, then quit and start Lets again.", where, filepath.Clean(pe.Path))
-	return m
 }

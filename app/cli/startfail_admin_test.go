@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lets-app/lets/app/lets"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 )
@@ -23,10 +24,10 @@ func TestDesktopStartDoesNotPrintTheAdminLink(t *testing.T) {
 	if !testutil.Poll(testutil.EventuallyTimeout, func() bool { return strings.Contains(l.out.String(), "Press Ctrl+C") }) {
 		t.Fatalf("lets did not start:\n%s", l.out.String())
 	}
-	var info webSurfaceInfo
+	var info lets.WebSurfaceInfo
 	testutil.EventuallyNoError(t, "state/web-surface.json", func() error {
 		var err error
-		info, err = readWebSurfaceInfo(config.Paths{Home: home})
+		info, err = lets.ReadWebSurfaceInfo(config.Paths{Home: home})
 		return err
 	})
 	_, token, ok := strings.Cut(info.AdminURL, "#admin=")
@@ -37,7 +38,7 @@ func TestDesktopStartDoesNotPrintTheAdminLink(t *testing.T) {
 	if strings.Contains(out, token) || strings.Contains(out, "#admin=") {
 		t.Errorf("lets printed the admin token:\n%s", out)
 	}
-	if !strings.Contains(out, "Browser pad:  "+padPageURL(info.Port)+" (open it from the tray") {
+	if !strings.Contains(out, "Browser pad:  "+lets.PadPageURL(info.Port)+" (open it from the tray") {
 		t.Errorf("no plain browser pad line in:\n%s", out)
 	}
 	log, err := os.ReadFile(config.Paths{Home: home}.LogFile())

@@ -21,7 +21,7 @@ func runWindow(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	level, _ := logging.ParseLevel(env.Getenv(logging.LevelEnv))
-	return windowExit(env, window.Main(ctx, window.Env{Stdin: env.stdin(), Getenv: env.Getenv, Log: logging.New(env.Stderr, nil, level)}))
+	return windowExit(env, window.Main(ctx, window.Env{Stdin: env.Input(), Getenv: env.Getenv, Log: logging.New(env.Stderr, nil, level)}))
 }
 
 // windowExit gives a window that could not start GTK its own exit status,

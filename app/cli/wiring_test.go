@@ -2,19 +2,18 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/lets-app/lets/app/internal/letstest"
+	"github.com/lets-app/lets/app/lets"
 	"github.com/lets-app/lets/backend/audio/showaudio"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/daemon"
@@ -44,7 +43,7 @@ func assertNothingAnnounced(t *testing.T, e *testEnv) {
 	if strings.Contains(e.out.String(), "Browser pad") || strings.Contains(e.out.String(), "http://") {
 		t.Errorf("a failed serve printed addresses:\n%s", e.out.String())
 	}
-	for _, f := range []string{webSurfaceInfoPath(paths), paths.HostFile()} {
+	for _, f := range []string{lets.WebSurfaceInfoPath(paths), paths.HostFile()} {
 		if _, err := os.Stat(f); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("a failed serve left %s behind (%v)", f, err)
 		}
@@ -88,26 +87,15 @@ func TestPadDaemonWithSocketTakenHintsTheFlag(t *testing.T) {
 	if strings.Contains(e.stdout.String(), "http://") {
 		t.Fatalf("addresses printed although the daemon did not start:\n%s", e.stdout.String())
 	}
-	if _, err := os.Stat(webSurfaceInfoPath(config.Paths{Home: e.home})); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(lets.WebSurfaceInfoPath(config.Paths{Home: e.home})); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("web-surface.json written although the daemon did not start: %v", err)
 	}
-}
-
-// busyPort holds a loopback port for the test.
-func busyPort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ln.Close() })
-	return ln.Addr().(*net.TCPAddr).Port
 }
 
 // Issue #10: a browser pad port that is taken fails serve with the
 // config.json key to change; `lets pad daemon` names --port.
 func TestBrowserPadPortInUseHintFitsTheCommand(t *testing.T) {
-	port := busyPort(t)
+	port := letstest.BusyPort(t)
 	e := newTestEnv(t)
 	if err := os.WriteFile(filepath.Join(e.home, "config.json"), []byte(`{"web": {"port": `+strconv.Itoa(port)+`}}`), 0o600); err != nil {
 		t.Fatal(err)
@@ -230,12 +218,18 @@ func TestDoctorReportsUnknownKeysAndNewerVersion(t *testing.T) {
 }
 
 // Issue #10, test seams: commands get their devices from Env fields, not
-// from values hidden in the context.
+// from values hidden in the context; so does the process they start
+// (app/lets).
 func TestNoContextValueHooksInProductCode(t *testing.T) {
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
+	process, err := filepath.Glob("../lets/*.go")
+	if err != nil || len(process) == 0 {
+		t.Fatalf("the process package's files (../lets): %v", err)
+	}
+	files = append(files, process...)
 	fset := token.NewFileSet()
 	checked := 0
 	for _, name := range files {
@@ -259,40 +253,6 @@ func TestNoContextValueHooksInProductCode(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("no product files checked")
-	}
-}
-
-// Issue #10: a change of config.json while serve runs is announced: what
-// applies at once, what needs a restart, and new unknown keys.
-func TestConfigChangesAreAnnounced(t *testing.T) {
-	var buf strings.Builder
-	log := slog.New(slog.NewTextHandler(&buf, nil))
-	prev := config.Defaults()
-	next := config.Defaults()
-	next.Handoff = "stay"
-	next.Wire.Unknown = map[string]json.RawMessage{"midi_profil": json.RawMessage(`"x"`)}
-	noteConfigChange(log, "/home/ada/.lets/config.json", prev, next)
-	out := buf.String()
-	for _, want := range []string{"handoff=stay", "restart Lets", "wire.midi_profil", "wire.midi_profile", "/home/ada/.lets/config.json"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("change notes should contain %q:\n%s", want, out)
-		}
-	}
-	buf.Reset()
-	same := config.Defaults()
-	same.Handoff = "stay"
-	noteConfigChange(log, "config.json", next, same)
-	if strings.Contains(buf.String(), "handoff") {
-		t.Errorf("an unchanged handoff was announced:\n%s", buf.String())
-	}
-	// #21: phone access (web.lan) is switched live from the pad page,
-	// which writes it to config.json; no "restart" for that one.
-	buf.Reset()
-	lan := same
-	lan.Web.LAN = true
-	noteConfigChange(log, "config.json", same, lan)
-	if strings.Contains(buf.String(), "restart") {
-		t.Errorf("switching phone access live asked for a restart:\n%s", buf.String())
 	}
 }
 

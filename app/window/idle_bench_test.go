@@ -40,7 +40,7 @@ func pause(d time.Duration) {
 }
 
 // openHomeWindow opens the home page in a real `lets window` the way the
-// desktop app does (app/cli/windows_native.go openHome): a one-time home link
+// desktop app does (app/lets/windows_native.go openHome): a one-time home link
 // from the host (POST /lip/home-link, what a second `lets` asks a headless
 // Lets for) in a window.HomeLaunch on the window's stdin, started by
 // spawn.ExecStarter. `lets serve` has no home window of its own (POST

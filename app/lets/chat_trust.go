@@ -1,4 +1,4 @@
-package cli
+package lets
 
 import (
 	"github.com/lets-app/lets/backend/chatdriver"
@@ -9,13 +9,13 @@ import (
 // load: those the person trusted in a chat window (the list in the data
 // folder, which the home window shows and revokes); never the default
 // folder's.
-func chatTrust(env *Env, st *setup) *chatdriver.FolderTrust {
+func chatTrust(env *Env, st *Setup) *chatdriver.FolderTrust {
 	def, err := chatWorkDir(env)
 	if err != nil {
 		def = ""
 	}
 	return &chatdriver.FolderTrust{
-		Store:      trust.New(trust.Options{File: trust.File(st.paths), Logger: st.log.With("part", "trust")}),
+		Store:      trust.New(trust.Options{File: trust.File(st.Paths), Logger: st.Log.With("part", "trust")}),
 		DefaultDir: def,
 	}
 }

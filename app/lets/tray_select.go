@@ -1,4 +1,4 @@
-package cli
+package lets
 
 import (
 	"context"
@@ -114,7 +114,7 @@ func (t *traySelector) Close() error {
 }
 
 // selectSlot is the tray's way to select a session on the pads.
-func (p *padParts) selectSlot(slot int) bool {
+func (p *PadParts) selectSlot(slot int) bool {
 	if p.selector == nil {
 		return false
 	}

@@ -1,18 +1,14 @@
-package cli
+package lets
 
 import (
 	"context"
-	"io"
-	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/lets-app/lets/app/tray"
 	"github.com/lets-app/lets/app/window"
 	"github.com/lets-app/lets/app/window/spawn"
-	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/host"
-	"github.com/lets-app/lets/backend/logging"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
@@ -33,39 +29,21 @@ func (w *raisableWindow) Present() error {
 type raiseRig struct {
 	srv     *host.Server
 	wins    *nativeWindows
-	desk    *desktop
+	desk    *Desktop
 	started chan *raisableWindow
 	opened  chan string // what went to the browser
 }
 
 func newRaiseRig(t *testing.T) *raiseRig {
 	t.Helper()
-	home := t.TempDir()
-	st := &setup{paths: config.Paths{Home: home}, log: logging.New(io.Discard, nil, 0)}
-	if err := config.Ensure(st.paths, st.log); err != nil {
-		t.Fatal(err)
-	}
 	r := &raiseRig{started: make(chan *raisableWindow, 4), opened: make(chan string, 4)}
-	r.wins = newNativeWindowsWith(func(l window.Launch) (spawn.Child, error) {
-		pr, pw := io.Pipe()
-		c := &raisableWindow{scriptedWindow: &scriptedWindow{launch: l, r: pr, w: pw, exit: make(chan spawn.Exit, 1), termed: make(chan struct{})}}
+	srv, wins, st := startWindowsHost(t, "raise-test-token-0123456789abcdef0123", func(l window.Launch) (spawn.Child, error) {
+		c := &raisableWindow{scriptedWindow: newScriptedWindow(l)}
 		r.started <- c
 		return c, nil
-	}, st)
-	srv, err := host.Listen(r.wins.hostOptions(host.Options{Token: "raise-test-token-0123456789abcdef0123", DataDir: home}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.srv = srv
-	services := r.wins.attach(srv, nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); _ = srv.Run(ctx) }()
-	go func() { defer wg.Done(); _ = services[0].Run(ctx) }()
-	t.Cleanup(func() { cancel(); wg.Wait() })
-	env := &Env{Stdout: io.Discard, Stderr: io.Discard, OpenURL: func(u string) error { r.opened <- u; return nil }}
-	r.desk = &desktop{env: env, hostURL: srv.URL(), homeLink: srv.HomeLink, log: st.log}
+	})
+	r.srv, r.wins = srv, wins
+	r.desk = rigDesktop(srv, st, r.opened)
 	r.desk.useWindows(r.wins)
 	return r
 }
@@ -122,7 +100,7 @@ func TestHomeWindowClosedQuitsOnlyWithoutATray(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newRaiseRig(t)
-			r.desk.noTrayHost = tc.noTray
+			r.desk.NoTrayHost = tc.noTray
 			r.desk.trayHost.Store(tc.later)
 			heard := make(chan struct{})
 			r.wins.onHomeClosed(func() { r.desk.homeWindowClosed(); close(heard) })
@@ -157,7 +135,7 @@ func TestTrayFocusesOpenWindows(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := testutil.Wait(t, "the hello window process to start", r.started)
-	src := &traySource{parts: trayParts{desk: r.desk, log: r.desk.log, env: r.desk.env}}
+	src := &traySource{parts: trayParts{desk: r.desk, log: r.desk.log, env: r.desk.Env}}
 	src.windows = []tray.Window{{ID: "w7", Unique: "hello", Title: "Hello"}}
 
 	src.handle(context.Background(), tray.Action{Kind: tray.ActionFocusWindow, Window: "w7", Unique: "hello"})

@@ -1,4 +1,4 @@
-package cli
+package lets
 
 import (
 	"context"
@@ -26,10 +26,10 @@ func claudeFindOptions(env *Env, p config.Paths) claudefind.Options {
 	return claudefind.Options{DataDir: p.Home, Getenv: env.Getenv}
 }
 
-// chatFindClaude is the chat's FindClaude: the path only (no version run
+// ChatFindClaude is the chat's FindClaude: the path only (no version run
 // at every start), and agent.ErrNotInstalled when there is none, which
 // the chat turns into its install screen.
-func chatFindClaude(env *Env, p config.Paths) func() (string, error) {
+func ChatFindClaude(env *Env, p config.Paths) func() (string, error) {
 	o := claudeFindOptions(env, p)
 	o.SkipVersion = true
 	return func() (string, error) {
@@ -94,9 +94,9 @@ func homeClaudeOptions(o host.HomeOptions, env *Env, p config.Paths) host.HomeOp
 	return o
 }
 
-// claudeVersionNote is the words for an old or unreadable claude, "" when
+// ClaudeVersionNote is the words for an old or unreadable claude, "" when
 // the version is fine.
-func claudeVersionNote(f claudefind.Found) string {
+func ClaudeVersionNote(f claudefind.Found) string {
 	switch {
 	case f.Old != nil:
 		return fmt.Sprintf("%s; if something does not work, update it (npm update -g %s, or the Install Claude Code button on the home page)", f.Old, claudeinstall.Package)

@@ -1,9 +1,10 @@
-package cli
+package lets
 
 import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/lets-app/lets/backend/audio/showaudio"
@@ -20,84 +21,82 @@ import (
 )
 
 // The pad side of Lets — the Wire daemon, the Launchpad, the browser pad
-// and the sounds — is built in one place, buildPads, from one resolved
-// padSettings. `lets serve` resolves the settings from config.json,
+// and the sounds — is built in one place, BuildPads, from one resolved
+// PadSettings. `lets serve` resolves the settings from config.json,
 // `lets pad daemon|demo|show` from their flags; after that the rules are
 // the same for every command:
 //
 //   - provision: every part that is asked for is opened, or the whole
-//     build fails, releasing what it had opened, with the hint of the
-//     command that is running (withHint);
+//     build fails, releasing what it had opened; the error is typed
+//     and carries no advice (app/cli adds the running command's hint);
 //   - announce: only once every part (and, under serve, the host) has
 //     started are addresses printed, state/web-surface.json written and
 //     the admin page opened;
 //   - cleanup: whatever was announced or opened is taken back when the
 //     command ends.
 
-// padSettings describes the pad side one command wants.
-type padSettings struct {
-	// command names the running command, for hints.
-	command string
-	// daemon runs the Wire Protocol 1 daemon; nil for the experience
+// PadSettings describes the pad side one command wants.
+type PadSettings struct {
+	// Daemon runs the Wire Protocol 1 daemon; nil for the experience
 	// runners, which draw on the surface themselves.
-	daemon *daemonSettings
-	// audio plays earcons, the Demo's sounds and the Show's music on this
-	// computer; audioShows are the Shows whose music is prepared ahead.
-	audio      bool
-	audioShows []*experience.Performance
-	midi       midiSettings
-	web        webSettings
-	// traySelect lets the tray select sessions as a pad press would
+	Daemon *DaemonSettings
+	// Audio plays earcons, the Demo's sounds and the Show's music on this
+	// computer; AudioShows are the Shows whose music is prepared ahead.
+	Audio      bool
+	AudioShows []*experience.Performance
+	MIDI       MIDISettings
+	Web        WebSettings
+	// TraySelect lets the tray select sessions as a pad press would
 	// (tray_select.go).
-	traySelect bool
+	TraySelect bool
 }
 
-// daemonSettings are the Wire daemon's values.
-type daemonSettings struct {
-	socket        string
-	identityStore string
-	control       control.Config
+// DaemonSettings are the Wire daemon's values.
+type DaemonSettings struct {
+	Socket        string
+	IdentityStore string
+	Control       control.Config
 }
 
-// midiSettings choose and greet the Launchpad.
-type midiSettings struct {
-	on          bool
-	device      midi.ResolveOptions
-	greeting    bool
-	scrollDelay time.Duration
-	// wait keeps looking for a pad that is not plugged in yet instead of
+// MIDISettings choose and greet the Launchpad.
+type MIDISettings struct {
+	On          bool
+	Device      midi.ResolveOptions
+	Greeting    bool
+	ScrollDelay time.Duration
+	// Wait keeps looking for a pad that is not plugged in yet instead of
 	// failing (serve: the desktop app must start without one).
-	wait bool
-	// announce is the line that names the device once everything runs:
+	Wait bool
+	// Announce is the line that names the device once everything runs:
 	// a format taking its name, input and output; "" prints nothing.
-	announce string
+	Announce string
 }
 
-// webSettings configure the browser pad.
-type webSettings struct {
-	on   bool
-	port int
-	lan  *web.LAN
-	// openAdmin opens the admin page in the desktop browser.
-	openAdmin bool
-	// printAddresses prints the pad's addresses (web spec §2.6); serve
+// WebSettings configure the browser pad.
+type WebSettings struct {
+	On   bool
+	Port int
+	LAN  *web.LAN
+	// OpenAdmin opens the admin page in the desktop browser.
+	OpenAdmin bool
+	// PrintAddresses prints the pad's addresses (web spec §2.6); serve
 	// prints them in its own summary instead.
-	printAddresses bool
+	PrintAddresses bool
 }
 
-// defaultDaemonSettings are the reference's daemon values with the socket
+// DefaultDaemonSettings are the reference's daemon values with the socket
 // and the accent store given.
-func defaultDaemonSettings(socket string, paths config.Paths) *daemonSettings {
-	return &daemonSettings{
-		socket:        socket,
-		identityStore: identityStorePath(paths),
-		control:       control.DefaultConfig(0),
+func DefaultDaemonSettings(socket string, paths config.Paths) *DaemonSettings {
+	return &DaemonSettings{
+		Socket:        socket,
+		IdentityStore: identityStorePath(paths),
+		Control:       control.DefaultConfig(0),
 	}
 }
 
-// padParts is what buildPads started.
-type padParts struct {
-	settings padSettings
+// PadParts is what BuildPads started.
+type PadParts struct {
+	settings PadSettings
 	paths    config.Paths
 	log      *slog.Logger
 
@@ -118,46 +117,45 @@ type padParts struct {
 	selector *traySelector
 }
 
-// buildPads opens every part s asks for. On failure nothing it opened is
-// left open and the error carries the running command's hint.
-func buildPads(ctx context.Context, env *Env, st *setup, s padSettings) (_ *padParts, err error) {
-	p := &padParts{settings: s, paths: st.paths, log: st.log}
+// BuildPads opens every part s asks for. On failure nothing it opened is
+// left open; the error carries no advice (the command words it).
+func BuildPads(ctx context.Context, env *Env, st *Setup, s PadSettings) (_ *PadParts, err error) {
+	p := &PadParts{settings: s, paths: st.Paths, log: st.Log}
 	defer func() {
 		if err != nil {
 			p.abort()
-			err = withHint(s.command, err)
 		}
 	}()
-	if s.audio {
-		if p.audio, err = showaudio.OpenFeedback(env.AudioPlayer, st.log, s.audioShows...); err != nil {
+	if s.Audio {
+		if p.audio, err = showaudio.OpenFeedback(env.AudioPlayer, st.Log, s.AudioShows...); err != nil {
 			return nil, err
 		}
 	}
-	if s.midi.on {
-		if p.midi, err = openMIDI(ctx, env, st.log, s.midi); err != nil {
+	if s.MIDI.On {
+		if p.midi, err = openMIDI(ctx, env, st.Log, s.MIDI); err != nil {
 			return nil, err
 		}
 	}
-	if s.web.on {
-		if p.web, err = openWeb(ctx, s.web, st.log); err != nil {
+	if s.Web.On {
+		if p.web, err = openWeb(ctx, s.Web, st.Log); err != nil {
 			return nil, err
 		}
 	}
 	if p.surface, err = composeSurfaces(p.web, p.midi); err != nil {
 		return nil, err
 	}
-	if s.daemon != nil {
+	if s.Daemon != nil {
 		surf := p.surface
-		if s.traySelect {
+		if s.TraySelect {
 			p.selector = newTraySelector(surf)
 			surf = p.selector
 		}
 		opts := daemon.Options{
-			SocketPath:    s.daemon.socket,
-			IdentityStore: s.daemon.identityStore,
-			Control:       &s.daemon.control,
+			SocketPath:    s.Daemon.Socket,
+			IdentityStore: s.Daemon.IdentityStore,
+			Control:       &s.Daemon.Control,
 			Surface:       surf,
-			Log:           st.log,
+			Log:           st.Log,
 		}
 		if p.audio != nil {
 			opts.Control.AudioFeedback = true
@@ -172,20 +170,20 @@ func buildPads(ctx context.Context, env *Env, st *setup, s padSettings) (_ *padP
 	return p, nil
 }
 
-// openMIDI opens the Launchpad, or starts waiting for one with s.wait.
-func openMIDI(ctx context.Context, env *Env, log *slog.Logger, s midiSettings) (*midi.Surface, error) {
-	cat, err := padCatalog(env)
+// openMIDI opens the Launchpad, or starts waiting for one with s.Wait.
+func openMIDI(ctx context.Context, env *Env, log *slog.Logger, s MIDISettings) (*midi.Surface, error) {
+	cat, err := PadCatalog(env)
 	if err != nil {
 		return nil, err
 	}
-	opts := midi.Options{Backend: env.midiBackend(), Log: log, ScrollDelay: s.scrollDelay, Sleep: env.Sleep}
-	if s.greeting {
+	opts := midi.Options{Backend: env.MIDIBackend(), Log: log, ScrollDelay: s.ScrollDelay, Sleep: env.Sleep}
+	if s.Greeting {
 		opts.Greeting = midi.DefaultGreeting
 	}
-	if !s.wait {
-		return midi.Open(ctx, cat, s.device, opts)
+	if !s.Wait {
+		return midi.Open(ctx, cat, s.Device, opts)
 	}
-	surf, err := midi.OpenWaiting(ctx, cat, s.device, opts)
+	surf, err := midi.OpenWaiting(ctx, cat, s.Device, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -202,12 +200,12 @@ func openMIDI(ctx context.Context, env *Env, log *slog.Logger, s midiSettings) (
 
 // openWeb starts the browser pad with the app's own pages. It binds its
 // port(s) but announces nothing yet.
-func openWeb(ctx context.Context, s webSettings, log *slog.Logger) (*web.Server, error) {
+func openWeb(ctx context.Context, s WebSettings, log *slog.Logger) (*web.Server, error) {
 	app, err := frontend.PadApp()
 	if err != nil {
 		return nil, fmt.Errorf("the browser pad app is missing from this build: %w", err)
 	}
-	srv, err := web.New(web.Options{Port: s.port, LAN: s.lan, Log: log, App: app})
+	srv, err := web.New(web.Options{Port: s.Port, LAN: s.LAN, Log: log, App: app})
 	if err != nil {
 		return nil, err
 	}
@@ -237,43 +235,43 @@ func composeSurfaces(browser *web.Server, launchpad *midi.Surface) (surface.Surf
 	return c, nil
 }
 
-// announce tells the world about the parts, now that all of them run:
+// Announce tells the world about the parts, now that all of them run:
 // the Launchpad's name, the browser pad's addresses (§2.6), its admin link
 // for `lets pad pair` (state/web-surface.json, 0600) and the admin page in
 // the desktop browser.
-func (p *padParts) announce(env *Env) {
-	if p.midi != nil && p.settings.midi.announce != "" && p.midi.Connected() {
+func (p *PadParts) Announce(env *Env) {
+	if p.midi != nil && p.settings.MIDI.Announce != "" && p.midi.Connected() {
 		in, out := p.midi.Ports()
-		fmt.Fprintf(env.Stdout, p.settings.midi.announce, p.midi.Profile().Name, in, out)
+		fmt.Fprintf(env.Stdout, p.settings.MIDI.Announce, p.midi.Profile().Name, in, out)
 	}
 	if p.web == nil {
 		return
 	}
-	if p.settings.web.printAddresses {
+	if p.settings.Web.PrintAddresses {
 		p.web.WriteStartup(env.Stdout)
 	}
-	if err := writeWebSurfaceInfo(p.paths, p.web); err != nil {
+	if err := WriteWebSurfaceInfo(p.paths, p.web); err != nil {
 		p.log.Warn("could not record the browser pad for `lets pad pair`", "err", err)
 	} else {
 		p.wroteState = true
 	}
-	if p.settings.web.openAdmin {
+	if p.settings.Web.OpenAdmin {
 		// The opener's command line is readable by every local user (ps),
 		// so it gets a one-time link, never the admin token itself.
 		link, err := p.web.AdminOpenURL()
 		if err != nil {
 			p.log.Warn("could not make a link to the admin page", "err", err)
 		} else {
-			_ = env.openURL(link) // failing to open is fine (§2.6)
+			_ = env.OpenInBrowser(link) // failing to open is fine (§2.6)
 		}
 	}
 }
 
-// cleanup takes back what announce wrote and ends the sounds; call it once
+// Cleanup takes back what Announce wrote and ends the sounds; call it once
 // the daemon or the runner has stopped (it closed the surfaces).
-func (p *padParts) cleanup() {
+func (p *PadParts) Cleanup() {
 	if p.wroteState {
-		if err := removeWebSurfaceInfo(p.paths); err != nil {
+		if err := RemoveWebSurfaceInfo(p.paths); err != nil {
 			p.log.Warn("could not remove the browser pad record", "err", err)
 		}
 		p.wroteState = false
@@ -284,9 +282,19 @@ func (p *padParts) cleanup() {
 	}
 }
 
+// Daemon is the Wire daemon; nil when the settings asked for none.
+func (p *PadParts) Daemon() *daemon.Daemon { return p.daemon }
+
+// Surface is what the daemon or the experience runner draws on; nil when
+// there is none.
+func (p *PadParts) Surface() surface.Surface { return p.surface }
+
+// Audio is the sound of this computer; nil without Audio.
+func (p *PadParts) Audio() *showaudio.Feedback { return p.audio }
+
 // abort releases everything of a build that will never run: the daemon
 // (which closes the surfaces) or the surfaces themselves, then cleanup.
-func (p *padParts) abort() {
+func (p *PadParts) abort() {
 	switch {
 	case p.daemon != nil:
 		_ = p.daemon.Close()
@@ -302,7 +310,7 @@ func (p *padParts) abort() {
 			_ = p.midi.Close()
 		}
 	}
-	p.cleanup()
+	p.Cleanup()
 }
 
 // identityStorePath is where the daemon keeps accent preferences.
@@ -313,7 +321,7 @@ func identityStorePath(paths config.Paths) string {
 // pairedDevices lists the phones paired with the browser pad for the home
 // page; nil when the browser pad does not run in this process (the page
 // then says how to pair one).
-func (p *padParts) pairedDevices() func() []host.PairedDevice {
+func (p *PadParts) pairedDevices() func() []host.PairedDevice {
 	if p == nil || p.web == nil {
 		return nil
 	}
@@ -326,4 +334,12 @@ func (p *padParts) pairedDevices() func() []host.PairedDevice {
 		}
 		return out
 	}
+}
+
+func PadCatalog(env *Env) (*midi.Catalog, error) {
+	home, _ := os.UserHomeDir()
+	if h := env.Getenv("HOME"); h != "" {
+		home = h
+	}
+	return midi.LoadCatalog(midi.CatalogOptions{User: true, Getenv: env.Getenv, Home: home})
 }

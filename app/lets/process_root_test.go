@@ -1,4 +1,4 @@
-package cli
+package lets
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lets-app/lets/app/internal/letstest"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/instance"
 )
@@ -35,7 +36,7 @@ func assertReleased(t *testing.T, e *testEnv) {
 // had built before: the pads, the lock, the log.
 func TestProcessProvisionFailureReleasesWhatItBuilt(t *testing.T) {
 	e := newTestEnv(t)
-	p := &process{env: e.Env, port: busyPort(t)}
+	p := &Process{Env: e.Env, Port: letstest.BusyPort(t)}
 	err := p.Provision(context.Background())
 	if err == nil {
 		p.Cleanup()
@@ -52,7 +53,7 @@ func TestProcessProvisionFailureReleasesWhatItBuilt(t *testing.T) {
 // never ran and takes back host.json and the lock.
 func TestProcessCleanupWithoutRunReleasesEveryPart(t *testing.T) {
 	e := newTestEnv(t)
-	p := &process{env: e.Env, port: 0}
+	p := &Process{Env: e.Env, Port: 0}
 	if err := p.Provision(context.Background()); err != nil {
 		t.Fatalf("Provision: %v\n%s", err, e.err.String())
 	}
@@ -73,12 +74,12 @@ func TestProcessCleanupWithoutRunReleasesEveryPart(t *testing.T) {
 // Headless and desktop differ only in configuration: a process with no
 // desk shows no tray and builds the same parts.
 func TestProcessHeadlessHasNoDesktop(t *testing.T) {
-	for _, p := range []*process{{}, {desk: &desktop{headless: true}}} {
+	for _, p := range []*Process{{}, {Desk: &Desktop{Headless: true}}} {
 		if p.desktopShown() {
-			t.Errorf("desk %+v: a headless process says it shows a desktop", p.desk)
+			t.Errorf("desk %+v: a headless process says it shows a desktop", p.Desk)
 		}
 	}
-	if p := (&process{desk: &desktop{}}); !p.desktopShown() {
+	if p := (&Process{Desk: &Desktop{}}); !p.desktopShown() {
 		t.Error("plain `lets` with a desktop says it shows none")
 	}
 }

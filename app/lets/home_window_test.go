@@ -1,17 +1,14 @@
-package cli
+package lets
 
 import (
-	"context"
 	"errors"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/lets-app/lets/app/window"
 	"github.com/lets-app/lets/app/window/spawn"
-	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/host"
 	"github.com/lets-app/lets/backend/logging"
 	"github.com/lets-app/lets/backend/testenv/testutil"
@@ -22,42 +19,23 @@ type homeRig struct {
 	srv     *host.Server
 	wins    *nativeWindows
 	started chan *scriptedWindow
-	desk    *desktop
+	desk    *Desktop
 	opened  chan string // what went to the browser
 }
 
 func newHomeRig(t *testing.T, native bool, startErr error) *homeRig {
 	t.Helper()
-	home := t.TempDir()
-	st := &setup{paths: config.Paths{Home: home}, log: logging.New(io.Discard, nil, 0)}
-	if err := config.Ensure(st.paths, st.log); err != nil {
-		t.Fatal(err)
-	}
 	r := &homeRig{started: make(chan *scriptedWindow, 4), opened: make(chan string, 4)}
-	r.wins = newNativeWindowsWith(func(l window.Launch) (spawn.Child, error) {
+	srv, wins, st := startWindowsHost(t, "home-window-test-token-0123456789abcdef", func(l window.Launch) (spawn.Child, error) {
 		if startErr != nil {
 			return nil, startErr
 		}
-		pr, pw := io.Pipe()
-		c := &scriptedWindow{launch: l, r: pr, w: pw, exit: make(chan spawn.Exit, 1), termed: make(chan struct{})}
+		c := newScriptedWindow(l)
 		r.started <- c
 		return c, nil
-	}, st)
-	srv, err := host.Listen(r.wins.hostOptions(host.Options{Token: "home-window-test-token-0123456789abcdef", DataDir: home}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.srv = srv
-	services := r.wins.attach(srv, nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); _ = srv.Run(ctx) }()
-	go func() { defer wg.Done(); _ = services[0].Run(ctx) }()
-	t.Cleanup(func() { cancel(); wg.Wait() })
-
-	env := &Env{Stdout: io.Discard, Stderr: io.Discard, OpenURL: func(u string) error { r.opened <- u; return nil }}
-	r.desk = &desktop{env: env, hostURL: srv.URL(), homeLink: srv.HomeLink, log: st.log}
+	})
+	r.srv, r.wins = srv, wins
+	r.desk = rigDesktop(srv, st, r.opened)
 	if native {
 		r.desk.useWindows(r.wins)
 	}
@@ -152,7 +130,7 @@ func TestNewNativeWindowsNilWithoutGUI(t *testing.T) {
 	if window.Supported {
 		t.Skip("this test binary was built with window support")
 	}
-	st := &setup{log: logging.New(io.Discard, nil, 0)}
+	st := &Setup{Log: logging.New(io.Discard, nil, 0)}
 	env := &Env{Getenv: func(k string) string {
 		if k == "DISPLAY" {
 			return ":99"
@@ -163,7 +141,7 @@ func TestNewNativeWindowsNilWithoutGUI(t *testing.T) {
 	if wins != nil {
 		t.Fatal("native windows without GUI support")
 	}
-	d := &desktop{}
+	d := &Desktop{}
 	d.useWindows(wins)
 	if d.nativeHome != nil {
 		t.Fatal("home would open natively without GUI support")

@@ -1,4 +1,4 @@
-package cli
+package lets
 
 import (
 	"errors"
@@ -36,19 +36,19 @@ type nativeWindows struct {
 
 // newNativeWindows returns the window spawner for the host, or nil when
 // windows open in the browser.
-func newNativeWindows(env *Env, st *setup) *nativeWindows {
+func newNativeWindows(env *Env, st *Setup) *nativeWindows {
 	if !window.HasDisplay(env.Getenv) {
-		st.log.Info("windows open in the browser: there is no display (DISPLAY and WAYLAND_DISPLAY are not set)", "windows", "browser")
+		st.Log.Info("windows open in the browser: there is no display (DISPLAY and WAYLAND_DISPLAY are not set)", "windows", "browser")
 		return nil
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		st.log.Warn("windows open in the browser: the Lets program could not find itself to start window processes", "err", err)
+		st.Log.Warn("windows open in the browser: the Lets program could not find itself to start window processes", "err", err)
 		return nil
 	}
 	prog, ok := windowProgram(exe, window.Supported)
 	if !ok {
-		st.log.Info("windows open in the browser: this build has no window support and no "+WindowProgram+" beside it", "windows", "browser")
+		st.Log.Info("windows open in the browser: this build has no window support and no "+WindowProgram+" beside it", "windows", "browser")
 		return nil
 	}
 	return newNativeWindowsWith(spawn.ExecStarter(spawn.ExecOptions{Path: prog, Env: os.Environ(), Stderr: env.Stderr}), st)
@@ -82,13 +82,13 @@ func windowProgram(exe string, supported bool) (string, bool) {
 
 // newNativeWindowsWith builds the spawner around a starter (tests pass a
 // fake one).
-func newNativeWindowsWith(start spawn.Starter, st *setup) *nativeWindows {
-	n := &nativeWindows{log: st.log}
+func newNativeWindowsWith(start spawn.Starter, st *Setup) *nativeWindows {
+	n := &nativeWindows{log: st.Log}
 	n.spawner = spawn.New(spawn.Options{
 		Start:    start,
 		Gone:     n.gone,
-		Geometry: geometry.NewStore(st.paths.StateDir(), st.log),
-		Log:      st.log,
+		Geometry: geometry.NewStore(st.Paths.StateDir(), st.Log),
+		Log:      st.Log,
 	})
 	return n
 }

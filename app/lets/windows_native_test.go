@@ -1,10 +1,9 @@
-package cli
+package lets
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -48,35 +47,55 @@ func (c *scriptedWindow) Terminate() error {
 }
 func (c *scriptedWindow) Kill() error { c.end(spawn.Exit{Code: -1, Signal: "killed"}); return nil }
 
-// TestNativeWindowsWiring: with native windows on, POST /lip/open starts a
-// window process with the one-time URL (the caller does not get it); the
-// person closing it becomes session.closed "human", a crash "crash", and
-// POST /lip/close ends the process.
-func TestNativeWindowsWiring(t *testing.T) {
+// newScriptedWindow is a fake window process for launch l.
+func newScriptedWindow(l window.Launch) *scriptedWindow {
+	r, w := io.Pipe()
+	return &scriptedWindow{launch: l, r: r, w: w, exit: make(chan spawn.Exit, 1), termed: make(chan struct{})}
+}
+
+// startWindowsHost runs, until the test ends, a host (with token) whose
+// windows open as native windows started by start, and the window
+// processes' service.
+func startWindowsHost(t *testing.T, token string, start spawn.Starter) (*host.Server, *nativeWindows, *Setup) {
+	t.Helper()
 	home := t.TempDir()
-	st := &setup{paths: config.Paths{Home: home}, log: logging.New(io.Discard, nil, 0)}
-	if err := config.Ensure(st.paths, st.log); err != nil {
+	st := &Setup{Paths: config.Paths{Home: home}, Log: logging.New(io.Discard, nil, 0)}
+	if err := config.Ensure(st.Paths, st.Log); err != nil {
 		t.Fatal(err)
 	}
-	started := make(chan *scriptedWindow, 4)
-	n := newNativeWindowsWith(func(l window.Launch) (spawn.Child, error) {
-		r, w := io.Pipe()
-		c := &scriptedWindow{launch: l, r: r, w: w, exit: make(chan spawn.Exit, 1), termed: make(chan struct{})}
-		started <- c
-		return c, nil
-	}, st)
-	const tok = "wiring-test-host-token-0123456789abcdef"
-	srv, err := host.Listen(n.hostOptions(host.Options{Token: tok, DataDir: home}))
+	wins := newNativeWindowsWith(start, st)
+	srv, err := host.Listen(wins.hostOptions(host.Options{Token: token, DataDir: home}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	services := n.attach(srv, nil)
+	services := wins.attach(srv, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() { defer wg.Done(); _ = srv.Run(ctx) }()
 	go func() { defer wg.Done(); _ = services[0].Run(ctx) }()
 	t.Cleanup(func() { cancel(); wg.Wait() })
+	return srv, wins, st
+}
+
+// rigDesktop is the desktop around srv, its browser replaced by opened.
+func rigDesktop(srv *host.Server, st *Setup, opened chan string) *Desktop {
+	env := &Env{Stdout: io.Discard, Stderr: io.Discard, OpenURL: func(u string) error { opened <- u; return nil }}
+	return &Desktop{Env: env, hostURL: srv.URL(), homeLink: srv.HomeLink, log: st.Log}
+}
+
+// TestNativeWindowsWiring: with native windows on, POST /lip/open starts a
+// window process with the one-time URL (the caller does not get it); the
+// person closing it becomes session.closed "human", a crash "crash", and
+// POST /lip/close ends the process.
+func TestNativeWindowsWiring(t *testing.T) {
+	started := make(chan *scriptedWindow, 4)
+	const tok = "wiring-test-host-token-0123456789abcdef"
+	srv, _, _ := startWindowsHost(t, tok, func(l window.Launch) (spawn.Child, error) {
+		c := newScriptedWindow(l)
+		started <- c
+		return c, nil
+	})
 
 	call := func(method, path string, body any) map[string]any {
 		t.Helper()
@@ -145,42 +164,6 @@ func TestNativeWindowsWiring(t *testing.T) {
 	testutil.Wait(t, "the window process to be ended after POST /lip/close", c.termed)
 	if r := closedReason(ans["window"].(string)); r != "claude" {
 		t.Fatalf("closed by Claude: reason %q", r)
-	}
-}
-
-// TestWindowCommandWithoutGUI: `lets window` in a build without the
-// desktop tags says so plainly and fails.
-func TestWindowCommandWithoutGUI(t *testing.T) {
-	if window.Supported {
-		t.Skip("this test binary was built with the desktop tags")
-	}
-	e := newTestEnv(t)
-	e.Env.Stdin = strings.NewReader(`{"window":"w1","url":"http://127.0.0.1:1/w/w1/?t=x"}` + "\n")
-	code := Run(context.Background(), e.Env, []string{"window"})
-	if code != 1 || !strings.Contains(e.err.String(), "no window support") || !strings.Contains(e.err.String(), "make build") {
-		t.Fatalf("exit %d, stderr %q", code, e.err.String())
-	}
-}
-
-// TestWindowCommandExitStatusWhenGTKCannotStart: `lets window` whose GTK
-// could not open the display says so and exits with window.ExitNoGTK, the
-// one status the app starts a window again for; any other failure stays
-// status 1 (a crash for the app).
-func TestWindowCommandExitStatusWhenGTKCannotStart(t *testing.T) {
-	cmd, ok := lookup("window")
-	if !ok {
-		t.Fatal("no window command")
-	}
-	e := newTestEnv(t)
-	err := windowExit(e.Env, fmt.Errorf("%w (DISPLAY=\":7\")", window.ErrNoGTK))
-	if code := report(e.Env, cmd, err); code != window.ExitNoGTK {
-		t.Fatalf("exit %d, want %d", code, window.ExitNoGTK)
-	}
-	if !strings.Contains(e.err.String(), "GTK could not start") {
-		t.Fatalf("stderr %q does not say GTK could not start", e.err.String())
-	}
-	if code := report(e.Env, cmd, windowExit(e.Env, window.ErrBadLaunch)); code != 1 {
-		t.Fatalf("a bad launch: exit %d, want 1", code)
 	}
 }
 

@@ -1,18 +1,22 @@
-package cli
+package lets
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/lets-app/lets/app/internal/letstest"
+)
 
 // The home page lists paired phones only when the browser pad runs in this
 // process; otherwise it gets nil and says how to pair one.
 func TestHomeGetsPairedDevicesFromTheBrowserPad(t *testing.T) {
-	var none *padParts
+	var none *PadParts
 	if none.pairedDevices() != nil {
 		t.Fatal("no pad parts: want no device lister")
 	}
-	if (&padParts{}).pairedDevices() != nil {
+	if (&PadParts{}).pairedDevices() != nil {
 		t.Fatal("no browser pad: want no device lister")
 	}
-	p := &padParts{web: startTestWebSurface(t, false)}
+	p := &PadParts{web: letstest.StartWebSurface(t, false)}
 	list := p.pairedDevices()
 	if list == nil {
 		t.Fatal("a running browser pad gave no device lister")

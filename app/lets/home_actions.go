@@ -1,4 +1,4 @@
-package cli
+package lets
 
 import (
 	"context"
@@ -16,8 +16,8 @@ import (
 // neither: nothing there could show the pairing page.
 
 // homeActionOptions adds the desktop's actions to the home options.
-func homeActionOptions(o host.HomeOptions, env *Env, log *slog.Logger, pads *padParts, desk *desktop) host.HomeOptions {
-	if desk == nil || desk.headless {
+func homeActionOptions(o host.HomeOptions, env *Env, log *slog.Logger, pads *PadParts, desk *Desktop) host.HomeOptions {
+	if desk == nil || desk.Headless {
 		return o
 	}
 	var padWeb *web.Server
@@ -31,18 +31,21 @@ func homeActionOptions(o host.HomeOptions, env *Env, log *slog.Logger, pads *pad
 		return src.pairPhone()
 	}
 	o.SetupClaude = func(ctx context.Context) host.HomeSetupResult {
-		return homeSetupClaude(ctx, env, log)
+		return homeSetupClaude(ctx, desk.SetupClaude, env, log)
 	}
 	return o
 }
 
 // homeSetupClaude runs `lets setup claude` in this process, as the tray's
 // "Set up Claude…" does, and says how it went in the tray note's words.
-func homeSetupClaude(ctx context.Context, env *Env, log *slog.Logger) host.HomeSetupResult {
+func homeSetupClaude(ctx context.Context, setupClaude ClaudeSetup, env *Env, log *slog.Logger) host.HomeSetupResult {
+	if setupClaude == nil {
+		return host.HomeSetupResult{Text: "Claude set-up did not fully work", Detail: errNoClaudeSetup.Error()}
+	}
 	cctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
-	out, manual, err := setupClaudeInProcess(cctx, env)
+	out, manual, err := setupClaude(cctx, env)
 	log.Info("lets setup claude (from Home)", "output", out)
-	note := claudeTrayNote(out, manual, err)
+	note := ClaudeTrayNote(out, manual, err)
 	return host.HomeSetupResult{Done: err == nil, Text: note.Text, Detail: note.Tooltip}
 }

@@ -1,4 +1,4 @@
-package cli
+package lets
 
 import (
 	"context"
@@ -57,7 +57,7 @@ func (s *traySource) openPadView(view web.AdminView) error {
 	if err != nil {
 		return fmt.Errorf("make a link to the pad page: %w", err)
 	}
-	return s.parts.env.openURL(link)
+	return s.parts.env.OpenInBrowser(link)
 }
 
 // allowLANSwitch lets the pad page switch phone access (idempotent).

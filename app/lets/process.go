@@ -1,10 +1,9 @@
-package cli
+package lets
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"reflect"
@@ -19,7 +18,6 @@ import (
 	"github.com/lets-app/lets/backend/host"
 	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/instance"
-	"github.com/lets-app/lets/backend/logging"
 	"github.com/lets-app/lets/backend/service"
 	"github.com/lets-app/lets/backend/surface/midi"
 	"github.com/lets-app/lets/backend/surface/web"
@@ -27,13 +25,13 @@ import (
 	"github.com/lets-app/lets/frontend"
 )
 
-// errHandedOff means Provision found another Lets holding the data folder
+// ErrHandedOff means Provision found another Lets holding the data folder
 // and handed the start over to it (plain `lets` only): this process has
 // nothing to run, and that is no failure.
-var errHandedOff = errors.New("another Lets runs for this data folder and took over this start")
+var ErrHandedOff = errors.New("another Lets runs for this data folder and took over this start")
 
-// process is the running Lets: the host, the pads, the windows, the chat
-// manager and, on the desktop, the tray. Headless (`lets serve`, desk nil
+// Process is the running Lets: the host, the pads, the windows, the chat
+// manager and, on the desktop, the tray. Headless (`lets serve`, Desk nil
 // or headless) and desktop (plain `lets`) are two configurations of it.
 //
 // Its life is Provision (every part is built, or those already built are
@@ -42,21 +40,25 @@ var errHandedOff = errors.New("another Lets runs for this data folder and took o
 // leave behind is taken back). Provision, Run and Cleanup are called once,
 // in that order, from one goroutine; Cleanup is deferred after a
 // successful Provision.
-type process struct {
+//
+// Its errors carry no advice for a person at a terminal: app/cli words
+// them (the lock held by another Lets, a taken port, a pad part).
+type Process struct {
 	// The configuration, set before Provision.
-	env    *Env
-	desk   *desktop     // nil: `lets serve`
-	report *startReport // nil: `lets serve` (stderr and the log only)
-	port   int          // --port; -1 keeps config.json's
-	noPad  bool         // --no-pad
+	Env     *Env
+	Desk    *Desktop     // nil: `lets serve`
+	Report  *StartReport // nil: `lets serve` (stderr and the log only)
+	Port    int          // --port; -1 keeps config.json's
+	NoPad   bool         // --no-pad
+	Version string       // the Lets version, for the host and host.json
 
 	// The parts, in the order Provision builds them.
-	st       *setup
+	st       *Setup
 	lock     *instance.Lock
 	settings *config.Watcher
 	loaded   config.Config // config.json as read, before the flags
 	notes    []notify.Message
-	pads     *padParts
+	pads     *PadParts
 	wins     *nativeWindows
 	chat     *chatdriver.Manager
 	srv      *host.Server
@@ -71,40 +73,37 @@ type process struct {
 
 // desktopShown says whether this process shows a tray and windows of its
 // own (plain `lets` with a desktop).
-func (p *process) desktopShown() bool { return p.desk != nil && !p.desk.headless }
+func (p *Process) desktopShown() bool { return p.Desk != nil && !p.Desk.Headless }
 
 // Provision builds every part. On failure the parts it built are released
-// (Cleanup) and the error is returned; errHandedOff means another Lets took
+// (Cleanup) and the error is returned; ErrHandedOff means another Lets took
 // this start over.
-func (p *process) Provision(ctx context.Context) (err error) {
+func (p *Process) Provision(ctx context.Context) (err error) {
 	defer func() {
 		if err != nil {
 			p.Cleanup()
 		}
 	}()
-	env := p.env
-	if p.st, err = openSetup(env, true); err != nil {
+	env := p.Env
+	if p.st, err = OpenSetup(env, true); err != nil {
 		return err
 	}
-	p.report.opened(p.st)
-	st, log := p.st, p.st.log
+	p.Report.opened(p.st)
+	st, log := p.st, p.st.Log
 
 	holder := "serve"
-	if p.desk != nil {
-		holder = p.desk.command()
+	if p.Desk != nil {
+		holder = p.Desk.command()
 	}
-	lock, err := instance.Acquire(st.paths.LockFile(), instance.Holder{PID: os.Getpid(), Command: holder, StartedAt: time.Now()})
+	lock, err := instance.Acquire(st.Paths.LockFile(), instance.Holder{PID: os.Getpid(), Command: holder, StartedAt: time.Now()})
 	if err != nil {
-		if instance.IsBusy(err) && p.desk != nil {
-			if err := p.desk.handOff(ctx, st.paths); err != nil {
+		if instance.IsBusy(err) && p.Desk != nil && p.Desk.HandOff != nil {
+			if err := p.Desk.HandOff(ctx, st.Paths); err != nil {
 				return err
 			}
-			return errHandedOff
+			return ErrHandedOff
 		}
-		if instance.IsBusy(err) {
-			fmt.Fprintf(env.Stderr, "%v\nUse `lets status` to see it, or stop it before starting another.\n", err)
-			return exitError{code: 1}
-		}
+		// instance.IsBusy tells the caller another Lets holds the folder.
 		return err
 	}
 	p.lock = lock
@@ -118,10 +117,10 @@ func (p *process) Provision(ctx context.Context) (err error) {
 	}
 	cfg := p.settings.Config()
 	p.loaded = cfg
-	if p.port >= 0 {
-		cfg.HostPort = p.port
+	if p.Port >= 0 {
+		cfg.HostPort = p.Port
 	}
-	if p.noPad {
+	if p.NoPad {
 		cfg.Wire.Enabled = false
 	}
 
@@ -147,12 +146,12 @@ func (p *process) Provision(ctx context.Context) (err error) {
 	}
 	var showHome func()
 	if p.desktopShown() {
-		showHome = p.desk.showHome
+		showHome = p.Desk.showHome
 	}
 	// Windows open as native `lets window` processes when this build and
 	// session can show them, else in the browser (nil).
 	p.wins = newNativeWindows(env, st)
-	p.desk.useWindows(p.wins) // the home window too
+	p.Desk.useWindows(p.wins) // the home window too
 	// The approval card in a window bound to a Claude session answers
 	// through the in-process pad daemon (the same Wire action as a pad
 	// press); without the daemon the host shows no card.
@@ -168,18 +167,18 @@ func (p *process) Provision(ctx context.Context) (err error) {
 	if p.chat, err = newChat(env, st, cfg, wireSocket); err != nil {
 		return err
 	}
-	p.desk.useChat(p.chat)
+	p.Desk.useChat(p.chat)
 	srv, err := host.Listen(windowsInBrowser(p.desktopShown() || hasDisplay(env.Getenv), env, log, p.wins.hostOptions(host.Options{
 		Addr:    "127.0.0.1:" + strconv.Itoa(cfg.HostPort),
 		Token:   tok,
-		Version: Version,
-		DataDir: st.paths.Home,
+		Version: p.Version,
+		DataDir: st.Paths.Home,
 		Pages:   pages,
 		Log:     log,
 		Config:  p.settings,
 		// The tray's "show home" hook (single instance); nil headless.
 		OnShowHome: showHome,
-		Home:       homeActionOptions(homeClaudeOptions(host.HomeOptions{Devices: pads.pairedDevices()}, env, st.paths), env, log, pads, p.desk),
+		Home:       homeActionOptions(homeClaudeOptions(host.HomeOptions{Devices: pads.pairedDevices()}, env, st.Paths), env, log, pads, p.Desk),
 		// ClaudeActions stays a true nil interface without a daemon.
 		ClaudeActions: claudeActions,
 		Chats:         hostChats(p.chat),
@@ -193,7 +192,7 @@ func (p *process) Provision(ctx context.Context) (err error) {
 		},
 	})))
 	if err != nil {
-		return withHint(cmdServe, err)
+		return err
 	}
 	p.srv = srv
 	// The chats talk to this host in memory: no TCP to itself, no host.json.
@@ -202,16 +201,16 @@ func (p *process) Provision(ctx context.Context) (err error) {
 	// After the host and the windows, so it stops first: its agents end
 	// and its windows close while the host still runs.
 	p.services = append(p.services, chatService(p.chat))
-	info := config.HostInfo{Port: srv.Port(), PID: os.Getpid(), Token: tok, Version: Version, StartedAt: started.UTC()}
+	info := config.HostInfo{Port: srv.Port(), PID: os.Getpid(), Token: tok, Version: p.Version, StartedAt: started.UTC()}
 	if pads != nil {
 		info.WireSocket = pads.daemon.SocketPath()
 	}
-	if err := config.WriteHostInfo(st.paths, info); err != nil {
+	if err := config.WriteHostInfo(st.Paths, info); err != nil {
 		return fmt.Errorf("tell other commands where Lets listens: %w", err)
 	}
 	p.wroteInfo = true
 	if p.desktopShown() {
-		t, err := p.desk.start(env, st, srv, pads)
+		t, err := p.Desk.start(env, st, srv, pads)
 		if err != nil {
 			return err
 		}
@@ -221,37 +220,37 @@ func (p *process) Provision(ctx context.Context) (err error) {
 }
 
 // provisionPads builds the pad daemon and its surfaces from config.json.
-func (p *process) provisionPads(ctx context.Context, cfg config.Config) error {
+func (p *Process) provisionPads(ctx context.Context, cfg config.Config) error {
 	st := p.st
-	ps, err := serveSettings(ctx, p.env, st, cfg)
+	ps, err := serveSettings(ctx, p.Env, st, cfg)
 	if err != nil {
 		return err
 	}
-	if ps.web.on {
-		usual := p.env.usualPadPort()
-		if ps.web.port == config.DefaultWebPort {
-			ps.web.port = usual
+	if ps.Web.On {
+		usual := p.Env.usualPadPort()
+		if ps.Web.Port == config.DefaultWebPort {
+			ps.Web.Port = usual
 		}
-		port, note, err := resolvePadPort(st.paths, ps.web.port, usual, bindLoopback, st.log)
+		port, note, err := resolvePadPort(st.Paths, ps.Web.Port, usual, bindLoopback, st.Log)
 		if err != nil {
 			return err
 		}
-		ps.web.port = port
+		ps.Web.Port = port
 		if note != nil {
 			p.notes = append(p.notes, *note)
 		}
 	}
-	ps.traySelect = p.desktopShown()
-	if p.pads, err = buildPads(ctx, p.env, st, ps); err != nil {
+	ps.TraySelect = p.desktopShown()
+	if p.pads, err = BuildPads(ctx, p.Env, st, ps); err != nil {
 		return err
 	}
 	// The pad page's admin view can switch phone access on and off
 	// from the start, however it was opened (tray, `lets pad pair`).
 	if p.pads.web != nil {
-		if sw, err := padLANSwitch(p.env); err == nil {
+		if sw, err := padLANSwitch(p.Env); err == nil {
 			p.pads.web.SetLANSwitch(sw)
 		} else {
-			st.log.Warn("the pad page cannot switch phone access: Lets' data folder is unknown", "err", err)
+			st.Log.Warn("the pad page cannot switch phone access: Lets' data folder is unknown", "err", err)
 		}
 	}
 	return nil
@@ -259,13 +258,13 @@ func (p *process) provisionPads(ctx context.Context, cfg config.Config) error {
 
 // Run announces the running parts and runs them under one supervisor
 // until ctx ends or a part fails.
-func (p *process) Run(ctx context.Context) error {
-	env, st, log := p.env, p.st, p.st.log
+func (p *Process) Run(ctx context.Context) error {
+	env, st, log := p.Env, p.st, p.st.Log
 	p.ran = true
 	padNote := "off (enable with \"wire\": {\"enabled\": true} in config.json)"
 	browserNote := "off"
 	if pads := p.pads; pads != nil {
-		pads.announce(env)
+		pads.Announce(env)
 		padNote = pads.daemon.SocketPath()
 		if pads.web != nil {
 			browserNote = pads.web.AdminURL()
@@ -274,7 +273,7 @@ func (p *process) Run(ctx context.Context) error {
 				// (journal, ~/.xsession-errors), readable far longer than
 				// this run: no admin token there. The tray opens the pad
 				// page with a one-time link.
-				browserNote = padPageURL(pads.web.Port()) + " (open it from the tray: Virtual pad)"
+				browserNote = PadPageURL(pads.web.Port()) + " (open it from the tray: Virtual pad)"
 			}
 			if lan := pads.web.LANURL(); lan != "" {
 				browserNote += "\n  Phones:       " + lan + " (pair with `lets pad pair`)"
@@ -288,12 +287,12 @@ func (p *process) Run(ctx context.Context) error {
 		loaded = next
 	})
 
-	p.report.running()
+	p.Report.running()
 	for _, n := range p.notes {
-		p.report.tell(n)
+		p.Report.tell(n)
 	}
 	fmt.Fprintf(env.Stdout, "Lets %s is running.\n  Listening on: %s (loopback only)\n  Pad daemon:   %s\n  Browser pad:  %s\n  Data folder:  %s\n  Log file:     %s\nPress Ctrl+C to stop.\n",
-		Version, p.srv.URL(), padNote, browserNote, st.paths.Home, st.paths.LogFile())
+		p.Version, p.srv.URL(), padNote, browserNote, st.Paths.Home, st.Paths.LogFile())
 	// A removed program (the package was uninstalled) ends Lets cleanly.
 	if w := newExeWatch(log); w != nil {
 		p.services = append(p.services, w)
@@ -314,7 +313,7 @@ func (p *process) Run(ctx context.Context) error {
 // watcher's note, the host and the pads when they never ran (or only what
 // the pads announced when they did), host.json, the lock and the log.
 // Each part is released once; a second Cleanup does nothing.
-func (p *process) Cleanup() {
+func (p *Process) Cleanup() {
 	if p.stopNotes != nil {
 		p.stopNotes()
 		p.stopNotes = nil
@@ -325,14 +324,14 @@ func (p *process) Cleanup() {
 	p.srv = nil
 	if p.pads != nil {
 		if p.ran {
-			p.pads.cleanup() // the daemon has stopped and closed the surfaces
+			p.pads.Cleanup() // the daemon has stopped and closed the surfaces
 		} else {
 			p.pads.abort()
 		}
 		p.pads = nil
 	}
 	if p.wroteInfo {
-		_ = config.RemoveHostInfo(p.st.paths, os.Getpid())
+		_ = config.RemoveHostInfo(p.st.Paths, os.Getpid())
 		p.wroteInfo = false
 	}
 	if p.lock != nil {
@@ -340,71 +339,30 @@ func (p *process) Cleanup() {
 		p.lock = nil
 	}
 	if p.st != nil {
-		p.st.close()
+		p.st.Close()
 		p.st = nil
 	}
-}
-
-// setup is what every host-side command needs: the data folder and a logger.
-type setup struct {
-	paths   config.Paths
-	log     *slog.Logger
-	logFile *logging.RotatingFile
-}
-
-func (s *setup) close() {
-	if s.logFile != nil {
-		_ = s.logFile.Close()
-	}
-}
-
-// openSetup resolves and prepares the data folder and opens the log.
-func openSetup(env *Env, withFile bool) (*setup, error) {
-	level, lerr := logging.ParseLevel(env.Getenv(logging.LevelEnv))
-	home, err := config.ResolveHome(env.Getenv)
-	if err != nil {
-		return nil, err
-	}
-	s := &setup{paths: config.Paths{Home: home}}
-	boot := logging.New(env.Stderr, nil, level)
-	if err := config.Ensure(s.paths, boot); err != nil {
-		return nil, err
-	}
-	var file io.Writer
-	if withFile {
-		f, err := logging.OpenRotating(s.paths.LogFile(), logging.MaxBytes, logging.Keep)
-		if err != nil {
-			boot.Warn("logging to stderr only", "err", err)
-		} else {
-			s.logFile, file = f, f
-		}
-	}
-	s.log = logging.New(env.Stderr, file, level)
-	if lerr != nil {
-		s.log.Warn(lerr.Error())
-	}
-	return s, nil
 }
 
 // loadServeConfig loads config.json once, for the whole run: it writes the
 // defaults when there is no file yet, warns about a broken file (the
 // defaults are used) and about every unknown key, and refuses a file from a
 // newer Lets.
-func loadServeConfig(st *setup) (*config.Watcher, error) {
-	path := st.paths.ConfigFile()
+func loadServeConfig(st *Setup) (*config.Watcher, error) {
+	path := st.Paths.ConfigFile()
 	if wrote, err := config.WriteDefaults(path); err != nil {
-		st.log.Warn("could not write the default config.json", "err", err)
+		st.Log.Warn("could not write the default config.json", "err", err)
 	} else if wrote {
-		st.log.Info("wrote the default settings; change them there", "path", path)
+		st.Log.Info("wrote the default settings; change them there", "path", path)
 	}
-	w := config.Watch(path, config.WatchOptions{Log: st.log})
+	w := config.Watch(path, config.WatchOptions{Log: st.Log})
 	if err := w.Err(); err != nil {
 		if errors.Is(err, config.ErrNewerVersion) {
 			return nil, err
 		}
-		st.log.Warn("config.json has a problem", "err", err)
+		st.Log.Warn("config.json has a problem", "err", err)
 	}
-	warnUnknownSettings(st.log, path, w.Config())
+	warnUnknownSettings(st.Log, path, w.Config())
 	return w, nil
 }
 
@@ -443,38 +401,37 @@ func sameSettings(a, b any) bool { return reflect.DeepEqual(a, b) }
 // serveSettings resolves the pad side of `lets serve` from config.json. A
 // Launchpad that is not plugged in yet is waited for; a missing LAN address
 // only means phones cannot pair.
-func serveSettings(ctx context.Context, env *Env, st *setup, cfg config.Config) (padSettings, error) {
+func serveSettings(ctx context.Context, env *Env, st *Setup, cfg config.Config) (PadSettings, error) {
 	socket := cfg.Wire.Socket
 	if socket == "" {
 		socket = daemon.SocketPath(env.Getenv)
 	}
-	ds := defaultDaemonSettings(socket, st.paths)
-	ds.control.ActivityMotion = cfg.Wire.ActivityMotion
-	s := padSettings{
-		command: cmdServe,
-		daemon:  ds,
-		audio:   cfg.Wire.AudioFeedback,
-		midi: midiSettings{
-			on:       cfg.Wire.MIDI,
-			device:   midi.ResolveOptions{ProfileID: cfg.Wire.MIDIProfile},
-			greeting: true,
-			wait:     true,
+	ds := DefaultDaemonSettings(socket, st.Paths)
+	ds.Control.ActivityMotion = cfg.Wire.ActivityMotion
+	s := PadSettings{
+		Daemon: ds,
+		Audio:  cfg.Wire.AudioFeedback,
+		MIDI: MIDISettings{
+			On:       cfg.Wire.MIDI,
+			Device:   midi.ResolveOptions{ProfileID: cfg.Wire.MIDIProfile},
+			Greeting: true,
+			Wait:     true,
 		},
-		web: webSettings{on: cfg.Web.Enabled, port: cfg.Web.Port},
+		Web: WebSettings{On: cfg.Web.Enabled, Port: cfg.Web.Port},
 	}
-	if s.audio {
+	if s.Audio {
 		_, show, err := experience.LoadDefault()
 		if err != nil {
 			return s, err
 		}
-		s.audioShows = []*experience.Performance{show}
+		s.AudioShows = []*experience.Performance{show}
 	}
 	if cfg.Web.Enabled && cfg.Web.LAN {
 		lan, err := web.ResolveLAN(ctx, cfg.Web.BindHost, cfg.Web.AdvertiseHost, env.LAN)
 		if err != nil {
-			st.log.Warn("phones cannot pair: no LAN address for the browser pad (check \"web\": {\"bind_host\"} in config.json)", "err", err)
+			st.Log.Warn("phones cannot pair: no LAN address for the browser pad (check \"web\": {\"bind_host\"} in config.json)", "err", err)
 		} else {
-			s.web.lan = lan
+			s.Web.LAN = lan
 		}
 	}
 	return s, nil
@@ -488,5 +445,5 @@ func serviceNames(services []service.Service) []string {
 	return names
 }
 
-// padPageURL is the browser pad's loopback page without any token.
-func padPageURL(port int) string { return "http://127.0.0.1:" + strconv.Itoa(port) + "/" }
+// PadPageURL is the browser pad's loopback page without any token.
+func PadPageURL(port int) string { return "http://127.0.0.1:" + strconv.Itoa(port) + "/" }
