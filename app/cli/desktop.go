@@ -27,7 +27,7 @@ import (
 // The first launch (no data folder before) opens Home with a welcome.
 func runDesktop(ctx context.Context, env *Env, args []string) error {
 	d := &lets.Desktop{Env: env, FirstRun: lets.IsFirstRun(env.Getenv)}
-	if why := desktopMissing(env.Getenv); why != "" {
+	if why := lets.DesktopMissing(env.Getenv); why != "" {
 		fmt.Fprintf(env.Stdout, "%s, so Lets runs headless, like `lets serve` (no tray).\n", why)
 		d.Headless = true
 	} else if bus := lets.SessionBusAddress(env.Getenv); !lets.TrayHostRunning(bus) {
@@ -44,8 +44,6 @@ func runDesktop(ctx context.Context, env *Env, args []string) error {
 	return serve(ctx, env, args, d)
 }
 
-// desktopMissing says what the tray needs and this session lacks, or "".
-func desktopMissing(getenv func(string) string) string { return lets.DesktopMissing(getenv) }
 
 // handOff is the desktop's Desktop.HandOff: it asks the running Lets to
 // show its home window (single instance). It returns nil when that one was

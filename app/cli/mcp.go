@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/lets-app/lets/app/lets"
 	"io"
 	"log/slog"
 	"os"
@@ -56,24 +57,29 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 // startHost starts Lets for an MCP server that found none: plain `lets`
 // (tray and native windows) when this session has a desktop, else `lets
 // serve`. The host runs on in its own session after Claude Code exits.
+//
+// It is started through /bin/sh, which puts it in the background and ends
+// at once: startHost waits for sh only, and Lets is nobody's child here,
+// so no goroutine stays behind to reap it and it never lingers as a
+// zombie of this short-lived process. The argv holds only the program's
+// path and "serve".
 func startHost(env *Env, log *slog.Logger) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("find the lets program to start Lets: %w", err)
 	}
 	var args []string
-	if why := desktopMissing(env.Getenv); why != "" {
+	if why := lets.DesktopMissing(env.Getenv); why != "" {
 		args = []string{"serve"}
 		log.Info("lets mcp: starting Lets headless", "why", why)
 	} else {
 		log.Info("lets mcp: starting Lets")
 	}
-	cmd := exec.Command(exe, args...)
+	cmd := exec.Command("/bin/sh", append([]string{"-c", `"$0" "$@" </dev/null >/dev/null 2>&1 &`, exe}, args...)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
+	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("start %s: %w", exe, err)
 	}
-	go func() { _ = cmd.Wait() }() // reap it if it ends while we run
 	return nil
 }
 

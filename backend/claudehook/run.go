@@ -182,7 +182,14 @@ func Run(ctx context.Context, opts Options, event string, stdin io.Reader, stdou
 	if ev.HookEventName != "" && ev.HookEventName != event {
 		o.Logger.Debug("claude hook: the input names another event; using the command's", "event", event, "input_event", ev.HookEventName)
 	}
-	h := hook{Options: o, event: event, ev: ev, start: o.Now()}
+	// Whatever the hook starts in the background ends with ctx, and Run
+	// waits for it before it returns.
+	ctx, cancel := context.WithCancel(ctx)
+	h := &hook{Options: o, event: event, ev: ev, start: o.Now()}
+	defer func() {
+		cancel()
+		h.bg.Wait()
+	}()
 	if event == EventPermissionRequest && o.Chat {
 		o.Logger.Debug("claude hook: the chat asks its own questions; staying out", "session", ev.SessionID)
 		return nil
@@ -201,6 +208,9 @@ type hook struct {
 	event string
 	ev    Event
 	start time.Time
+	// bg counts the goroutines the hook left running (a subscription
+	// that came too late); Run waits for them.
+	bg sync.WaitGroup
 }
 
 func (h *hook) identity() wire.Identity {
@@ -427,7 +437,7 @@ func (q *hookQuestion) Open(ctx context.Context, reqID string) (approval.Questio
 	var subErr error
 	if h.Wire != nil {
 		dialCtx, cancelDial := context.WithTimeout(ctx, setupBudget)
-		s, err := subscribeBounded(dialCtx, ctx, h.Wire, wire.SubscribeActionsCommand{
+		s, err := subscribeBounded(dialCtx, ctx, &h.bg, h.Wire, wire.SubscribeActionsCommand{
 			Agent: h.identity(), Actions: ApprovalActions(), RequestID: reqID, OneShot: true,
 		})
 		cancelDial()
@@ -539,27 +549,33 @@ func (h *hook) withdrawn(parent context.Context) bool {
 
 // subscribeBounded opens a subscription that lives as long as life, but
 // gives up when dial ends first (a hung daemon must not hold the hook).
-func subscribeBounded(dial, life context.Context, w Wire, cmd wire.SubscribeActionsCommand) (Actions, error) {
+// A subscription that comes too late is closed in the background; bg
+// counts that work, which ends with life.
+func subscribeBounded(dial, life context.Context, bg *sync.WaitGroup, w Wire, cmd wire.SubscribeActionsCommand) (Actions, error) {
 	type result struct {
 		a   Actions
 		err error
 	}
-	done := make(chan result, 1)
+	done := make(chan result) // unbuffered: handed over, or closed here
+	late := make(chan struct{})
+	bg.Add(1)
 	go func() {
+		defer bg.Done()
 		a, err := w.Subscribe(life, cmd)
-		done <- result{a, err}
+		select {
+		case done <- result{a, err}:
+		case <-late:
+			// Nobody takes it any more: it ends here.
+			if a != nil {
+				_ = a.Close()
+			}
+		}
 	}()
 	select {
 	case r := <-done:
 		return r.a, r.err
 	case <-dial.Done():
-		// The late subscription, if any, ends with life (the caller
-		// cancels it on return).
-		go func() {
-			if r := <-done; r.a != nil {
-				_ = r.a.Close()
-			}
-		}()
+		close(late)
 		return nil, dial.Err()
 	}
 }

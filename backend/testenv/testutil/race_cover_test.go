@@ -93,7 +93,7 @@ func TestRaceCoversEveryPackageWithGoroutines(t *testing.T) {
 		t.Fatal(err)
 	}
 	patterns := racePatterns(t, readRepoFile(t, "Makefile"))
-	// Left out, and said so in the Makefile: the CLI and process package
+	// Left out, and said so in the Makefile: the CLI package
 	// (app/cli) passes -race itself, but its desktop tests run the tray, and fyne.io/systray
 	// v1.12.2 races on its menu version (written under one lock, read under
 	// another) inside the race-built Lets they start.
