@@ -44,7 +44,6 @@ func runDesktop(ctx context.Context, env *Env, args []string) error {
 	return serve(ctx, env, args, d)
 }
 
-
 // handOff is the desktop's Desktop.HandOff: it asks the running Lets to
 // show its home window (single instance). It returns nil when that one was
 // asked, so this `lets` exits 0.
