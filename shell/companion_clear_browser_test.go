@@ -236,9 +236,15 @@ func TestCompanionOnAWallOfControls(t *testing.T) {
 	x.settled()
 	id := strings.TrimPrefix(x.coveredButton().Name, "unique ")
 	prev := fmt.Sprintf("b%d", atoiOr(strings.TrimPrefix(id, "b"))-1)
+	// Each focus reaches the companion as a message from the unique's
+	// frame: wait until both (prev's, then the Tab's) have arrived (CI k1
+	// measured before the second did), then for the step aside it starts.
+	var seen int
+	x.eval(`+(document.querySelector(".lets-companion").dataset.focusSeen || 0)`, &seen)
 	x.evalU(fmt.Sprintf(`document.getElementById(%q).focus(), true`, prev), nil)
 	x.run(chromedp.KeyEvent(kb.Tab))
 	x.pollU(fmt.Sprintf(`document.activeElement && document.activeElement.id === %q`, id))
+	x.poll(fmt.Sprintf(`+(document.querySelector(".lets-companion").dataset.focusSeen || 0) >= %d`, seen+2))
 	x.settled()
 	f := x.rectU("#" + id)
 	x.eval(`(() => { const b = document.querySelector(".lets-companion-body").getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; })()`, &box)

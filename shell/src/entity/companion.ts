@@ -283,6 +283,9 @@ export class Companion {
 
   /** A control got the focus (in the shell, or in the unique: rect in shell coordinates). */
   focusOn(rect: Rect): void {
+    // How many focus moves it has seen: a page (and a test) can tell that
+    // a focus reported from the unique's frame has arrived.
+    this.element.dataset.focusSeen = String(Number(this.element.dataset.focusSeen ?? "0") + 1);
     const grown = { x: rect.x - 8, y: rect.y - 8, w: rect.w + 16, h: rect.h + 16 };
     if (overlapArea(boxAt(this.glide ? this.glide.to : this.pos, SIZE, CLEAR_GAP), grown) > 0) this.stepAside(grown);
   }
