@@ -65,10 +65,16 @@ function focusFirst(...candidates: (HTMLElement | null | undefined)[]): boolean 
   return false;
 }
 
+/** How long an unanswered "Yes, delete" waits once the person has left it. */
+const ASK_MS = 8000;
+
 /**
  * The inline "Yes, delete" / "Yes, remove" question: Escape (with the
  * focus anywhere in its row) or a few quiet seconds take it back; the
- * focus stays on (or returns to) the button that asked.
+ * focus stays on (or returns to) the button that asked. The quiet seconds
+ * count only while neither the keyboard nor the pointer is on the button:
+ * the question never changes under someone who is still deciding (WCAG
+ * 2.2.1).
  */
 function arm(button: HTMLButtonElement, note: HTMLElement, yes: string, what: string, question: string): void {
   const label = button.textContent ?? "";
@@ -79,8 +85,11 @@ function arm(button: HTMLButtonElement, note: HTMLElement, yes: string, what: st
   button.setAttribute("aria-label", `${yes} ${what}`);
   say(note, "ask", question);
   const row = button.closest("li") ?? button.parentElement;
+  const listening = new AbortController();
+  let timer = 0;
   const disarm = (): void => {
-    row?.removeEventListener("keydown", onKey);
+    listening.abort();
+    window.clearTimeout(timer);
     if (!button.isConnected || button.dataset.armed !== "yes" || button.disabled) return;
     button.dataset.armed = "";
     button.textContent = label;
@@ -95,8 +104,20 @@ function arm(button: HTMLButtonElement, note: HTMLElement, yes: string, what: st
     disarm();
     button.focus();
   };
-  row?.addEventListener("keydown", onKey);
-  setTimeout(disarm, 8000);
+  const held = (): boolean => button.matches(":focus, :hover");
+  const hold = (): void => window.clearTimeout(timer);
+  const release = (): void => {
+    window.clearTimeout(timer);
+    // pointerleave and focusout come before :hover and :focus change.
+    timer = window.setTimeout(() => (held() ? release() : disarm()), ASK_MS);
+  };
+  const opts = { signal: listening.signal };
+  row?.addEventListener("keydown", onKey, opts);
+  button.addEventListener("focusin", hold, opts);
+  button.addEventListener("pointerenter", hold, opts);
+  button.addEventListener("focusout", release, opts);
+  button.addEventListener("pointerleave", release, opts);
+  if (!held()) release();
 }
 
 /** Text with `code` spans as <code> elements (never as HTML). */
