@@ -23,6 +23,13 @@ import (
 	"github.com/lets-app/lets/backend/wireclient"
 )
 
+// CodexArg is the first argument of `lets hook codex <event>`.
+const CodexArg = "codex"
+
+// CodexLabelEnv names the environment variable `lets codex --label` sets:
+// the name of the session on the pads instead of its folder's.
+const CodexLabelEnv = "LETS_CODEX_LABEL"
+
 // RequestTimeout bounds one host request of a hook; the hook's own budget
 // (claudehook.QuickBudget) bounds the whole run.
 const RequestTimeout = 700 * time.Millisecond
@@ -40,11 +47,20 @@ type IO struct {
 // stdout and the command exits 0, so Claude Code carries on as if no hook
 // were installed; the reason goes to stderr (Claude Code keeps it out of
 // the conversation).
+//
+// `lets hook codex <event>` is the same for Codex's hooks (the ones `lets
+// codex` hands to the Codex it starts): its sessions are Codex's on the
+// pads, and there is no window card for them yet (the host ties cards to
+// Claude Code processes).
 func Run(ctx context.Context, rw IO, args []string) {
 	log := logging.New(rw.Stderr, nil, LogLevel(rw.Getenv))
+	agent := claudehook.ClaudeCode
+	if len(args) > 0 && args[0] == CodexArg {
+		agent, args = claudehook.Codex, args[1:]
+	}
 	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
 		// Still exit 0: a hook entry with a typo must not break Claude.
-		log.Error("lets hook: expected exactly one hook event name, like `lets hook PreToolUse`", "args", strings.Join(args, " "), "events", strings.Join(claudehook.Events(), ", "))
+		log.Error("lets hook: expected exactly one hook event name, like `lets hook PreToolUse`", "args", strings.Join(args, " "), "events", strings.Join(agent.Events(), ", "))
 		return
 	}
 	event := args[0]
@@ -58,6 +74,13 @@ func Run(ctx context.Context, rw IO, args []string) {
 		stdin = os.Stdin
 	}
 	opts := Options(rw.Getenv, log)
+	if agent.Backend == claudehook.CodexBackend {
+		opts.Agent = agent
+		opts.Host = nil
+		opts.ClaudePID = 0
+		opts.Label = rw.Getenv(CodexLabelEnv)
+		opts.Chat = false
+	}
 	if err := claudehook.Run(ctx, opts, event, stdin, rw.Stdout); err != nil {
 		log.Error("lets hook: nothing done", "event", event, "err", err)
 	}

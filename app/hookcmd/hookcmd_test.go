@@ -58,3 +58,24 @@ func TestOptionsRecogniseTheChatsClaude(t *testing.T) {
 		}
 	}
 }
+
+// `lets hook codex <event>` (issue #25) is as quiet with Lets down: Codex
+// then asks in its own terminal.
+func TestCodexHookWithLetsDownIsSilent(t *testing.T) {
+	home := t.TempDir()
+	env := map[string]string{"HOME": home, "LETS_HOME": filepath.Join(home, "lets"), "PAD_LATTICE_SOCKET": filepath.Join(home, "none.sock")}
+	for _, event := range []string{"SessionStart", "PermissionRequest", "Interrupt", "Stop", "SessionEnd"} {
+		var out, errOut bytes.Buffer
+		in := `{"session_id":"0199a213","turn_id":"1","cwd":"/tmp/project","hook_event_name":"` + event + `","model":"gpt-5-codex","tool_name":"Bash","tool_input":{"command":"ls"}}`
+		hookcmd.Run(context.Background(), hookcmd.IO{Stdin: strings.NewReader(in), Stdout: &out, Stderr: &errOut, Getenv: func(k string) string { return env[k] }}, []string{hookcmd.CodexArg, event})
+		if out.Len() != 0 || errOut.Len() != 0 {
+			t.Errorf("codex %s: stdout %q, stderr %q; want both empty", event, out.String(), errOut.String())
+		}
+	}
+	// A Claude-only event names Codex's own in the log.
+	var errOut bytes.Buffer
+	hookcmd.Run(context.Background(), hookcmd.IO{Stdin: strings.NewReader("{}"), Stdout: &bytes.Buffer{}, Stderr: &errOut, Getenv: func(k string) string { return env[k] }}, []string{hookcmd.CodexArg})
+	if !strings.Contains(errOut.String(), "Interrupt") {
+		t.Errorf("a codex hook without an event logs %q; want Codex's events listed", errOut.String())
+	}
+}

@@ -84,8 +84,10 @@ type Report = hostapi.ClaudeReport
 // Options configure Run. Wire or Host may be nil (nothing is reported
 // there); everything else has a default.
 type Options struct {
-	Wire Wire
-	Host Host
+	// Agent is the program running the hook (default ClaudeCode).
+	Agent Agent
+	Wire  Wire
+	Host  Host
 	// Now is the wall clock (used for the durations in the log).
 	Now func() time.Time
 	// ApprovalTimeout bounds a PermissionRequest's wait for a press
@@ -145,6 +147,9 @@ const ChatEnv = "LETS_CHAT_CLAUDE"
 const LabelEnv = "LETS_CLAUDE_LABEL"
 
 func (o Options) withDefaults() Options {
+	if o.Agent.Backend == "" {
+		o.Agent = ClaudeCode
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -172,7 +177,7 @@ func (o Options) withDefaults() Options {
 // nothing and returns nil.
 func Run(ctx context.Context, opts Options, event string, stdin io.Reader, stdout io.Writer) error {
 	o := opts.withDefaults()
-	if !KnownEvent(event) {
+	if !o.Agent.Known(event) {
 		return &UnknownEventError{Name: event}
 	}
 	ev, err := DecodeEvent(stdin)
@@ -214,7 +219,7 @@ type hook struct {
 }
 
 func (h *hook) identity() wire.Identity {
-	return wire.Identity{Backend: Backend, SessionID: h.ev.SessionID}
+	return wire.Identity{Backend: h.Agent.Backend, SessionID: h.ev.SessionID}
 }
 
 func (h *hook) stateCommand(s wire.State) wire.StateCommand {
@@ -257,7 +262,7 @@ func (h *hook) fail(what string, err error) {
 // report and (SessionStart, UserPromptSubmit) the pending events, all at
 // once, within QuickBudget.
 func (h *hook) quick(parent context.Context, stdout io.Writer) {
-	p, ok := planFor(h.event, h.ev)
+	p, ok := h.Agent.plan(h.event, h.ev)
 	if !ok {
 		h.Logger.Debug("claude hook: nothing to report", "event", h.event, "notification_type", h.ev.NotificationType)
 		return
@@ -393,7 +398,7 @@ func (h *hook) approve(parent context.Context, stdout io.Writer) {
 		h.finish(parent, "", false)
 		return
 	}
-	line, after, _ := Decision(actionOf(d))
+	line, after, _ := h.Agent.Decision(actionOf(d))
 	if _, err := io.WriteString(stdout, line); err != nil {
 		h.fail("could not write the decision to Claude Code", err)
 	}
@@ -588,7 +593,7 @@ func (h *hook) waitForPress(ctx context.Context, sub Actions, reqID string) (wir
 		if err != nil {
 			return "", err
 		}
-		if _, _, ok := Decision(ev.Action); ok && ev.RequestID == reqID {
+		if _, _, ok := h.Agent.Decision(ev.Action); ok && ev.RequestID == reqID {
 			return ev.Action, nil
 		}
 		h.Logger.Debug("claude hook: ignoring an action for another request", "action", string(ev.Action), "request_id", ev.RequestID)
