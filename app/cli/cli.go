@@ -54,7 +54,7 @@ func commands() []command {
 		{name: "install", summary: "install a unique from git or a folder; --update <name> refreshes one", usage: "<url|path>[#ref] | --update <name>", run: runInstall},
 		{name: "uninstall", summary: "remove a unique you installed (its saved sessions stay)", usage: "<name>", run: runUninstall},
 		{name: "uniques", summary: "list the uniques: built-in and installed", usage: "[--json]", run: runUniques},
-		{name: "setup", summary: "connect Claude Code to Lets: its MCP server, hooks and skill (--uninstall removes them)", usage: "claude [--uninstall] [--plugin-dir DIR]", run: runSetup},
+		{name: "setup", summary: "connect Claude Code (its MCP server, hooks and skill) or Codex (its MCP server) to Lets; --uninstall removes them", usage: "claude|codex [--uninstall] [--plugin-dir DIR]", run: runSetup},
 		{name: "chat", summary: "talk with Claude in a window: a new conversation, or continue one (--list shows them)", usage: "[--folder DIR] [--conversation ID | --list | --delete ID] [--json]", run: runChat},
 		{name: "mcp", summary: "the MCP server Claude Code starts (stdio); `lets setup claude` registers it", usage: "", run: runMCP},
 		{name: "hook", summary: "one Claude Code hook: reports the agent's state and pending window events", usage: "<event>", run: runHook, hidden: true},

@@ -29,17 +29,23 @@ func runSetup(ctx context.Context, env *Env, args []string) error {
 	}
 	rest := fs.Args()
 	if len(rest) == 0 {
-		return &UsageError{Msg: "say what to set up: `lets setup claude`", flags: fs}
+		return &UsageError{Msg: "say what to set up: `lets setup claude` or `lets setup codex`", flags: fs}
 	}
-	if rest[0] != "claude" {
-		return &UsageError{Msg: fmt.Sprintf("Lets can set up Claude Code (`lets setup claude`), not %q", rest[0]), flags: fs}
+	if rest[0] != "claude" && rest[0] != "codex" {
+		return &UsageError{Msg: fmt.Sprintf("Lets can set up Claude Code (`lets setup claude`) and Codex (`lets setup codex`), not %q", rest[0]), flags: fs}
 	}
-	// Flags may also come after "claude".
+	// Flags may also come after "claude" or "codex".
 	if err := parseFlags(env, "setup", fs, rest[1:]); err != nil {
 		return err
 	}
 	if err := noArgs(fs); err != nil {
 		return err
+	}
+	if rest[0] == "codex" {
+		if *pluginDir != "" || *askTools {
+			return &UsageError{Msg: "--plugin-dir and --ask-for-lets-tools are for Claude Code; `lets setup codex` takes only --uninstall", flags: fs}
+		}
+		return runSetupCodex(env, *uninstall)
 	}
 	if *uninstall && *pluginDir != "" {
 		return &UsageError{Msg: "--uninstall and --plugin-dir do not go together; to remove a plugin, delete its folder", flags: fs}
