@@ -30,6 +30,11 @@ const CodexArg = "codex"
 // the name of the session on the pads instead of its folder's.
 const CodexLabelEnv = "LETS_CODEX_LABEL"
 
+// CodexLeaseEnv names the environment variable `lets codex` sets to the
+// id of the Wire lease it holds while Codex runs: the hooks bind the
+// session to it.
+const CodexLeaseEnv = "LETS_CODEX_LEASE"
+
 // RequestTimeout bounds one host request of a hook; the hook's own budget
 // (claudehook.QuickBudget) bounds the whole run.
 const RequestTimeout = 700 * time.Millisecond
@@ -79,6 +84,7 @@ func Run(ctx context.Context, rw IO, args []string) {
 		opts.Host = nil
 		opts.ClaudePID = 0
 		opts.Label = rw.Getenv(CodexLabelEnv)
+		opts.LeaseID = rw.Getenv(CodexLeaseEnv)
 		opts.Chat = false
 	}
 	if err := claudehook.Run(ctx, opts, event, stdin, rw.Stdout); err != nil {

@@ -10,6 +10,7 @@
 package lets
 
 import (
+	"context"
 	"io"
 	"time"
 
@@ -54,4 +55,7 @@ type Env struct {
 	// usual port gets this one, and it is the one that moves when taken.
 	// Tests set a port they hold, so runs side by side never share 8765.
 	UsualPadPort int
+	// RunCodex, when set, runs the codex program for `lets codex` (path,
+	// arguments, environment, the terminal) and returns its exit code.
+	RunCodex func(ctx context.Context, path string, args, env []string, stdin io.Reader, stdout, stderr io.Writer) (int, error)
 }

@@ -86,8 +86,12 @@ type Report = hostapi.ClaudeReport
 type Options struct {
 	// Agent is the program running the hook (default ClaudeCode).
 	Agent Agent
-	Wire  Wire
-	Host  Host
+	// LeaseID, when set, binds the session to the launcher's Wire lease
+	// (`lets codex` holds one while Codex runs): every state report
+	// carries it, and the session ends when the launcher does.
+	LeaseID string
+	Wire    Wire
+	Host    Host
 	// Now is the wall clock (used for the durations in the log).
 	Now func() time.Time
 	// ApprovalTimeout bounds a PermissionRequest's wait for a press
@@ -223,7 +227,7 @@ func (h *hook) identity() wire.Identity {
 }
 
 func (h *hook) stateCommand(s wire.State) wire.StateCommand {
-	cmd := wire.StateCommand{State: s, Agent: h.identity()}
+	cmd := wire.StateCommand{State: s, Agent: h.identity(), LeaseID: h.LeaseID}
 	if l := h.label(); l != "" {
 		cmd.Metadata = wire.MetadataOf("label", l)
 	}
