@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lets-app/lets/app/internal/letstest"
 	"github.com/lets-app/lets/app/lets"
 	"github.com/lets-app/lets/backend/agent"
 	"github.com/lets-app/lets/backend/claudehook"
@@ -18,6 +17,7 @@ import (
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/hostapi"
 	"github.com/lets-app/lets/backend/testenv/claudestub"
+	"github.com/lets-app/lets/backend/testenv/letstest"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lets-app/lets/app/internal/letstest"
 	"github.com/lets-app/lets/backend/config"
+	"github.com/lets-app/lets/backend/testenv/letstest"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 

@@ -10,11 +10,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lets-app/lets/app/internal/letstest"
 	"github.com/lets-app/lets/app/lets"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/qr/qrtest"
 	"github.com/lets-app/lets/backend/surface/web"
+	"github.com/lets-app/lets/backend/testenv/letstest"
 )
 
 var pinLine = regexp.MustCompile(`PIN\s+(\d{3}) (\d{3})`)

@@ -15,10 +15,10 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
-	"github.com/lets-app/lets/app/internal/letstest"
 	"github.com/lets-app/lets/app/notify"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/testenv/bustest"
+	"github.com/lets-app/lets/backend/testenv/letstest"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 

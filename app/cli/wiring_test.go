@@ -12,12 +12,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lets-app/lets/app/internal/letstest"
 	"github.com/lets-app/lets/app/lets"
 	"github.com/lets-app/lets/backend/audio/showaudio"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/daemon"
 	"github.com/lets-app/lets/backend/experience"
+	"github.com/lets-app/lets/backend/testenv/letstest"
 )
 
 // The daemon takes the sounds through its own interface; the app adapts.

@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lets-app/lets/app/internal/letstest"
 	"github.com/lets-app/lets/app/tray"
 	"github.com/lets-app/lets/backend/chatdriver"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/conversations"
 	"github.com/lets-app/lets/backend/host"
+	"github.com/lets-app/lets/backend/testenv/letstest"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 

@@ -6,12 +6,12 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/lets-app/lets/app/internal/letstest"
+	"github.com/lets-app/lets/backend/testenv/letstest"
 	"github.com/lets-app/lets/backend/testenv/testutil"
 )
 
 // testEnv is a person's environment in a fresh data folder, with its
-// output kept (app/internal/letstest).
+// output kept (backend/testenv/letstest).
 type testEnv struct {
 	*Env
 	out, err *testutil.SyncBuffer

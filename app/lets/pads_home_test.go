@@ -3,7 +3,7 @@ package lets
 import (
 	"testing"
 
-	"github.com/lets-app/lets/app/internal/letstest"
+	"github.com/lets-app/lets/backend/testenv/letstest"
 )
 
 // The home page lists paired phones only when the browser pad runs in this

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lets-app/lets/app/internal/letstest"
 	"github.com/lets-app/lets/backend/config"
 	"github.com/lets-app/lets/backend/instance"
+	"github.com/lets-app/lets/backend/testenv/letstest"
 )
 
 // assertReleased checks that nothing of a process is left: no host.json,
