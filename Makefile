@@ -56,6 +56,11 @@ CLAUDE_TOOLS := $(TOOLS)/claude
 CLAUDE_CODE_VERSION := 2.1.332
 MCP_SDK_VERSION := 1.32.2
 CLAUDE_TOOLS_STAMP := $(CLAUDE_TOOLS)/node_modules/.lets-claude-code-$(CLAUDE_CODE_VERSION)-mcp-sdk-$(MCP_SDK_VERSION)
+# The real Codex CLI for its offline end-to-end tests (issue #25), pinned, in
+# its own npm prefix (backend/testenv/testutil.Codex finds it there).
+CODEX_TOOLS := $(TOOLS)/codex
+CODEX_VERSION := 0.169.0
+CODEX_TOOLS_STAMP := $(CODEX_TOOLS)/node_modules/.lets-codex-$(CODEX_VERSION)
 
 # A test that cannot run (no ../shared, no chromium, no 127.0.0.2, …) fails
 # with the reason under these, instead of skipping: see backend/testenv/testutil.
@@ -77,7 +82,7 @@ RACE_PACKAGES := ./app/lets/... ./app/notify/... ./app/tray/... ./app/window/...
 FUZZTIME ?= 20000x
 TEST_TIMEOUT ?= 20m
 
-.PHONY: all run build deps deps-test go-deps tools staticcheck-tool generate generate-check lint vet staticcheck tsc \
+.PHONY: all run build deps deps-test go-deps tools codex-tools staticcheck-tool generate generate-check lint vet staticcheck tsc \
 	test unit race bench-once fuzz bench clean package
 
 all: build
@@ -127,7 +132,7 @@ deps-test: deps
 	@node=""; command -v node >/dev/null || node="nodejs"; \
 	command -v npm >/dev/null || node="$$node npm"; \
 	$(call apt_install,$(TEST_APT_PACKAGES),$$node)
-	@$(MAKE) --no-print-directory tools claude-tools staticcheck-tool
+	@$(MAKE) --no-print-directory tools claude-tools codex-tools staticcheck-tool
 
 go-deps:
 	@$(GO) mod download
@@ -164,6 +169,18 @@ $(CLAUDE_TOOLS_STAMP):
 	npm install --prefix $(CLAUDE_TOOLS) --no-save --no-package-lock --no-audit --no-fund --loglevel=error \
 		@anthropic-ai/claude-code@$(CLAUDE_CODE_VERSION) @modelcontextprotocol/sdk@$(MCP_SDK_VERSION)
 	DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 $(CLAUDE_TOOLS)/node_modules/.bin/claude --version
+	touch $@
+
+## codex-tools: the Codex CLI, pinned, in build/tools/codex (npm; once per
+## version) for the end-to-end tests
+codex-tools: $(CODEX_TOOLS_STAMP)
+
+$(CODEX_TOOLS_STAMP):
+	@command -v npm >/dev/null || { echo "npm is missing: run \`make deps-test\` (it installs Node.js and npm)."; exit 1; }
+	rm -rf $(CODEX_TOOLS)/node_modules
+	mkdir -p $(CODEX_TOOLS)
+	npm install --prefix $(CODEX_TOOLS) --no-save --no-package-lock --no-audit --no-fund --loglevel=error @openai/codex@$(CODEX_VERSION)
+	$(CODEX_TOOLS)/node_modules/.bin/codex --version
 	touch $@
 
 ## generate: rebuild shell/dist and frontend/dist from TypeScript (esbuild Go API)

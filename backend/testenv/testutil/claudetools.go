@@ -42,6 +42,13 @@ func MCPSDK(tb testing.TB) string {
 
 func findTool(tb testing.TB, getenv func(string) string, repoRoot func() (string, error), loud io.Writer, env, rel, what string) string {
 	tb.Helper()
+	return findToolIn(tb, getenv, repoRoot, loud, env, ClaudeToolsDir, rel, what, claudeToolsHint)
+}
+
+// findToolIn finds rel under the tools folder dir (relative to the
+// repository root), or at $env; hint says how to install it.
+func findToolIn(tb testing.TB, getenv func(string) string, repoRoot func() (string, error), loud io.Writer, env, dir, rel, what, claudeToolsHint string) string {
+	tb.Helper()
 	if p := getenv(env); p != "" {
 		if _, err := os.Stat(p); err != nil {
 			missing(tb, getenv, loud, RequireToolsEnv, fmt.Sprintf("%s is not at $%s=%s (%v)", what, env, p, err), "point "+env+" at it or unset it and "+claudeToolsHint)
@@ -54,7 +61,7 @@ func findTool(tb testing.TB, getenv func(string) string, repoRoot func() (string
 		missing(tb, getenv, loud, RequireToolsEnv, fmt.Sprintf("%s: %v", what, err), claudeToolsHint)
 		return ""
 	}
-	p := filepath.Join(root, filepath.FromSlash(ClaudeToolsDir), filepath.FromSlash(rel))
+	p := filepath.Join(root, filepath.FromSlash(dir), filepath.FromSlash(rel))
 	if _, err := os.Stat(p); err != nil {
 		missing(tb, getenv, loud, RequireToolsEnv, fmt.Sprintf("%s is not installed (looked for %s)", what, p), claudeToolsHint)
 		return ""
