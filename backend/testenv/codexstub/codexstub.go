@@ -62,7 +62,9 @@ func Say(text string) Step { return func(Request) Turn { return Turn{Text: text}
 
 // Shell answers with one call of Codex's shell tool running cmd.
 func Shell(cmd string) Step {
-	return func(Request) Turn { return Turn{Calls: []Call{{Name: "exec_command", Args: map[string]any{"cmd": cmd}}}} }
+	return func(Request) Turn {
+		return Turn{Calls: []Call{{Name: "exec_command", Args: map[string]any{"cmd": cmd}}}}
+	}
 }
 
 // MCP answers with one call of tool in the MCP server named server (the
