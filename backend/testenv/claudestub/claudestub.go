@@ -16,10 +16,10 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/lets-app/lets/backend/testenv/stubscript"
 	"github.com/lets-app/lets/backend/textsafe"
 )
 
@@ -230,22 +230,16 @@ func (r Request) HasTool(name string) bool {
 
 // Server is a running stub.
 type Server struct {
+	*stubscript.Script[Step, Request]
 	srv *http.Server
 	ln  net.Listener
 	log *slog.Logger
-
-	mu       sync.Mutex
-	script   []Step
-	next     int
-	requests []Request
-	ids      int
-	changed  chan struct{} // closed and replaced on every request
 }
 
 // Start serves the stub on 127.0.0.1 until the test ends.
 func Start(tb testing.TB, script ...Step) *Server {
 	tb.Helper()
-	s, err := Listen(slog.New(slog.NewTextHandler(testWriter{tb}, nil)), script...)
+	s, err := Listen(stubscript.TestLog(tb), script...)
 	if err != nil {
 		tb.Fatalf("claudestub: %v", err)
 	}
@@ -255,13 +249,12 @@ func Start(tb testing.TB, script ...Step) *Server {
 
 // Listen serves the stub on a free 127.0.0.1 port; Close stops it.
 func Listen(log *slog.Logger, script ...Step) (*Server, error) {
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	s := &Server{Script: stubscript.New[Step, Request](script...), log: log}
+	srv, ln, err := stubscript.Serve("claudestub", s)
 	if err != nil {
-		return nil, fmt.Errorf("claudestub: listen on 127.0.0.1: %w", err)
+		return nil, err
 	}
-	s := &Server{ln: ln, log: log, script: script, changed: make(chan struct{})}
-	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = s.srv.Serve(ln) }()
+	s.srv, s.ln = srv, ln
 	return s, nil
 }
 
@@ -270,20 +263,6 @@ func (s *Server) URL() string { return "http://" + s.ln.Addr().String() }
 
 // Close stops the server.
 func (s *Server) Close() error { return s.srv.Close() }
-
-// Append adds steps to the end of the script.
-func (s *Server) Append(steps ...Step) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.script = append(s.script, steps...)
-}
-
-// Requests returns every request received so far, in order.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.requests...)
-}
 
 // MainRequests returns the Messages API requests that consumed (or asked
 // for) a scripted turn.
@@ -295,32 +274,6 @@ func (s *Server) MainRequests() []Request {
 		}
 	}
 	return out
-}
-
-// Used is how many scripted steps have been answered.
-func (s *Server) Used() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.next
-}
-
-// WaitUsed waits until n scripted steps have been answered, or the timeout.
-func (s *Server) WaitUsed(n int, timeout time.Duration) bool {
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
-	for {
-		s.mu.Lock()
-		done, ch := s.next >= n, s.changed
-		s.mu.Unlock()
-		if done {
-			return true
-		}
-		select {
-		case <-ch:
-		case <-deadline.C:
-			return false
-		}
-	}
 }
 
 // ErrBadRequest is returned by ParseMessages for a body that is not a
@@ -376,14 +329,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		turn := Turn{Text: "OK."}
 		if !req.Side {
-			s.mu.Lock()
-			var step Step
-			if s.next < len(s.script) {
-				step = s.script[s.next]
-				s.next++
-			}
-			s.mu.Unlock()
-			if step != nil {
+			if step, ok := s.Take(); ok && step != nil {
 				turn = step(req)
 			} else {
 				s.log.Warn("claudestub: the script is used up; answering with plain text", "messages", len(req.Messages))
@@ -404,19 +350,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (s *Server) record(req Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.requests = append(s.requests, req)
-	close(s.changed)
-	s.changed = make(chan struct{})
-}
+func (s *Server) record(req Request) { s.Record(req) }
 
 func (s *Server) newID(prefix string) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.ids++
-	return fmt.Sprintf("%s_stub%06d", prefix, s.ids)
+	return fmt.Sprintf("%s_stub%06d", prefix, s.NextID())
 }
 
 // contentBlock is the wire form of one response block.
@@ -562,14 +499,6 @@ func writeError(w http.ResponseWriter, code int, typ, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	_ = json.NewEncoder(w).Encode(map[string]any{"type": "error", "error": map[string]string{"type": typ, "message": msg}})
-}
-
-// testWriter sends the stub's log lines to the test log.
-type testWriter struct{ tb testing.TB }
-
-func (w testWriter) Write(p []byte) (int, error) {
-	w.tb.Log(strings.TrimRight(string(p), "\n"))
-	return len(p), nil
 }
 
 // Env returns the environment for a claude process that talks only to this

@@ -19,9 +19,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/lets-app/lets/backend/testenv/stubscript"
 )
 
 // Call is one function call the scripted model makes.
@@ -168,22 +169,16 @@ func (r Request) UserText() string {
 
 // Server is a running stub.
 type Server struct {
+	*stubscript.Script[Step, Request]
 	srv *http.Server
 	ln  net.Listener
 	log *slog.Logger
-
-	mu       sync.Mutex
-	script   []Step
-	next     int
-	requests []Request
-	ids      int
-	changed  chan struct{} // closed and replaced on every request
 }
 
 // Start serves the stub on 127.0.0.1 until the test ends.
 func Start(tb testing.TB, script ...Step) *Server {
 	tb.Helper()
-	s, err := Listen(slog.New(slog.NewTextHandler(testWriter{tb}, nil)), script...)
+	s, err := Listen(stubscript.TestLog(tb), script...)
 	if err != nil {
 		tb.Fatalf("codexstub: %v", err)
 	}
@@ -193,13 +188,12 @@ func Start(tb testing.TB, script ...Step) *Server {
 
 // Listen serves the stub on a free 127.0.0.1 port; Close stops it.
 func Listen(log *slog.Logger, script ...Step) (*Server, error) {
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	s := &Server{Script: stubscript.New[Step, Request](script...), log: log}
+	srv, ln, err := stubscript.Serve("codexstub", s)
 	if err != nil {
-		return nil, fmt.Errorf("codexstub: listen on 127.0.0.1: %w", err)
+		return nil, err
 	}
-	s := &Server{ln: ln, log: log, script: script, changed: make(chan struct{})}
-	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = s.srv.Serve(ln) }()
+	s.srv, s.ln = srv, ln
 	return s, nil
 }
 
@@ -209,20 +203,6 @@ func (s *Server) URL() string { return "http://" + s.ln.Addr().String() + "/v1" 
 
 // Close stops the server.
 func (s *Server) Close() error { return s.srv.Close() }
-
-// Append adds steps to the end of the script.
-func (s *Server) Append(steps ...Step) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.script = append(s.script, steps...)
-}
-
-// Requests returns every request received so far, in order.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Request(nil), s.requests...)
-}
 
 // MainRequests returns the requests that consumed (or asked for) a
 // scripted turn.
@@ -236,56 +216,18 @@ func (s *Server) MainRequests() []Request {
 	return out
 }
 
-// Used is how many scripted steps have been answered.
-func (s *Server) Used() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.next
-}
-
-// WaitUsed waits until n scripted steps have been answered, or the timeout.
-func (s *Server) WaitUsed(n int, timeout time.Duration) bool {
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
-	for {
-		s.mu.Lock()
-		done, ch := s.next >= n, s.changed
-		s.mu.Unlock()
-		if done {
-			return true
-		}
-		select {
-		case <-ch:
-		case <-deadline.C:
-			return false
-		}
-	}
-}
-
 // WaitRequests waits until n main requests have arrived, or the timeout
 // (the last one may be past the end of the script).
 func (s *Server) WaitRequests(n int, timeout time.Duration) bool {
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
-	for {
-		s.mu.Lock()
+	return s.WaitUntil(func(_ int, reqs []Request) bool {
 		count := 0
-		for _, r := range s.requests {
+		for _, r := range reqs {
 			if !r.Side {
 				count++
 			}
 		}
-		ch := s.changed
-		s.mu.Unlock()
-		if count >= n {
-			return true
-		}
-		select {
-		case <-ch:
-		case <-deadline.C:
-			return false
-		}
-	}
+		return count >= n
+	}, timeout)
 }
 
 // IsSide reports whether a request body is one of Codex's side requests
@@ -311,34 +253,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req := Request{Path: r.URL.Path, Side: IsSide(body), Body: body, Raw: raw}
-	var turn Turn
-	s.mu.Lock()
-	switch {
-	case req.Side:
-		turn = Turn{Text: "Stub thread"}
-	case s.next < len(s.script):
-		step := s.script[s.next]
-		s.next++
-		s.mu.Unlock()
-		turn = step(req)
-		s.mu.Lock()
-	default:
-		turn = Turn{Text: "(the script has ended)"}
+	turn := Turn{Text: "Stub thread"}
+	if !req.Side {
+		if step, ok := s.Take(); ok && step != nil {
+			turn = step(req)
+		} else {
+			s.log.Warn("codexstub: the script is used up; answering with plain text")
+			turn = Turn{Text: "(the script has ended)"}
+		}
 	}
-	s.requests = append(s.requests, req)
-	close(s.changed)
-	s.changed = make(chan struct{})
-	s.mu.Unlock()
+	s.Record(req)
 	s.log.Info("codexstub: answer", "side", req.Side, "text", turn.Text, "calls", len(turn.Calls))
 	s.answer(w, r, turn)
 }
 
-func (s *Server) newID(prefix string) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.ids++
-	return fmt.Sprintf("%s_%d", prefix, s.ids)
-}
+func (s *Server) newID(prefix string) string { return fmt.Sprintf("%s_%d", prefix, s.NextID()) }
 
 func (s *Server) answer(w http.ResponseWriter, r *http.Request, turn Turn) {
 	if turn.Fail != nil {
@@ -437,12 +366,4 @@ func (s *Server) WriteConfig(tb testing.TB, codexHome, extra string) string {
 		tb.Fatalf("codexstub: %v", err)
 	}
 	return p
-}
-
-type testWriter struct{ tb testing.TB }
-
-func (w testWriter) Write(p []byte) (int, error) {
-	w.tb.Helper()
-	w.tb.Log(strings.TrimRight(string(p), "\n"))
-	return len(p), nil
 }
