@@ -14,34 +14,15 @@ import (
 )
 
 // codexHomeEnv names Codex's own folder when it is not ~/.codex.
-const codexHomeEnv = "CODEX_HOME"
+const codexHomeEnv = codexsetup.HomeEnv
 
 // codexConfigFile is Codex's config.toml for this person.
 func codexConfigFile(getenv func(string) string) (string, error) {
-	dir := getenv(codexHomeEnv)
-	if dir == "" {
-		home := getenv("HOME")
-		if home == "" {
-			return "", fmt.Errorf("Codex's folder is unknown: set HOME, or %s to Codex's folder", codexHomeEnv)
-		}
-		dir = filepath.Join(home, ".codex")
-	}
-	return filepath.Join(dir, "config.toml"), nil
+	return codexsetup.ConfigFile(getenv)
 }
 
 // codexOnPath is the codex program on PATH, or "".
-func codexOnPath(getenv func(string) string) string {
-	for _, dir := range filepath.SplitList(getenv("PATH")) {
-		if dir == "" {
-			continue
-		}
-		p := filepath.Join(dir, "codex")
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
-			return p
-		}
-	}
-	return ""
-}
+func codexOnPath(getenv func(string) string) string { return codexsetup.FindCodex(getenv) }
 
 // runSetupCodex is `lets setup codex [--uninstall]`: Lets' MCP server in
 // Codex's config.toml (one marked block; everything else stays as it is),
