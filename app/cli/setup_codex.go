@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/lets-app/lets/app/lets"
 	"github.com/lets-app/lets/backend/atomicfile"
@@ -90,4 +92,14 @@ func runSetupCodex(env *Env, uninstall bool) error {
 		fmt.Fprintln(env.Stdout, "Codex is not installed here yet (no `codex` on your PATH). Install it with `npm install -g @openai/codex`; it finds Lets' tools as soon as it runs.")
 	}
 	return nil
+}
+
+// setupCodexInProcess runs `lets setup codex [--uninstall]` for Home's
+// Codex card and returns what it printed.
+func setupCodexInProcess(_ context.Context, env *Env, remove bool) (string, error) {
+	var buf strings.Builder
+	quiet := *env
+	quiet.Stdout = &buf
+	err := runSetupCodex(&quiet, remove)
+	return strings.TrimSpace(buf.String()), err
 }
