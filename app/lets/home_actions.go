@@ -75,5 +75,5 @@ func homeSetupCodex(ctx context.Context, setupCodex CodexSetup, env *Env, log *s
 			Detail: "Lets' tools are in Codex's settings. Install Codex with `" + codexsetup.InstallHint + "`, then start it with `lets codex`"}
 	}
 	return host.HomeSetupResult{Done: true, Text: "Codex is connected to Lets",
-		Detail: "Codex can use Lets' tools now. Start it with `lets codex` so its sessions show on the pads and phones"}
+		Detail: "Codex can use Lets' tools now. Start it with `lets codex` to follow it on the pads and phones"}
 }

@@ -48,7 +48,7 @@ func (s *Server) codexSetup() homeCodex {
 	case st.Markers != nil:
 		c.Problem = "Lets' lines in Codex's settings file were changed by hand. Take out the lines between Lets' two marker comments, then set up again."
 	case st.TheirsThere && !st.SetUp:
-		c.Problem = "Codex's settings already have a tool server called “lets” that Lets did not add. Take it out (`codex mcp remove lets`), then set up again."
+		c.Problem = "Codex's settings already have a tool server called “lets” that Lets did not add. Take it out of Codex's settings (Details shows where they are), then set up again."
 	}
 	c.SetUp = st.SetUp && c.Problem == ""
 	c.Stale = c.SetUp && (st.CommandMissing() || len(st.MissingVars()) > 0 || len(st.Args) != 1 || st.Args[0] != "mcp")

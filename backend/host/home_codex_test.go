@@ -81,7 +81,7 @@ func TestHomeOverviewShowsCodex(t *testing.T) {
 	}
 	for config, want := range map[string]string{
 		"oops = \n": "has a mistake",
-		"[mcp_servers.lets]\ncommand = \"npx\"\n": "`codex mcp remove lets`",
+		"[mcp_servers.lets]\ncommand = \"npx\"\n": "that Lets did not add",
 	} {
 		if err := os.WriteFile(file, []byte(config), 0o600); err != nil {
 			t.Fatal(err)
