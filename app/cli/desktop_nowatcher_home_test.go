@@ -52,6 +52,8 @@ func TestHomeOffersTheTrayActionsWithoutATray(t *testing.T) {
 	testutil.ProcFS(t)
 	claudeDir := t.TempDir()
 	t.Setenv("CLAUDE_CONFIG_DIR", claudeDir)
+	codexHome := t.TempDir()
+	t.Setenv("CODEX_HOME", codexHome)
 	ds := startDesktopSession(t)
 	// No claude command: the set-up does Lets' part and says what is left.
 	t.Setenv("PATH", t.TempDir())
@@ -88,12 +90,13 @@ func TestHomeOffersTheTrayActionsWithoutATray(t *testing.T) {
 		Actions struct {
 			PairPhone   bool `json:"pair_phone"`
 			SetupClaude bool `json:"setup_claude"`
+			SetupCodex  bool `json:"setup_codex"`
 		} `json:"actions"`
 	}
 	_ = json.NewDecoder(ovResp.Body).Decode(&ov)
 	ovResp.Body.Close()
-	if !ov.Actions.PairPhone || !ov.Actions.SetupClaude {
-		t.Fatalf("the overview offers %+v, want Pair a phone and Set up Claude", ov.Actions)
+	if !ov.Actions.PairPhone || !ov.Actions.SetupClaude || !ov.Actions.SetupCodex {
+		t.Fatalf("the overview offers %+v, want Pair a phone, Set up Claude and Set up Codex", ov.Actions)
 	}
 
 	if code, body := homeCall(t, info.Port, claimed.Token, "/home/api/pair-phone"); code != 200 {
@@ -118,6 +121,23 @@ func TestHomeOffersTheTrayActionsWithoutATray(t *testing.T) {
 	settings, err := os.ReadFile(filepath.Join(claudeDir, "settings.json"))
 	if err != nil || !strings.Contains(string(settings), " hook ") {
 		t.Fatalf("Claude Code's settings after Set up Claude from Home: %v\n%s", err, settings)
+	}
+	// Issue #25: Set up Codex from Home is `lets setup codex` (here no
+	// codex command: almost there), Remove its --uninstall.
+	code, body = homeCall(t, info.Port, claimed.Token, "/home/api/setup-codex")
+	if code != 200 || body["done"] != true || !strings.Contains(fmt.Sprint(body["text"]), "install Codex") || !strings.Contains(fmt.Sprint(body["detail"]), "npm install -g @openai/codex") {
+		t.Fatalf("setup-codex: %d %v", code, body)
+	}
+	codexConfig := filepath.Join(codexHome, "config.toml")
+	if cfg, err := os.ReadFile(codexConfig); err != nil || !strings.Contains(string(cfg), "[mcp_servers.lets]") {
+		t.Fatalf("Codex's config after Set up Codex from Home: %v\n%s", err, cfg)
+	}
+	code, body = homeCall(t, info.Port, claimed.Token, "/home/api/remove-codex")
+	if code != 200 || body["done"] != true {
+		t.Fatalf("remove-codex: %d %v", code, body)
+	}
+	if cfg, err := os.ReadFile(codexConfig); err != nil || len(cfg) != 0 {
+		t.Errorf("Codex's config after Remove from Home: %v %q, want it empty again", err, cfg)
 	}
 	if code, _ := homeCall(t, info.Port, "", "/home/api/pair-phone"); code != 401 {
 		t.Errorf("pair-phone without a token: %d, want 401", code)

@@ -83,6 +83,8 @@ type doctor struct {
 	// PATH of env. letsPath is this lets program; "" asks the system.
 	claude   claudeCLI
 	letsPath string
+	// codexTimeout bounds `codex --version`; 0 is doctorCodexTimeout.
+	codexTimeout time.Duration
 }
 
 func runDoctor(ctx context.Context, env *Env, args []string) error {
@@ -114,6 +116,7 @@ func (d *doctor) run(ctx context.Context) []checkResult {
 	out = append(out, hostRes)
 	out = append(out, d.checkSocket(wireSocket))
 	out = append(out, d.checkClaude(ctx)...)
+	out = append(out, d.checkCodex(ctx)...)
 	out = append(out, d.checkPackages()...)
 	return out
 }

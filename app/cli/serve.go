@@ -32,6 +32,9 @@ func serve(ctx context.Context, env *Env, args []string, desk *lets.Desktop) (er
 		if desk.SetupClaude == nil {
 			desk.SetupClaude = setupClaudeInProcess
 		}
+		if desk.SetupCodex == nil {
+			desk.SetupCodex = setupCodexInProcess
+		}
 	}
 	fs := newFlags("serve")
 	port := fs.Int("port", -1, "loopback port for the host (0 picks a free one; default from config.json)")

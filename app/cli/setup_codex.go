@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/lets-app/lets/app/lets"
 	"github.com/lets-app/lets/backend/atomicfile"
@@ -14,34 +16,15 @@ import (
 )
 
 // codexHomeEnv names Codex's own folder when it is not ~/.codex.
-const codexHomeEnv = "CODEX_HOME"
+const codexHomeEnv = codexsetup.HomeEnv
 
 // codexConfigFile is Codex's config.toml for this person.
 func codexConfigFile(getenv func(string) string) (string, error) {
-	dir := getenv(codexHomeEnv)
-	if dir == "" {
-		home := getenv("HOME")
-		if home == "" {
-			return "", fmt.Errorf("Codex's folder is unknown: set HOME, or %s to Codex's folder", codexHomeEnv)
-		}
-		dir = filepath.Join(home, ".codex")
-	}
-	return filepath.Join(dir, "config.toml"), nil
+	return codexsetup.ConfigFile(getenv)
 }
 
 // codexOnPath is the codex program on PATH, or "".
-func codexOnPath(getenv func(string) string) string {
-	for _, dir := range filepath.SplitList(getenv("PATH")) {
-		if dir == "" {
-			continue
-		}
-		p := filepath.Join(dir, "codex")
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
-			return p
-		}
-	}
-	return ""
-}
+func codexOnPath(getenv func(string) string) string { return codexsetup.FindCodex(getenv) }
 
 // runSetupCodex is `lets setup codex [--uninstall]`: Lets' MCP server in
 // Codex's config.toml (one marked block; everything else stays as it is),
@@ -109,4 +92,14 @@ func runSetupCodex(env *Env, uninstall bool) error {
 		fmt.Fprintln(env.Stdout, "Codex is not installed here yet (no `codex` on your PATH). Install it with `npm install -g @openai/codex`; it finds Lets' tools as soon as it runs.")
 	}
 	return nil
+}
+
+// setupCodexInProcess runs `lets setup codex [--uninstall]` for Home's
+// Codex card and returns what it printed.
+func setupCodexInProcess(_ context.Context, env *Env, remove bool) (string, error) {
+	var buf strings.Builder
+	quiet := *env
+	quiet.Stdout = &buf
+	err := runSetupCodex(&quiet, remove)
+	return strings.TrimSpace(buf.String()), err
 }

@@ -115,6 +115,11 @@ func TrayHostRunning(addr string) bool {
 // and the error. app/cli provides it: the set-up and its words live there.
 type ClaudeSetup func(ctx context.Context, env *Env) (out string, manual bool, err error)
 
+// CodexSetup runs `lets setup codex` (remove: `--uninstall`) in this
+// process, for Home's Codex card; it returns what the set-up said. app/cli
+// provides it, as it does ClaudeSetup.
+type CodexSetup func(ctx context.Context, env *Env, remove bool) (out string, err error)
+
 // Desktop is what plain `lets` adds to `lets serve`. The exported fields
 // are its configuration, set before the Process that holds it provisions.
 type Desktop struct {
@@ -133,6 +138,8 @@ type Desktop struct {
 	HandOff func(ctx context.Context, paths config.Paths) error
 	// SetupClaude backs "Set up Claude…" in the tray and on Home.
 	SetupClaude ClaudeSetup
+	// SetupCodex backs Home's "Set up Codex" and "Remove".
+	SetupCodex CodexSetup
 	// trayHost is set once a tray host runs after all (it shows the icon).
 	trayHost atomic.Bool
 	// quit is closed when Lets should quit (the main window closed).

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/lets-app/lets/backend/codexsetup"
 	"github.com/lets-app/lets/backend/host"
 	"github.com/lets-app/lets/backend/surface/web"
 )
@@ -33,6 +34,11 @@ func homeActionOptions(o host.HomeOptions, env *Env, log *slog.Logger, pads *Pad
 	o.SetupClaude = func(ctx context.Context) host.HomeSetupResult {
 		return homeSetupClaude(ctx, desk.SetupClaude, env, log)
 	}
+	if desk.SetupCodex != nil {
+		o.SetupCodex = func(ctx context.Context, remove bool) host.HomeSetupResult {
+			return homeSetupCodex(ctx, desk.SetupCodex, env, log, remove)
+		}
+	}
 	return o
 }
 
@@ -48,4 +54,26 @@ func homeSetupClaude(ctx context.Context, setupClaude ClaudeSetup, env *Env, log
 	log.Info("lets setup claude (from Home)", "output", out)
 	note := ClaudeTrayNote(out, manual, err)
 	return host.HomeSetupResult{Done: err == nil, Text: note.Text, Detail: note.Tooltip}
+}
+
+// homeSetupCodex runs `lets setup codex [--uninstall]` in this process
+// for Home's Codex card, and says how it went.
+func homeSetupCodex(ctx context.Context, setupCodex CodexSetup, env *Env, log *slog.Logger, remove bool) host.HomeSetupResult {
+	cctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	out, err := setupCodex(cctx, env, remove)
+	log.Info("lets setup codex (from Home)", "remove", remove, "output", out, "err", err)
+	switch {
+	case remove && err != nil:
+		return host.HomeSetupResult{Text: "Lets could not take its tools out of Codex", Detail: err.Error()}
+	case remove:
+		return host.HomeSetupResult{Done: true, Text: "Codex no longer has Lets' tools", Detail: "Lets took its lines out of Codex's settings; the rest of them is as it was"}
+	case err != nil:
+		return host.HomeSetupResult{Text: "Codex could not be set up", Detail: err.Error()}
+	case codexsetup.FindCodex(env.Getenv) == "":
+		return host.HomeSetupResult{Done: true, Text: "Almost there: install Codex",
+			Detail: "Lets' tools are in Codex's settings. Install Codex with `" + codexsetup.InstallHint + "`, then start it with `lets codex`"}
+	}
+	return host.HomeSetupResult{Done: true, Text: "Codex is connected to Lets",
+		Detail: "Codex can use Lets' tools now. Start it with `lets codex` to follow it on the pads and phones"}
 }

@@ -51,6 +51,9 @@ type HomeOptions struct {
 	// SetupClaude connects Claude Code to Lets, as the tray's "Set up
 	// Claude…" does; nil when this Lets cannot.
 	SetupClaude func(context.Context) HomeSetupResult
+	// SetupCodex runs `lets setup codex` (remove: `--uninstall`) in the
+	// app, for the home page's Codex card; nil when this Lets cannot.
+	SetupCodex func(ctx context.Context, remove bool) HomeSetupResult
 }
 
 // PairedDevice is one phone paired with the web pad surface.
@@ -290,6 +293,7 @@ type homeOverview struct {
 	Windows  []hostapi.Window `json:"windows"`
 	Devices  homeDevices      `json:"devices"`
 	Claude   homeClaude       `json:"claude"`
+	Codex    homeCodex        `json:"codex"`
 	Chat     homeChat         `json:"chat"`
 	// Actions are the tray's actions the page may offer itself.
 	Actions homeActions `json:"actions"`
@@ -341,6 +345,7 @@ func (s *Server) handleHomeOverview(w http.ResponseWriter, r *http.Request) {
 		ov.Devices.List = []PairedDevice{}
 	}
 	ov.Claude = s.claudeSetup(r.Context())
+	ov.Codex = s.codexSetup()
 	ov.Chat = s.homeChats()
 	ov.Actions = s.homeActions()
 	writeJSON(w, http.StatusOK, ov)

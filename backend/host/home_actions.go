@@ -31,15 +31,18 @@ const homeActionTimeout = 30 * time.Second
 type homeActions struct {
 	PairPhone   bool `json:"pair_phone"`
 	SetupClaude bool `json:"setup_claude"`
+	SetupCodex  bool `json:"setup_codex"`
 }
 
-// homeActionState keeps one Set up Claude at a time.
+// homeActionState keeps one Set up Claude, and one Set up or Remove
+// Codex, at a time.
 type homeActionState struct {
 	setup sync.Mutex
+	codex sync.Mutex
 }
 
 func (s *Server) homeActions() homeActions {
-	return homeActions{PairPhone: s.opts.Home.PairPhone != nil, SetupClaude: s.opts.Home.SetupClaude != nil}
+	return homeActions{PairPhone: s.opts.Home.PairPhone != nil, SetupClaude: s.opts.Home.SetupClaude != nil, SetupCodex: s.opts.Home.SetupCodex != nil}
 }
 
 // registerHomeActions adds the actions' routes; the same home token as
@@ -48,6 +51,8 @@ func (s *Server) homeActions() homeActions {
 func (s *Server) registerHomeActions(mux *http.ServeMux) {
 	mux.Handle("POST /home/api/pair-phone", s.requireHomeToken(s.handleHomePairPhone))
 	mux.Handle("POST /home/api/setup-claude", s.requireHomeToken(s.handleHomeSetupClaude))
+	mux.Handle("POST /home/api/setup-codex", s.requireHomeToken(s.handleHomeSetupCodex(false)))
+	mux.Handle("POST /home/api/remove-codex", s.requireHomeToken(s.handleHomeSetupCodex(true)))
 }
 
 func (s *Server) handleHomePairPhone(w http.ResponseWriter, r *http.Request) {

@@ -6,6 +6,7 @@
 import { HomeAPI, HostError, type ChatInfo, type HomeUnique, type Overview } from "./home/api";
 import { chatMeta, claudeStatus, folderName, formatUptime, formatWhen, initial, phonesStatus, placeName } from "./home/format";
 import { ClaudeInstall } from "./home/claude";
+import { CodexCard } from "./home/codex";
 import { focusHeading, wantsWelcome, welcomeCard } from "./home/welcome";
 import { TrustedCard } from "./home/trusted";
 import { WaitingCard, type WaitingWindow } from "./home/waiting";
@@ -173,6 +174,8 @@ class Home {
   private busy = false;
   /** The Claude card's Install Claude Code button (home/claude.ts), made on the first overview. */
   private claudeInstall: ClaudeInstall | null = null;
+  /** The Codex card (home/codex.ts), made on the first overview. */
+  private codex: CodexCard | null = null;
   // The last overview shown: an unchanged one is not drawn again, so a
   // refresh never takes the keyboard focus away.
   private shown = "";
@@ -250,6 +253,13 @@ class Home {
       );
     }
     this.claudeInstall.render(ov.claude);
+    if (ov.codex) {
+      this.codex ??= new CodexCard(
+        (remove) => this.api.setupCodex(remove),
+        () => this.refresh(),
+      );
+      this.codex.render(ov.codex, ov.actions?.setup_codex === true);
+    }
   }
 
   /**

@@ -3,6 +3,7 @@
 // that token for this tab only (sessionStorage is per origin and per tab).
 
 import { readInstall, type ClaudeInstalled, type InstallProgress } from "./claude";
+import type { CodexResult, CodexSetup } from "./codex";
 import type { ClaudeSetup } from "./format";
 
 /** One folder listing of GET /home/api/folders. */
@@ -66,10 +67,12 @@ export interface Overview {
   windows: OpenWindow[];
   devices: { available: boolean; list: PairedDevice[] };
   claude: ClaudeSetup;
+  /** Codex's set-up (older Lets: absent). */
+  codex?: CodexSetup;
   /** available is false when this Lets runs without its chat part. */
   chat: { available: boolean; list: ChatInfo[] };
   /** What the page may do itself that the tray menu offers too. */
-  actions?: { pair_phone: boolean; setup_claude: boolean };
+  actions?: { pair_phone: boolean; setup_claude: boolean; setup_codex?: boolean };
   problems: string[];
 }
 
@@ -204,6 +207,11 @@ export class HomeAPI {
   /** Connects Claude Code to Lets (what the tray's "Set up Claude…" does). */
   async setupClaude(): Promise<SetupResult> {
     return (await (await this.call("POST", "/home/api/setup-claude", {})).json()) as SetupResult;
+  }
+
+  /** Gives Codex Lets' tools (`lets setup codex`), or takes them out again (remove). */
+  async setupCodex(remove: boolean): Promise<CodexResult> {
+    return (await (await this.call("POST", remove ? "/home/api/remove-codex" : "/home/api/setup-codex", {})).json()) as CodexResult;
   }
 
   async remove(name: string): Promise<void> {

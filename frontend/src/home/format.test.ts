@@ -1,6 +1,7 @@
 // Run by frontend/home_ts_test.go through Node's test runner.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { codexStatus } from "./codex";
 import { chatMeta, claudeStatus, folderName, formatUptime, formatWhen, initial, phonesStatus, placeName } from "./format";
 
 test("formatUptime is short and human", () => {
@@ -103,4 +104,33 @@ test("folders are named, not shown as full paths (#26)", () => {
   assert.equal(placeName("/home/ada/Documents/Taxes 2026", "/home/ada"), "your home folder › Documents › Taxes 2026");
   assert.equal(placeName("/home/adam/x", "/home/ada"), "/home/adam/x");
   assert.equal(placeName("/srv/data", "/home/ada"), "/srv/data");
+});
+
+test("codexStatus: ready with Codex and Lets' tools; calm when Codex is not used; what to do otherwise, never a tray", () => {
+  const base = { config_path: "/home/a/.codex/config.toml" };
+  const ready = codexStatus({ ...base, cli: true, set_up: true }, true);
+  assert.equal(ready.state, "ready");
+  assert.match(ready.text, /lets codex/);
+  const off = codexStatus({ ...base, cli: false, set_up: false }, true);
+  assert.equal(off.state, "off");
+  assert.match(off.text, /npm install -g @openai\/codex/);
+  assert.match(off.text, /press “Set up Codex” below/);
+  const partial = codexStatus({ ...base, cli: true, set_up: false }, false);
+  assert.equal(partial.state, "partial");
+  assert.match(partial.text, /^Not yet/);
+  assert.equal(partial.detail, "lets setup codex");
+  assert.equal(codexStatus({ ...base, cli: true, set_up: true, stale: true }, true).state, "partial");
+  const problem = codexStatus({ ...base, cli: true, set_up: false, problem: "Codex's settings file has a mistake." }, true);
+  assert.equal(problem.state, "partial");
+  assert.equal(problem.detail, base.config_path);
+  for (const canSetUp of [true, false]) {
+    for (const c of [
+      { cli: false, set_up: false },
+      { cli: true, set_up: false },
+      { cli: false, set_up: true },
+      { cli: true, set_up: true, stale: true },
+    ]) {
+      assert.doesNotMatch(codexStatus({ ...base, ...c }, canSetUp).text, /tray/i);
+    }
+  }
 });
