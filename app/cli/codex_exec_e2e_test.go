@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -237,4 +238,62 @@ func TestCodexExecUsesLetsTools(t *testing.T) {
 	if e.out.String() != "There is a hello unique.\n" {
 		t.Errorf("printed %q", e.out.String())
 	}
+}
+
+// BenchmarkCodexExecTrivialTask is the wall time of a one-turn `lets
+// codex-exec` (the real Codex CLI, the stub answering at once, the task
+// reported to a real Wire daemon): what the adapter adds is its reports
+// and the process group around Codex's own start-up.
+func BenchmarkCodexExecTrivialTask(b *testing.B) {
+	codex := testutil.Codex(b)
+	bin := b.TempDir()
+	if err := os.Symlink(codex, filepath.Join(bin, "codex")); err != nil {
+		b.Fatal(err)
+	}
+	d := startExecDaemon(b)
+	stub := codexstub.Start(b) // no script: every turn is one short answer
+	codexHome := testutil.CodexHome(b)
+	stub.WriteConfig(b, codexHome, "")
+	letsHome := filepath.Join(b.TempDir(), "lets-home")
+	if err := os.MkdirAll(letsHome, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(letsHome, "config.json"), []byte(`{"wire": {"socket": "`+d.sock+`"}}`), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	vars := map[string]string{
+		"PATH": bin + string(os.PathListSeparator) + os.Getenv("PATH"), "HOME": b.TempDir(), "LANG": "C.UTF-8",
+		"CODEX_HOME": codexHome, config.HomeEnv: letsHome,
+	}
+	var out, errb testutil.SyncBuffer
+	env := &Env{Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return vars[k] }}
+	args := append(append([]string{"codex-exec", "--label", "bench"}, codexExecArgs...), "say hi")
+	b.Run("lets codex-exec", func(b *testing.B) {
+		for b.Loop() {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			code := Run(ctx, env, args)
+			cancel()
+			if code != 0 {
+				b.Fatalf("exit %d: %s", code, errb.String())
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/task")
+		if s, _ := d.task(b, "bench"); s.State != wire.StateSuccess {
+			b.Errorf("the last task on the pads: %+v, want success", s)
+		}
+	})
+	// The same run of codex exec without Lets, for comparison.
+	b.Run("codex exec alone", func(b *testing.B) {
+		for b.Loop() {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			cmd := exec.CommandContext(ctx, codex, append(append([]string{"exec", "--json"}, codexExecArgs[1:]...), "say hi")...)
+			cmd.Env = codexExecEnv(env.Getenv)
+			err := cmd.Run()
+			cancel()
+			if err != nil {
+				b.Fatalf("codex exec: %v", err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/task")
+	})
 }
