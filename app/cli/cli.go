@@ -55,6 +55,7 @@ func commands() []command {
 		{name: "uninstall", summary: "remove a unique you installed (its saved sessions stay)", usage: "<name>", run: runUninstall},
 		{name: "uniques", summary: "list the uniques: built-in and installed", usage: "[--json]", run: runUniques},
 		{name: "codex", summary: "run Codex with Lets: its session on the pads and phones, its approvals answered there", usage: "[--label L] [-- codex arguments]", run: runCodex},
+		{name: "codex-exec", summary: "run one Codex task (codex exec) on the pads and phones: its state there, Stop ends it, its answer printed", usage: "[--label L] [--] [codex exec arguments] <prompt>", run: runCodexExec},
 		{name: "setup", summary: "connect Claude Code (its MCP server, hooks and skill) or Codex (its MCP server) to Lets; --uninstall removes them", usage: "claude|codex [--uninstall] [--plugin-dir DIR]", run: runSetup},
 		{name: "chat", summary: "talk with Claude in a window: a new conversation, or continue one (--list shows them)", usage: "[--folder DIR] [--conversation ID | --list | --delete ID] [--json]", run: runChat},
 		{name: "mcp", summary: "the MCP server Claude Code starts (stdio); `lets setup claude` registers it", usage: "", run: runMCP},

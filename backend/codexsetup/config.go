@@ -12,6 +12,7 @@
 //	command = "/usr/bin/lets"
 //	args = ["mcp"]
 //	env_vars = ["XDG_RUNTIME_DIR", "LETS_HOME"]
+//	tools.close.approval_mode = "approve"
 //	# End of what `lets setup codex` added.
 //
 // Codex hands an MCP server only a few variables of its own (HOME, LANG,
@@ -40,6 +41,16 @@ const (
 
 // PassedVariables are the variables Codex must pass on to `lets mcp`.
 var PassedVariables = []string{"XDG_RUNTIME_DIR", "LETS_HOME"}
+
+// ApprovedTools are Lets' tools the block marks approval_mode = "approve".
+// Codex 0.169 runs an MCP tool without asking when the server marks it
+// read-only or not destructive; it asks before a destructive one (close:
+// DestructiveHint), and `codex exec`, whose approval policy is always
+// "never", then refuses it ("MCP tool call requires approval, but
+// approval policy is never") unless the sandbox is danger-full-access.
+// Closing a Lets window is Lets' own business (the unique saves first),
+// as `lets setup claude` allows every Lets tool for Claude Code.
+var ApprovedTools = []string{"close"}
 
 // Server is the registration: the lets program and its arguments.
 type Server struct {
@@ -85,11 +96,16 @@ func block(s Server) string {
 	for i, v := range PassedVariables {
 		vars[i] = strconv.Quote(v)
 	}
+	approvals := ""
+	for _, t := range ApprovedTools {
+		approvals += "tools." + t + ".approval_mode = \"approve\"\n"
+	}
 	return beginMarker + "\n" +
 		"[mcp_servers." + ServerName + "]\n" +
 		"command = " + tomlString(s.Command) + "\n" +
 		"args = [" + strings.Join(args, ", ") + "]\n" +
 		"env_vars = [" + strings.Join(vars, ", ") + "]\n" +
+		approvals +
 		endMarker + "\n"
 }
 
