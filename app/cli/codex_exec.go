@@ -40,6 +40,12 @@ const codexExecStoppedCode = 130
 // before it is killed.
 const codexExecGrace = 5 * time.Second
 
+// codexExecOutcomeHold is how long a finished task shows its outcome on
+// the pads before it leaves them: the pad daemon's default terminal hold
+// (wire-protocol-1 §1), after which a session that stayed would read
+// "waiting for you" though nobody can answer a finished task.
+const codexExecOutcomeHold = 2 * time.Second
+
 // codexExecKeys are the variables `codex exec` takes from Env.Getenv over
 // this process's environment: where Codex keeps its settings, and what
 // `lets mcp` (started by Codex, which passes XDG_RUNTIME_DIR and LETS_HOME
@@ -101,6 +107,13 @@ func runCodexExec(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintln(env.Stderr, "Lets is not running, so this Codex task is not on the pads; Codex runs as usual.")
 	}
 	defer task.close()
+	// A finished task shows its outcome for a moment, then leaves the
+	// pads; Ctrl+C cuts the moment short.
+	hold := env.CodexExecHold
+	if hold == 0 {
+		hold = codexExecOutcomeHold
+	}
+	defer task.leave(ctx, hold)
 
 	cmd := exec.Command(codex, append([]string{"exec", "--json"}, fs.Args()...)...)
 	cmd.Env = codexExecEnv(env.Getenv)
@@ -325,6 +338,28 @@ func (t *execTask) report(st wire.State) {
 // reference's codex-exec leaves it (the daemon shows the outcome, then the
 // session waits, and expires with the session TTL).
 func (t *execTask) finish(st wire.State) { t.report(st) }
+
+// leave takes a finished task off the pads after it showed its outcome
+// for hold (or until ctx ends); a negative hold leaves it there.
+func (t *execTask) leave(ctx context.Context, hold time.Duration) {
+	t.mu.Lock()
+	on := t.on
+	t.mu.Unlock()
+	if !on || hold < 0 {
+		return
+	}
+	timer := time.NewTimer(hold)
+	select {
+	case <-timer.C:
+	case <-ctx.Done():
+		timer.Stop()
+	}
+	ectx, cancel := context.WithTimeout(context.Background(), wire.ClientRequestTimeout)
+	defer cancel()
+	if err := t.c.EndSession(ectx, t.id); err != nil {
+		t.log.Warn("lets codex-exec: the task could not leave the pads; it goes when its session expires", "err", err)
+	}
+}
 
 // close ends the Stop subscription.
 func (t *execTask) close() {

@@ -62,7 +62,9 @@ func (r *codexExecRig) env(t *testing.T, extra map[string]string) *testEnv {
 		vars[k] = v
 	}
 	return &testEnv{
-		Env: &Env{Stdout: le.Out, Stderr: le.Err, Getenv: func(k string) string {
+		// CodexExecHold -1: these tests read a task's last state after
+		// the command returned (the leaving is a unit test's).
+		Env: &Env{Stdout: le.Out, Stderr: le.Err, CodexExecHold: -1, Getenv: func(k string) string {
 			if v, ok := vars[k]; ok {
 				return v
 			}
@@ -266,7 +268,7 @@ func BenchmarkCodexExecTrivialTask(b *testing.B) {
 		"CODEX_HOME": codexHome, config.HomeEnv: letsHome,
 	}
 	var out, errb testutil.SyncBuffer
-	env := &Env{Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return vars[k] }}
+	env := &Env{Stdout: &out, Stderr: &errb, CodexExecHold: -1, Getenv: func(k string) string { return vars[k] }}
 	args := append(append([]string{"codex-exec", "--label", "bench"}, codexExecArgs...), "say hi")
 	b.Run("lets codex-exec", func(b *testing.B) {
 		for b.Loop() {

@@ -90,6 +90,15 @@ func (d *execDaemon) waitTask(tb testing.TB, label string, state wire.State) wir
 	return got
 }
 
+// waitGone waits until no task labelled label is on the pads.
+func (d *execDaemon) waitGone(tb testing.TB, label string) {
+	tb.Helper()
+	testutil.Eventually(tb, fmt.Sprintf("the task %q leaves the pads", label), func() bool {
+		_, ok := d.task(tb, label)
+		return !ok
+	})
+}
+
 // pressStop selects the task's slot on the pad and presses Stop, as a
 // person does.
 func (d *execDaemon) pressStop(tb testing.TB, label string) {
@@ -129,6 +138,9 @@ func execEnv(t *testing.T, script, sock string) *testEnv {
 	if err := os.WriteFile(filepath.Join(e.home, "config.json"), fmt.Appendf(nil, `{"wire": {"socket": %q}}`, sock), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// These tests read a task's last state after the command returned;
+	// TestCodexExecTaskLeavesThePadsAfterItsOutcome checks the leaving.
+	e.Env.CodexExecHold = -1
 	path := bin + string(os.PathListSeparator) + os.Getenv("PATH")
 	base := e.Env.Getenv
 	e.Env.Getenv = func(k string) string {
@@ -186,6 +198,40 @@ func TestCodexExecSuccessOnThePads(t *testing.T) {
 	if b, _ := os.ReadFile(argsFile); string(b) != "exec --json --model m1 tidy up\n" {
 		t.Errorf("codex got %q (and nothing on stdin)", b)
 	}
+}
+
+// A finished task shows its outcome on the pads, then leaves them (a task
+// that stayed would read "waiting for you" though nobody can answer it);
+// Ctrl+C after Codex finished cuts the moment short and keeps Codex's
+// exit code.
+func TestCodexExecTaskLeavesThePadsAfterItsOutcome(t *testing.T) {
+	d := startExecDaemon(t)
+	e := execEnv(t, printLines(`{"type":"turn.started"}`, `{"type":"item.completed","item":{"id":"i","type":"agent_message","text":"ok"}}`, `{"type":"turn.completed"}`), d.sock)
+	e.Env.CodexExecHold = time.Hour // ended by the test's cancel below
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	done := make(chan int, 1)
+	go func() { done <- Run(ctx, e.Env, []string{"codex-exec", "--label", "brief", "x"}) }()
+	d.waitTask(t, "brief", wire.StateSuccess)
+	select {
+	case code := <-done:
+		t.Fatalf("the command returned (exit %d) while its outcome was still on the pads", code)
+	default:
+	}
+	cancel()
+	if code := testutil.Wait(t, "the command returns", done); code != 0 {
+		t.Errorf("exit %d after the outcome's moment was cut short, want Codex's 0: %s", code, e.err.String())
+	}
+	d.waitGone(t, "brief")
+
+	// The usual hold (the daemon's 2 s) ends by itself.
+	e = execEnv(t, printLines(`{"type":"turn.started"}`, `{"type":"turn.completed"}`), d.sock)
+	e.Env.CodexExecHold = 0
+	if code := e.run("codex-exec", "--label", "usual", "x"); code != 0 {
+		t.Fatalf("exit %d: %s", code, e.err.String())
+	}
+	// session_end has no answer: the daemon takes it a moment later.
+	d.waitGone(t, "usual")
 }
 
 // A failed turn turns the task red with Codex's words; Codex's exit code

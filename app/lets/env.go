@@ -58,4 +58,9 @@ type Env struct {
 	// RunCodex, when set, runs the codex program for `lets codex` (path,
 	// arguments, environment, the terminal) and returns its exit code.
 	RunCodex func(ctx context.Context, path string, args, env []string, stdin io.Reader, stdout, stderr io.Writer) (int, error)
+	// CodexExecHold is how long a finished `lets codex-exec` task keeps
+	// its outcome on the pads before it leaves them; zero means the pad
+	// daemon's usual terminal hold (2 s). Negative leaves the task on the
+	// pads (tests that read its last state after the command returned).
+	CodexExecHold time.Duration
 }

@@ -462,7 +462,7 @@ func BackendName(backend string) string {
 	switch backend {
 	case "claude":
 		return "Claude Code"
-	case "codex":
+	case "codex", "codex-exec": // lets codex and lets codex-exec
 		return "Codex"
 	case "", wire.DefaultBackend:
 		return ""

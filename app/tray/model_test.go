@@ -57,6 +57,7 @@ func TestMenuShowsSessionsWindowsUniquesAndActions(t *testing.T) {
 		Sessions: []Session{
 			{Backend: "codex", ID: "c1", Label: "tidy docs", State: wire.StateRunning, Accent: "magenta"},
 			{Backend: "claude", ID: "a1", Label: "fix tests", State: wire.StateWaitingForApproval, Accent: "cyan", Selected: true},
+			{Backend: "codex-exec", ID: "e1", Label: "nightly", State: wire.StateRunning, Accent: "green"},
 		},
 		Windows: []Window{{ID: "w1", Unique: "graph", Title: "Graph", Session: "g-new"}},
 		Uniques: []Unique{{Name: "chat", Title: "Chat"}, {Name: "graph", Title: "Graph"}},
@@ -73,6 +74,7 @@ func TestMenuShowsSessionsWindowsUniquesAndActions(t *testing.T) {
 		"Agents",
 		"Needs your approval: fix tests — Claude Code (cyan)",
 		"Working: tidy docs — Codex (magenta)",
+		"Working: nightly — Codex (green)",
 		"---",
 		"Windows",
 		"Graph — open again",
