@@ -431,6 +431,10 @@ func TestCodexTUIE2E(t *testing.T) {
 	}
 	c.ended(turn, "Done three.")
 
+	watch.mu.Lock()
+	t.Logf("the Codex session's states on the pads in the first launch: %v", watch.states)
+	watch.mu.Unlock()
+
 	// Closing Codex (Ctrl+C at an empty prompt) clears its scene.
 	c.keys("\x03")
 	testutil.Wait(t, "Codex and lets codex exit", c.done)
