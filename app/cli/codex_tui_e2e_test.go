@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -462,6 +463,10 @@ func TestCodexTUIE2E(t *testing.T) {
 	pad.selectAndWait(s.Slot, "approve") // on the pad, waiting for a press
 	c.waitScreen(codexShellQuestion, "terminal-ran")
 	t.Logf("the unanswered question moved to Codex's terminal %v after the pads showed it (approval wait 5 s)", time.Since(asked).Round(time.Millisecond))
+	// The hook that gave up no longer listens: the pads cannot answer
+	// (Approve and Reject are dark), and the session still waits for the
+	// person, who answers in the terminal.
+	testutil.Eventually(t, "the pad stops offering Approve and Reject once Codex asks in its terminal", func() bool { return !pad.offers("approve", "reject") })
 	c.answer("y")
 	if out := r.output(c, 7); !strings.Contains(out, "terminal-ran") {
 		t.Errorf("approved in the terminal, the model got %q; want the command's output", out)
@@ -494,6 +499,9 @@ func TestCodexTUIE2E(t *testing.T) {
 	c.ended(turn, "Done five.")
 	c.keys("\x03")
 	testutil.Wait(t, "Codex and lets codex exit", c.done)
+	if again := noHooksWritten(t, before, r.config()); !reflect.DeepEqual(again, trust) {
+		t.Errorf("Codex's trust record changed at the second launch:\n%v\nthen\n%v", trust, again)
+	}
 
 	// The same argv at both launches (so Codex asked to review once).
 	argvs := r.argvs()
