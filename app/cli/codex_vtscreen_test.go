@@ -332,9 +332,6 @@ func (p *ptyScreen) rawString() string {
 	return p.raw.String()
 }
 
-// shows reports whether the screen shows s (on one line).
-func (p *ptyScreen) shows(s string) bool { return strings.Contains(p.screen(), s) }
-
 // waitScreen waits until the screen shows every one of ss at once.
 func (p *ptyScreen) waitScreen(ss ...string) {
 	p.t.Helper()
