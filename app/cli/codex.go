@@ -25,6 +25,19 @@ import (
 // own default, long enough for a PermissionRequest to wait for a press.
 const codexHookTimeout = 600
 
+// codexEndHookTimeout is the timeout (seconds) of the SessionEnd and
+// Interrupt hooks: Codex 0.169 caps those two at 3 s and, asked for more,
+// shows a warning at every start ("clamping … hook timeout to 3s").
+const codexEndHookTimeout = 3
+
+// codexHookTimeoutFor is the timeout of the hook for event ev.
+func codexHookTimeoutFor(ev string) int {
+	if ev == claudehook.EventSessionEnd || ev == claudehook.EventInterrupt {
+		return codexEndHookTimeout
+	}
+	return codexHookTimeout
+}
+
 // codexHookArgs are the `-c hooks.<Event>=…` arguments that hand Codex
 // Lets' hooks for this session only (never written to ~/.codex): one per
 // event Lets handles, the same bytes at every launch, so Codex asks the
@@ -33,7 +46,7 @@ func codexHookArgs(letsPath string) []string {
 	var args []string
 	for _, ev := range claudehook.Codex.Events() {
 		command := claudesetup.ShellQuote(letsPath) + " hook " + hookcmd.CodexArg + " " + ev
-		args = append(args, "-c", fmt.Sprintf("hooks.%s=[{hooks=[{type=%q,command=%s,timeout=%d}]}]", ev, "command", strconv.Quote(command), codexHookTimeout))
+		args = append(args, "-c", fmt.Sprintf("hooks.%s=[{hooks=[{type=%q,command=%s,timeout=%d}]}]", ev, "command", strconv.Quote(command), codexHookTimeoutFor(ev)))
 	}
 	return args
 }

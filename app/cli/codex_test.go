@@ -84,7 +84,11 @@ func TestCodexLauncherLeasesTheSession(t *testing.T) {
 	}
 	argv := strings.Join(argvs[0], " ")
 	for _, ev := range claudehook.Codex.Events() {
-		if !strings.Contains(argv, "hooks."+ev+"=[{hooks=[{type=\"command\",command=\"") || !strings.Contains(argv, " hook codex "+ev+"\",timeout=600}]}]") {
+		timeout := "600" // Codex caps SessionEnd and Interrupt at 3 s, and warns when asked for more
+		if ev == claudehook.EventSessionEnd || ev == claudehook.EventInterrupt {
+			timeout = "3"
+		}
+		if !strings.Contains(argv, "hooks."+ev+"=[{hooks=[{type=\"command\",command=\"") || !strings.Contains(argv, " hook codex "+ev+"\",timeout="+timeout+"}]}]") {
 			t.Errorf("no scoped hook for %s in %s", ev, argv)
 		}
 	}
