@@ -23,6 +23,13 @@ import (
 	"github.com/lets-app/lets/backend/wireclient"
 )
 
+// CodexApprovalWait bounds how long Codex's PermissionRequest hook waits
+// for a press (the reference's Codex hook waits 60 s). Unlike Claude Code,
+// Codex shows nothing in its terminal until the hook returns, so the
+// person at the terminal waits this long for Codex's own prompt; the
+// configured wait ("claude": {"approvalTimeoutS"}) applies when shorter.
+const CodexApprovalWait = 60 * time.Second
+
 // CodexArg is the first argument of `lets hook codex <event>`.
 const CodexArg = "codex"
 
@@ -80,16 +87,28 @@ func Run(ctx context.Context, rw IO, args []string) {
 	}
 	opts := Options(rw.Getenv, log)
 	if agent.Backend == claudehook.CodexBackend {
-		opts.Agent = agent
-		opts.Host = nil
-		opts.ClaudePID = 0
-		opts.Label = rw.Getenv(CodexLabelEnv)
-		opts.LeaseID = rw.Getenv(CodexLeaseEnv)
-		opts.Chat = false
+		opts = ForCodex(opts, rw.Getenv)
 	}
 	if err := claudehook.Run(ctx, opts, event, stdin, rw.Stdout); err != nil {
 		log.Error("lets hook: nothing done", "event", event, "err", err)
 	}
+}
+
+// ForCodex turns a hook's options into a Codex hook's: Codex's sessions
+// on the pads, bound to the `lets codex` lease and label from the
+// environment, no window card (the host ties cards to Claude Code
+// processes), and a press waited for at most CodexApprovalWait.
+func ForCodex(opts claudehook.Options, getenv func(string) string) claudehook.Options {
+	opts.Agent = claudehook.Codex
+	opts.Host = nil
+	opts.ClaudePID = 0
+	opts.Label = getenv(CodexLabelEnv)
+	opts.LeaseID = getenv(CodexLeaseEnv)
+	opts.Chat = false
+	if opts.ApprovalTimeout <= 0 || opts.ApprovalTimeout > CodexApprovalWait {
+		opts.ApprovalTimeout = CodexApprovalWait
+	}
+	return opts
 }
 
 // LogLevel is error unless LETS_LOG asks for more: a hook's stderr shows

@@ -79,3 +79,25 @@ func TestCodexHookWithLetsDownIsSilent(t *testing.T) {
 		t.Errorf("a codex hook without an event logs %q; want Codex's events listed", errOut.String())
 	}
 }
+
+// Codex shows nothing in its terminal while its PermissionRequest hook
+// waits, so a Codex hook waits at most hookcmd.CodexApprovalWait (the reference's
+// 60 s) for a press; a shorter configured wait stays. It is Codex's,
+// bound to the launcher's lease and label, with no window card.
+func TestForCodexBoundsTheApprovalWait(t *testing.T) {
+	env := map[string]string{hookcmd.CodexLabelEnv: "garden", hookcmd.CodexLeaseEnv: "lease-1"}
+	getenv := func(k string) string { return env[k] }
+	for _, tc := range []struct{ configured, want time.Duration }{
+		{0, hookcmd.CodexApprovalWait},
+		{120 * time.Second, hookcmd.CodexApprovalWait},
+		{5 * time.Second, 5 * time.Second},
+	} {
+		got := hookcmd.ForCodex(claudehook.Options{ApprovalTimeout: tc.configured, ClaudePID: 42, Chat: true, Host: claudehook.HostHTTP{}}, getenv)
+		if got.ApprovalTimeout != tc.want {
+			t.Errorf("configured %v: waits %v, want %v", tc.configured, got.ApprovalTimeout, tc.want)
+		}
+		if got.Agent.Backend != claudehook.CodexBackend || got.Label != "garden" || got.LeaseID != "lease-1" || got.Host != nil || got.ClaudePID != 0 || got.Chat {
+			t.Errorf("not a Codex hook's options: %+v", got)
+		}
+	}
+}
