@@ -12,12 +12,15 @@ import (
 	"github.com/lets-app/lets/backend/claudehook"
 )
 
-// addStdinSeeds adds every recorded hook input as a seed.
+// addStdinSeeds adds every recorded hook input, Claude Code's and
+// Codex's, as a seed.
 func addStdinSeeds(f *testing.F) {
 	files, err := filepath.Glob(filepath.Join("testdata", "stdin", "*.json"))
-	if err != nil || len(files) == 0 {
-		f.Fatalf("no recorded hook inputs: %v", err)
+	codex, cerr := filepath.Glob(filepath.Join("testdata", "stdin-codex", "*.json"))
+	if err != nil || cerr != nil || len(files) == 0 || len(codex) == 0 {
+		f.Fatalf("no recorded hook inputs: %v %v", err, cerr)
 	}
+	files = append(files, codex...)
 	for _, name := range files {
 		b, err := os.ReadFile(name)
 		if err != nil {
@@ -63,4 +66,35 @@ func FuzzPromptContext(f *testing.F) {
 		}
 		checkContext(t, claudehook.PromptContext(p))
 	})
+}
+
+// Codex's hook inputs (testdata/stdin-codex) decode: the session id is the
+// agent's identity, the event and the tool (a shell call is "Bash", an MCP
+// tool mcp__<server>__<tool>) are read, and each is one of the events the
+// Codex profile handles.
+func TestCodexHookInputsDecode(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "stdin-codex", "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no Codex hook inputs: %v", err)
+	}
+	events := map[string]bool{}
+	for _, e := range claudehook.Codex.Events() {
+		events[e] = true
+	}
+	for _, name := range files {
+		ev, err := claudehook.DecodeEvent(bytes.NewReader(readFile(t, name)))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if ev.SessionID != "01a23a15-2dd8-7531-bb19-cfedb92a71d8" || ev.Cwd != "/home/sam/garden" {
+			t.Errorf("%s: session %q cwd %q", name, ev.SessionID, ev.Cwd)
+		}
+		if !events[ev.HookEventName] {
+			t.Errorf("%s: event %q is not one the Codex profile handles (%v)", name, ev.HookEventName, claudehook.Codex.Events())
+		}
+		if ev.HookEventName == claudehook.EventPermissionRequest && ev.ToolName == "" {
+			t.Errorf("%s: no tool name", name)
+		}
+	}
 }
