@@ -110,6 +110,22 @@ func newCodexTUIRig(t *testing.T, h *e2eHost, codex string, script ...codexstub.
 	if out, err := setup.CombinedOutput(); err != nil {
 		t.Fatalf("lets setup codex: %v\n%s", err, out)
 	}
+	// Lets' block lets Codex run Lets' `close` without asking (codex exec
+	// refuses a tool that asks). This person wants to be asked first:
+	// Codex's per-tool approval_mode "prompt", so the MCP call reaches
+	// the pads as a question.
+	cfgFile := filepath.Join(r.codexHome, "config.toml")
+	b, err := os.ReadFile(cfgFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := strings.Replace(string(b), `tools.close.approval_mode = "approve"`, `tools.close.approval_mode = "prompt"`, 1)
+	if asked == string(b) {
+		t.Fatalf("lets setup codex did not mark close approved:\n%s", b)
+	}
+	if err := os.WriteFile(cfgFile, []byte(asked), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	return r
 }
 
@@ -348,7 +364,7 @@ func noHooksWritten(t *testing.T, before, after string) map[string]any {
 // on the browser pad runs it (its output reaches the model), the turn
 // ends in success; a second one is rejected from the pad (the model gets
 // Lets' denial and the command never ran); a call of Lets' own MCP tool
-// `close` (not read-only, so Codex asks) is approved from the pad and
+// `close` (the person set it to ask) is approved from the pad and
 // reaches Lets' MCP server. Closing Codex clears its scene; Codex's
 // config.toml then holds the person's trust, never Lets' hooks.
 //

@@ -37,6 +37,14 @@ var coreCommands = map[string]bool{
 // lipCore is the transport-independent part of the host: windows, their
 // queues, the ring, sessions and uniques.
 type lipCore struct {
+	// shells counts the shell connections being served (their handlers
+	// run after the HTTP server hands them over, so its Shutdown does not
+	// wait for them); once shellsStopped, no new one starts. Run waits
+	// for them, so nothing writes a session after it returned.
+	shellMu       sync.Mutex
+	shellsStopped bool
+	shells        sync.WaitGroup
+
 	log      *slog.Logger
 	now      func() time.Time
 	paths    config.Paths
@@ -413,6 +421,33 @@ func (c *lipCore) handoffMode() string {
 	return c.settings.Config().Handoff
 }
 
+// enterShell counts a shell connection about to be served; false once
+// the host is stopping. A true answer is paired with shells.Done.
+func (c *lipCore) enterShell() bool {
+	c.shellMu.Lock()
+	defer c.shellMu.Unlock()
+	if c.shellsStopped {
+		return false
+	}
+	c.shells.Add(1)
+	return true
+}
+
+// waitShells waits until every shell connection's handler has returned
+// (stop closed them, so each ends after the frame it is handling), or the
+// bound passes: then it says so and returns.
+func (c *lipCore) waitShells(bound time.Duration) {
+	done := make(chan struct{})
+	go func() { c.shells.Wait(); close(done) }()
+	t := time.NewTimer(bound)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		c.log.Warn("a window's connection was still being handled when Lets stopped", "waited", bound)
+	}
+}
+
 // saveSession stores an export or snapshot event (spec §4.2).
 func (c *lipCore) saveSession(w *window, e *lip.Envelope, kind sessions.Kind) {
 	w.mu.Lock()
@@ -445,6 +480,9 @@ func (c *lipCore) saveSession(w *window, e *lip.Envelope, kind sessions.Kind) {
 
 // stop closes every window's timers at host shutdown.
 func (c *lipCore) stop(ctx context.Context) {
+	c.shellMu.Lock()
+	c.shellsStopped = true
+	c.shellMu.Unlock()
 	c.mu.Lock()
 	ws := make([]*window, 0, len(c.windows))
 	for _, w := range c.windows {

@@ -420,6 +420,9 @@ func (s *Server) Run(ctx context.Context) error {
 	select {
 	case err := <-errc:
 		s.stopLIP()
+		if s.core != nil {
+			s.core.waitShells(shellDrain)
+		}
 		return fmt.Errorf("host stopped serving: %w", err)
 	case <-ctx.Done():
 	}
@@ -430,8 +433,17 @@ func (s *Server) Run(ctx context.Context) error {
 		_ = s.srv.Close()
 	}
 	<-errc
+	// The window connections outlive Shutdown (it does not wait for a
+	// connection it handed over): their handlers may still be saving a
+	// session a closing window sent.
+	if s.core != nil {
+		s.core.waitShells(shellDrain)
+	}
 	return nil
 }
+
+// shellDrain bounds Run's wait for the window connections' handlers.
+const shellDrain = 5 * time.Second
 
 // stopLIP wakes blocked listeners, closes shell connections and stops the
 // unique origins.

@@ -163,6 +163,11 @@ func (s *Server) handleWS(rw http.ResponseWriter, r *http.Request, w *window) {
 			return allowedOrigin(r.Header.Get("Origin"), strconv.Itoa(s.Port()))
 		},
 	}
+	if !s.core.enterShell() {
+		http.Error(rw, "Lets is stopping", http.StatusServiceUnavailable)
+		return
+	}
+	defer s.core.shells.Done()
 	ws, err := up.Upgrade(rw, r, nil)
 	if err != nil {
 		return // the upgrader answered
