@@ -62,8 +62,8 @@ type IO struct {
 //
 // `lets hook codex <event>` is the same for Codex's hooks (the ones `lets
 // codex` hands to the Codex it starts): its sessions are Codex's on the
-// pads, and there is no window card for them yet (the host ties cards to
-// Claude Code processes).
+// pads, and its permission requests show as cards in the windows Codex
+// opened (through `lets mcp`, a child of the same Codex process).
 func Run(ctx context.Context, rw IO, args []string) {
 	log := logging.New(rw.Stderr, nil, LogLevel(rw.Getenv))
 	agent := claudehook.ClaudeCode
@@ -96,12 +96,13 @@ func Run(ctx context.Context, rw IO, args []string) {
 
 // ForCodex turns a hook's options into a Codex hook's: Codex's sessions
 // on the pads, bound to the `lets codex` lease and label from the
-// environment, no window card (the host ties cards to Claude Code
-// processes), and a press waited for at most CodexApprovalWait.
+// environment, and a press waited for at most CodexApprovalWait. The host
+// stays: it shows the approval card in the windows bound to the Codex
+// process (opts.ClaudePID, the hook's nearest non-shell ancestor, is the
+// Codex that also runs `lets mcp`); claudehook.Codex prints no window
+// context, so the hooks print nothing Codex does not read.
 func ForCodex(opts claudehook.Options, getenv func(string) string) claudehook.Options {
 	opts.Agent = claudehook.Codex
-	opts.Host = nil
-	opts.ClaudePID = 0
 	opts.Label = getenv(CodexLabelEnv)
 	opts.LeaseID = getenv(CodexLeaseEnv)
 	opts.Chat = false

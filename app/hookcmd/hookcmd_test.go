@@ -83,7 +83,8 @@ func TestCodexHookWithLetsDownIsSilent(t *testing.T) {
 // Codex shows nothing in its terminal while its PermissionRequest hook
 // waits, so a Codex hook waits at most hookcmd.CodexApprovalWait (the reference's
 // 60 s) for a press; a shorter configured wait stays. It is Codex's,
-// bound to the launcher's lease and label, with no window card.
+// bound to the launcher's lease and label; the host and the Codex pid
+// stay, for the card in the windows Codex opened (issue #25).
 func TestForCodexBoundsTheApprovalWait(t *testing.T) {
 	env := map[string]string{hookcmd.CodexLabelEnv: "garden", hookcmd.CodexLeaseEnv: "lease-1"}
 	getenv := func(k string) string { return env[k] }
@@ -96,7 +97,7 @@ func TestForCodexBoundsTheApprovalWait(t *testing.T) {
 		if got.ApprovalTimeout != tc.want {
 			t.Errorf("configured %v: waits %v, want %v", tc.configured, got.ApprovalTimeout, tc.want)
 		}
-		if got.Agent.Backend != claudehook.CodexBackend || got.Label != "garden" || got.LeaseID != "lease-1" || got.Host != nil || got.ClaudePID != 0 || got.Chat {
+		if got.Agent.Backend != claudehook.CodexBackend || got.Label != "garden" || got.LeaseID != "lease-1" || got.Host == nil || got.ClaudePID != 42 || got.Chat {
 			t.Errorf("not a Codex hook's options: %+v", got)
 		}
 	}

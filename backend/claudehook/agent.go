@@ -21,6 +21,10 @@ type Agent struct {
 	plan func(name string, ev Event) (plan, bool)
 	// decision is the stdout line for a press, and the state after it.
 	decision func(a wire.Action) (string, wire.State, bool)
+	// windowContext says the agent reads the open windows and their
+	// pending events from SessionStart's and UserPromptSubmit's stdout
+	// (Claude Code); without it those hooks print nothing.
+	windowContext bool
 }
 
 // Events returns the hook events Lets handles for the agent (a fresh
@@ -36,7 +40,7 @@ func (a Agent) Decision(act wire.Action) (line string, after wire.State, ok bool
 }
 
 // ClaudeCode is Claude Code (claude-integration §2–§4).
-var ClaudeCode = Agent{Backend: Backend, Name: "Claude Code", events: Events(), plan: planFor, decision: Decision}
+var ClaudeCode = Agent{Backend: Backend, Name: "Claude Code", events: Events(), plan: planFor, decision: Decision, windowContext: true}
 
 // CodexBackend is the Wire backend name of Codex sessions.
 const CodexBackend = "codex"
@@ -58,7 +62,9 @@ const (
 
 // Codex is the OpenAI Codex CLI: SessionStart waits for a reply,
 // UserPromptSubmit and the tool events run, PermissionRequest waits for a
-// press, Stop succeeds, Interrupt cancels, SessionEnd ends the session.
+// press (on the pads, the phones, and the card of a window Codex opened),
+// Stop succeeds, Interrupt cancels, SessionEnd ends the session. Its hooks
+// print nothing but the PermissionRequest decision.
 var Codex = Agent{
 	Backend: CodexBackend,
 	Name:    "Codex",

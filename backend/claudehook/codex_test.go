@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -111,4 +112,88 @@ func TestCodexEvents(t *testing.T) {
 	if line, after, ok := claudehook.Codex.Decision(wire.ActionStop); !ok || after != wire.StateRunning || strings.Contains(line, "interrupt") || !strings.Contains(line, `"behavior":"deny"`) {
 		t.Errorf("Codex Stop decision %q %s %v", line, after, ok)
 	}
+}
+
+// A Codex PermissionRequest puts up the window card (issue #25): the host
+// gets the opening report for the Codex process with "backend": "codex"
+// (so the card names Codex and its answer goes to the Codex session), and
+// the card's answer — the host passes it to the daemon as Answer does —
+// prints Codex's decision. Codex's other hooks still print nothing, and
+// SessionStart lists no windows for it.
+func TestCodexPermissionRequestAnsweredByWindowCard(t *testing.T) {
+	for _, c := range []struct {
+		press wire.Action
+		line  string
+	}{
+		{wire.ActionApprove, claudehook.CodexDecisionAllow},
+		{wire.ActionReject, claudehook.CodexDecisionDeny},
+	} {
+		t.Run(string(c.press), func(t *testing.T) {
+			td := startDaemon(t)
+			host := &listingHost{fakeHost: newFakeHost(t)}
+			o := options(td, host, nil)
+			o.Agent = claudehook.Codex
+			ctx := testCtx(t)
+
+			out := &bytes.Buffer{}
+			if err := claudehook.Run(ctx, o, claudehook.EventSessionStart, bytes.NewReader(codexStdin(claudehook.EventSessionStart)), out); err != nil {
+				t.Fatal(err)
+			}
+			if out.Len() != 0 || host.listed() {
+				t.Fatalf("Codex's SessionStart printed %q (windows listed: %v); Codex reads nothing from it", out, host.listed())
+			}
+			started := host.waitReports(t, 1)[0]
+			if started.Backend != claudehook.CodexBackend || started.PID != claudePID || started.State != string(wire.StateWaitingForReply) {
+				t.Fatalf("SessionStart host report %+v: want the Codex process's, backend codex", started)
+			}
+
+			out.Reset()
+			done := make(chan error, 1)
+			go func() {
+				done <- claudehook.Run(ctx, o, claudehook.EventPermissionRequest, bytes.NewReader(codexStdin(claudehook.EventPermissionRequest)), out)
+			}()
+			waitAvailable(t, td, wire.ActionApprove, wire.ActionReject)
+			opening := host.waitReports(t, 2)[1]
+			want := claudehook.Report{PID: claudePID, SessionID: "0199a213-81c0-7800-8aa1-bbab2a035a53", Label: "garden", State: string(wire.StateWaitingForApproval),
+				RequestID: requestID, Tool: "Bash", Summary: opening.Summary, About: opening.About, Backend: claudehook.CodexBackend}
+			if opening != want || !strings.Contains(opening.Summary, "rm -r build") {
+				t.Fatalf("opening host report %+v, want a card request %+v", opening, want)
+			}
+			// The card's press, as the host passes it on.
+			if err := td.d.Answer(ctx, wire.Identity{Backend: opening.Backend, SessionID: opening.SessionID}, opening.RequestID, c.press); err != nil {
+				t.Fatalf("the card's answer: %v", err)
+			}
+			if err := testutil.Wait(t, "the Codex hook to return", done); err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != c.line {
+				t.Errorf("printed %q, want %q", out.String(), c.line)
+			}
+			closing := host.waitReports(t, 3)[2]
+			if closing.Backend != claudehook.CodexBackend || closing.RequestID != "" || closing.State != string(wire.StateRunning) {
+				t.Errorf("closing host report %+v: want running, no card", closing)
+			}
+		})
+	}
+}
+
+// listingHost is a fakeHost that is also a WindowLister and records
+// whether the hook listed the windows.
+type listingHost struct {
+	*fakeHost
+	mu   sync.Mutex
+	list bool
+}
+
+func (h *listingHost) Windows(ctx context.Context) ([]claudehook.OpenWindow, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.list = true
+	return []claudehook.OpenWindow{{Window: "w1", Unique: "board", Title: "Board", Connected: true}}, nil
+}
+
+func (h *listingHost) listed() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.list
 }

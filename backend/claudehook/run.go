@@ -245,7 +245,12 @@ func (h *hook) label() string {
 }
 
 func (h *hook) report(state string) Report {
-	return Report{PID: h.ClaudePID, SessionID: h.ev.SessionID, Label: h.label(), State: state}
+	r := Report{PID: h.ClaudePID, SessionID: h.ev.SessionID, Label: h.label(), State: state}
+	if h.Agent.Backend != Backend {
+		// The host answers the card on this backend and names the agent.
+		r.Backend = h.Agent.Backend
+	}
+	return r
 }
 
 // hostReport sends r to the host. Without the claude process's pid the
@@ -308,7 +313,7 @@ func (h *hook) quick(parent context.Context, stdout io.Writer) {
 	}
 	// SessionStart also tells Claude which windows are open.
 	var windows []OpenWindow
-	if lister, ok := h.Host.(WindowLister); ok && h.event == EventSessionStart {
+	if lister, ok := h.Host.(WindowLister); ok && h.event == EventSessionStart && h.Agent.windowContext {
 		wg.Go(func() {
 			ws, err := lister.Windows(ctx)
 			if err != nil {
@@ -320,7 +325,7 @@ func (h *hook) quick(parent context.Context, stdout io.Writer) {
 	}
 	var pending PendingEvents
 	pendingOK := false
-	if p.context && h.Host != nil {
+	if p.context && h.Host != nil && h.Agent.windowContext {
 		var err error
 		if pending, err = h.Host.Pending(ctx); err != nil {
 			h.fail("could not read pending window events from the Lets host", err)
@@ -331,6 +336,8 @@ func (h *hook) quick(parent context.Context, stdout io.Writer) {
 	wg.Wait()
 	var text string
 	switch {
+	case !h.Agent.windowContext:
+		// Codex reads nothing from these hooks.
 	case h.event == EventSessionStart:
 		if !pendingOK {
 			pending = PendingEvents{}

@@ -41,6 +41,14 @@ const ClaudeStateEnded = "ended"
 // ClaudeBackend is the Wire backend of Claude Code sessions.
 const ClaudeBackend = "claude"
 
+// CodexBackend is the Wire backend of Codex sessions: `lets hook codex`
+// reports them with "backend": "codex", and their cards name Codex.
+const CodexBackend = "codex"
+
+// agentNames are the backends a report may name, with how a person
+// knows each agent (the card's words: "Codex wants to run a command").
+var agentNames = map[string]string{ClaudeBackend: "Claude", CodexBackend: "Codex"}
+
 // ClaudeActions passes a person's answer on a bound window's approval card
 // to the Wire daemon, which routes it to the waiting PermissionRequest
 // hook: Allow is wire.ActionApprove, Deny wire.ActionReject.
@@ -74,6 +82,8 @@ type claudeReport struct {
 	Summary   string
 	// About is Claude's own words for the tool use, when any.
 	About string
+	// Backend is ClaudeBackend or CodexBackend.
+	Backend string
 }
 
 // decodeClaudeReport reads and validates a report. Errors are
@@ -88,6 +98,7 @@ func decodeClaudeReport(b []byte) (claudeReport, error) {
 		Tool      string  `json:"tool"`
 		Summary   string  `json:"summary"`
 		About     string  `json:"about"`
+		Backend   string  `json:"backend"`
 	}
 	if err := json.Unmarshal(b, &in); err != nil {
 		var te *json.UnmarshalTypeError
@@ -122,6 +133,13 @@ func decodeClaudeReport(b []byte) (claudeReport, error) {
 		return r, lip.Errorf(lip.CodeBadEnvelope, `"request_id" must be 1 to %d visible ASCII characters without spaces`, claudeIDMax)
 	}
 	r.RequestID = in.RequestID
+	r.Backend = ClaudeBackend
+	if in.Backend != "" {
+		if _, ok := agentNames[in.Backend]; !ok {
+			return r, lip.Errorf(lip.CodeBadEnvelope, `"backend" %q is not known: use %q (Claude Code, the default) or %q`, textsafe.ClipBytes(in.Backend, 40), ClaudeBackend, CodexBackend)
+		}
+		r.Backend = in.Backend
+	}
 	r.Label = textsafe.OneLine(in.Label, claudeLabelMax)
 	r.Tool = textsafe.OneLine(in.Tool, approval.ToolMax)
 	r.Summary = textsafe.OneLine(in.Summary, approval.SummaryMax)
@@ -192,6 +210,8 @@ type claudeCard struct {
 	Tool      string
 	Summary   string
 	About     string
+	// Backend is the Wire backend the answer goes to.
+	Backend string
 }
 
 // claudeAgent is what the host knows of one claude process.
@@ -263,7 +283,7 @@ func (a *claudeAgents) stepLocked(r claudeReport, cards bool, newID func() strin
 		ag.mood, st.mood = m, m
 	}
 	if cards && r.State == string(wire.StateWaitingForApproval) && r.RequestID != "" && ag.card == nil && r.RequestID != ag.asked {
-		ag.card = &claudeCard{ID: newID(), Session: r.SessionID, RequestID: r.RequestID, Label: r.Label, Tool: r.Tool, Summary: r.Summary, About: r.About}
+		ag.card = &claudeCard{ID: newID(), Session: r.SessionID, RequestID: r.RequestID, Label: r.Label, Tool: r.Tool, Summary: r.Summary, About: r.About, Backend: r.Backend}
 		ag.asked = r.RequestID
 		c := *ag.card
 		st.show = &c
@@ -308,7 +328,7 @@ func (a *claudeAgents) session(pid int) string {
 
 // cardData is a card's shell.ask data.
 func cardData(c *claudeCard, w *window) map[string]any {
-	return map[string]any{"id": c.ID, "kind": "approval", "tool": c.Tool, "summary": c.Summary, "about": c.About, "label": c.Label, "title": w.unique.Manifest.Title}
+	return map[string]any{"id": c.ID, "kind": "approval", "tool": c.Tool, "summary": c.Summary, "about": c.About, "label": c.Label, "title": w.unique.Manifest.Title, "agent": agentNames[c.Backend]}
 }
 
 // boundWindows lists the open windows bound to pid, oldest first.
@@ -405,10 +425,11 @@ func (c *lipCore) claudeAnswered(w *window, id, choice string) bool {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), claudeAnswerWithin)
 		defer cancel()
-		err := c.claudeActions.Answer(ctx, wire.Identity{Backend: ClaudeBackend, SessionID: card.Session}, card.RequestID, action)
+		err := c.claudeActions.Answer(ctx, wire.Identity{Backend: card.Backend, SessionID: card.Session}, card.RequestID, action)
 		if err != nil {
-			c.log.Warn("an approval answer could not reach Claude", "window", w.id, "session", card.Session, "request", card.RequestID, "action", action, "err", err)
-			c.hostCommand(w, "ui.toast", map[string]any{"text": "Your answer could not be passed on to Claude. If Claude is still waiting, answer in its terminal.", "level": "error", "ttl": 8000})
+			name := agentNames[card.Backend]
+			c.log.Warn("an approval answer could not reach the agent", "agent", name, "window", w.id, "session", card.Session, "request", card.RequestID, "action", action, "err", err)
+			c.hostCommand(w, "ui.toast", map[string]any{"text": "Your answer could not be passed on to " + name + ". If " + name + " is still waiting, answer in its terminal.", "level": "error", "ttl": 8000})
 		}
 	}()
 	return true

@@ -409,6 +409,38 @@ func TestClaudeApprovalCardAllowAndDeny(t *testing.T) {
 	}
 }
 
+// TestCodexApprovalCard (issue #25): a report from `lets hook codex`
+// ("backend": "codex") puts up a card that names Codex, and the answer
+// goes to the Codex session on the Wire daemon; a Claude card names
+// Claude; an unknown backend is refused with the ones to use.
+func TestCodexApprovalCard(t *testing.T) {
+	acts := newFakeActions()
+	th := startLIPHost(t, withActions(acts))
+	w := th.readyShell(t, th.openBound(t, "board", "6101"))
+
+	th.report(t, rep(6101, "waiting_for_approval", "request_id", "cx-1", "tool", "Bash", "summary", "rm -r build", "backend", "codex"))
+	a := askOf(t, w)
+	if a["agent"] != "Codex" || a["tool"] != "Bash" || a["summary"] != "rm -r build" {
+		t.Fatalf("Codex card %v: want agent Codex", a)
+	}
+	w.sendEnv("shell.answer", map[string]any{"id": a["id"], "choice": "allow"}, "shell")
+	if c := acts.next(t); c.id != (wire.Identity{Backend: "codex", SessionID: "sess-1"}) || c.requestID != "cx-1" || c.action != wire.ActionApprove {
+		t.Fatalf("Codex allow: %+v", c)
+	}
+
+	th.report(t, rep(6101, "running", "backend", "codex"))
+	th.report(t, rep(6101, "waiting_for_approval", "request_id", "cl-1", "tool", "Bash"))
+	if b := askOf(t, w); b["agent"] != "Claude" {
+		t.Fatalf("Claude card %v: want agent Claude", b)
+	}
+
+	code, body := th.report(t, rep(6101, "running", "backend", "gemini"))
+	e, _ := body["error"].(map[string]any)
+	if msg, _ := e["message"].(string); code != http.StatusBadRequest || !strings.Contains(msg, `"codex"`) {
+		t.Fatalf("unknown backend: %d %v", code, body)
+	}
+}
+
 // TestClaudeCardDismissedWhenAnsweredElsewhere: a later report with
 // another state (a pad or a phone answered), a new request, or the end of
 // the session takes the card down.

@@ -208,6 +208,10 @@ type ClaudeReport struct {
 	Summary   string `json:"summary,omitempty"`
 	// About is Claude's own words for the tool use, when any.
 	About string `json:"about,omitempty"`
+	// Backend is the Wire backend of the session: "" or "claude" for
+	// Claude Code, "codex" for Codex. A card's answer goes to the Wire
+	// daemon for this backend, and the card names the agent.
+	Backend string `json:"backend,omitempty"`
 }
 
 // ClaudeReported is POST /lip/claude's answer: how many windows the

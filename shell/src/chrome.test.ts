@@ -155,6 +155,10 @@ test("approval card: plain words first, the raw request under Details, deny firs
   assert.equal(v.tag, "Command");
   assert.deepEqual(v.choices.map((c) => c.choice), ["deny", "allow"]);
   assert.equal(promptView({ id: "a1b", kind: "approval", tool: "Bash", summary: "ls", label: "Lets" }).heading, "Claude wants to run a command in Lets");
+  // A Codex card (issue #25) names Codex, never Claude.
+  const cx = promptView({ id: "a1x", kind: "approval", tool: "Bash", summary: "rm -r build", label: "garden", agent: "Codex" });
+  assert.equal(cx.heading, "Codex wants to run a command in garden");
+  assert.doesNotMatch(cx.heading + cx.detail, /Claude/);
   // Claude's own words for it lead, when it gave them.
   assert.equal(promptView({ id: "a1c", kind: "approval", tool: "Bash", summary: "npm test", about: "Run the tests." }).heading, "Claude wants to run a command on this computer: Run the tests");
   assert.equal(promptView({ id: "a1d", kind: "approval", tool: "Task", summary: "{}", about: "Explore the code" }).heading, "Claude wants to start a helper for part of the work: Explore the code");

@@ -33,6 +33,8 @@ export interface PromptRequest {
   about?: string;
   /** The Claude session's label (its project folder), for approval cards. */
   label?: string;
+  /** Who asks on an approval card: "Claude" (the default) or "Codex". */
+  agent?: string;
 }
 
 interface Choice {
@@ -66,7 +68,7 @@ export function promptView(r: PromptRequest): PromptView {
   if (r.kind === "approval") {
     const tool = oneLine(r.tool ?? "", 80);
     const summary = oneLine(r.summary ?? "", 200);
-    const plain = approvalWords(tool, summary, oneLine(r.label ?? "", 64), oneLine(r.about ?? "", 120));
+    const plain = approvalWords(tool, summary, oneLine(r.label ?? "", 64), oneLine(r.about ?? "", 120), oneLine(r.agent ?? "", 40));
     const details: PromptView["details"] = [];
     if (tool) details.push({ label: "Tool", value: tool });
     if (summary) details.push({ label: plain.what, value: summary });
@@ -150,23 +152,24 @@ function looksLikePath(s: string): boolean {
  * detail (what to weigh), tag (a one-word kind) and what the raw summary
  * is (its label under Details).
  */
-export function approvalWords(tool: string, summary: string, label: string, about = ""): { heading: string; detail: string; tag: string; what: string } {
+export function approvalWords(tool: string, summary: string, label: string, about = "", agent = ""): { heading: string; detail: string; tag: string; what: string } {
+  const who = agent || "Claude";
   const inFolder = (f: string) => (f ? ` in ${f}` : label ? ` in ${label}` : "");
   const file = (verb: string, tag: string, detail: string) => {
     if (looksLikePath(summary)) {
       const { file: name, folder } = fileAndFolder(summary);
-      if (name) return { heading: `Claude wants to ${verb} the file ${name}${inFolder(folder)}`, detail, tag, what: "File" };
+      if (name) return { heading: `${who} wants to ${verb} the file ${name}${inFolder(folder)}`, detail, tag, what: "File" };
     }
-    return { heading: `Claude wants to ${verb} a file${inFolder("")}`, detail, tag, what: "What Claude sent" };
+    return { heading: `${who} wants to ${verb} a file${inFolder("")}`, detail, tag, what: `What ${who} sent` };
   };
-  const safe = "Deny is always safe: Claude will ask again or find another way.";
+  const safe = `Deny is always safe: ${who} will ask again or find another way.`;
   // Claude's own words, after a colon: "…a command: Run the tests".
   const said = about.replace(/[.\s]+$/, "");
   const withSaid = (heading: string) => (said ? `${heading}: ${said}` : heading);
   switch (tool) {
     case "Bash":
       return {
-        heading: withSaid(label ? `Claude wants to run a command in ${label}` : "Claude wants to run a command on this computer"),
+        heading: withSaid(label ? `${who} wants to run a command in ${label}` : `${who} wants to run a command on this computer`),
         detail: `A command can change or delete files. Allow it if it is part of what you asked for. ${safe}`,
         tag: "Command",
         what: "Command",
@@ -174,34 +177,34 @@ export function approvalWords(tool: string, summary: string, label: string, abou
     case "Edit":
     case "MultiEdit":
     case "NotebookEdit":
-      return file("change", "Change a file", `Allow it if you asked Claude for this change. ${safe}`);
+      return file("change", "Change a file", `Allow it if you asked ${who} for this change. ${safe}`);
     case "Write":
       return file("write", "Write a file", `Writing replaces what the file held before, or makes a new one. ${safe}`);
     case "Read":
-      return file("read", "Read a file", `Claude would see what is in the file. ${safe}`);
+      return file("read", "Read a file", `${who} would see what is in the file. ${safe}`);
     case "Glob":
     case "Grep":
     case "LS":
-      return { heading: `Claude wants to look through your files${inFolder("")}`, detail: `Claude would see the names and contents it finds. ${safe}`, tag: "Search files", what: "What Claude looks for" };
+      return { heading: `${who} wants to look through your files${inFolder("")}`, detail: `${who} would see the names and contents it finds. ${safe}`, tag: "Search files", what: `What ${who} looks for` };
     case "WebFetch": {
       const site = /https?:\/\/([^/\s"'?#]+)/i.exec(summary)?.[1];
-      return { heading: site ? `Claude wants to open a web page on ${site}` : "Claude wants to open a web page", detail: `Claude would read the page. ${safe}`, tag: "Web", what: "What Claude sent" };
+      return { heading: site ? `${who} wants to open a web page on ${site}` : `${who} wants to open a web page`, detail: `${who} would read the page. ${safe}`, tag: "Web", what: `What ${who} sent` };
     }
     case "WebSearch":
-      return { heading: "Claude wants to search the web", detail: `Claude would read what the search finds. ${safe}`, tag: "Web", what: "What Claude sent" };
+      return { heading: `${who} wants to search the web`, detail: `${who} would read what the search finds. ${safe}`, tag: "Web", what: `What ${who} sent` };
     case "Task":
     case "Agent":
-      return { heading: withSaid("Claude wants to start a helper for part of the work"), detail: `The helper works with the same permissions and asks you the same way. ${safe}`, tag: "Helper", what: "What Claude sent" };
+      return { heading: withSaid(`${who} wants to start a helper for part of the work`), detail: `The helper works with the same permissions and asks you the same way. ${safe}`, tag: "Helper", what: `What ${who} sent` };
     case "TodoWrite":
-      return { heading: "Claude wants to update its to-do list", detail: `This only changes Claude's own notes. ${safe}`, tag: "Notes", what: "What Claude sent" };
+      return { heading: `${who} wants to update its to-do list`, detail: `This only changes ${who}'s own notes. ${safe}`, tag: "Notes", what: `What ${who} sent` };
   }
   const mcp = /^mcp__(.+?)__(.+)$/.exec(tool);
   if (mcp) {
     const words = (s: string) => s.replace(/[_-]+/g, " ").trim();
-    return { heading: `Claude wants to use “${words(mcp[2])}” from ${words(mcp[1])}`, detail: `Allow it if you expected this. ${safe}`, tag: "Tool", what: "What Claude sent" };
+    return { heading: `${who} wants to use “${words(mcp[2])}” from ${words(mcp[1])}`, detail: `Allow it if you expected this. ${safe}`, tag: "Tool", what: `What ${who} sent` };
   }
-  if (!tool) return { heading: "Claude wants to do something", detail: `Claude did not say what. ${safe}`, tag: "Claude", what: "What Claude sent" };
-  return { heading: `Claude wants to use a tool called “${tool}”`, detail: `Allow it if you expected this. ${safe}`, tag: "Tool", what: "What Claude sent" };
+  if (!tool) return { heading: `${who} wants to do something`, detail: `${who} did not say what. ${safe}`, tag: who, what: `What ${who} sent` };
+  return { heading: `${who} wants to use a tool called “${tool}”`, detail: `Allow it if you expected this. ${safe}`, tag: "Tool", what: `What ${who} sent` };
 }
 
 /** Collapses whitespace and cuts text to max characters with an ellipsis. */
