@@ -365,7 +365,9 @@ func noHooksWritten(t *testing.T, before, after string) map[string]any {
 // ends in success; a second one is rejected from the pad (the model gets
 // Lets' denial and the command never ran); a call of Lets' own MCP tool
 // `close` (the person set it to ask) is approved from the pad and
-// reaches Lets' MCP server. Closing Codex clears its scene; Codex's
+// reaches Lets' MCP server. Codex opens hello through Lets' MCP server
+// and asks to run a command: the window shows the approval card in
+// Codex's name, and Allow there runs it. Closing Codex clears its scene; Codex's
 // config.toml then holds the person's trust, never Lets' hooks.
 //
 // The second launch (the same argv, so Codex does not ask again): with a
@@ -377,11 +379,17 @@ func TestCodexTUIE2E(t *testing.T) {
 	codex := testutil.Codex(t) // before anything starts: skip (or fail under LETS_REQUIRE_TOOLS=1) without it
 	// Long: in the first launch only a press ends a question.
 	h := startE2EHost(t, e2eConfig(5*time.Minute))
+	// The model holds its shell call until the window Codex opened is on
+	// the person's screen (so the card has somewhere to show).
+	cardGate := make(chan struct{})
 	r := newCodexTUIRig(t, h, codex,
 		// First launch.
 		escalatedShell("echo approved-ran > approved.txt; cat approved.txt"), codexstub.Say("Done one."),
 		escalatedShell("echo rejected-ran > rejected.txt"), codexstub.Say("Done two."),
 		codexstub.MCP("lets", "close", map[string]any{"window": "w9"}), codexstub.Say("Done three."),
+		codexstub.MCP("lets", "open", map[string]any{"unique": "hello"}),
+		codexstub.Fixed(codexstub.Turn{Hold: cardGate, Calls: escalatedShell("echo card-ran > card.txt; cat card.txt")(codexstub.Request{}).Calls}),
+		codexstub.Say("Done card."),
 		// Second launch.
 		escalatedShell("echo terminal-ran > terminal.txt; cat terminal.txt"), codexstub.Say("Done four."),
 		escalatedShell("echo alone-ran > alone.txt; cat alone.txt"), codexstub.Say("Done five."),
@@ -448,6 +456,32 @@ func TestCodexTUIE2E(t *testing.T) {
 	}
 	c.ended(turn, "Done three.")
 
+	// The window card: Codex opens hello through Lets' MCP server (bound
+	// to this Codex process), then asks to run a command; the window
+	// shows the card in Codex's name, and Allow there runs the command.
+	turn = r.ask(c, "Please open hello, then run a command.")
+	opened := r.output(c, 7)
+	win := windowIn.FindStringSubmatch(opened)
+	if win == nil {
+		t.Fatalf("the open result Codex gave the model names no window: %q", opened)
+	}
+	shell := dialE2EShell(t, h, h.personShows(t, win[1]), win[1])
+	close(cardGate)
+	card := shell.next("shell.ask", 30*time.Second)
+	if card.Data["kind"] != "approval" || card.Data["agent"] != "Codex" || card.Data["tool"] != "Bash" ||
+		!strings.Contains(fmt.Sprint(card.Data["summary"]), "card-ran") || card.Data["label"] != codexTUILabel {
+		t.Fatalf("the approval card in the window Codex opened: %v; want Codex's, for its command, labelled %q", card.Data, codexTUILabel)
+	}
+	r.codexSession(wire.StateWaitingForApproval)
+	shell.send("shell.answer", map[string]any{"id": card.Data["id"], "choice": "allow"})
+	if out := r.output(c, 8); !strings.Contains(out, "card-ran") {
+		t.Errorf("allowed on the window's card, the model got %q; want the command's output", out)
+	}
+	if _, err := os.Stat(filepath.Join(r.project, "card.txt")); err != nil {
+		t.Errorf("allowed on the window's card, yet the command did not run: %v", err)
+	}
+	c.ended(turn, "Done card.")
+
 	watch.mu.Lock()
 	t.Logf("the Codex session's states on the pads in the first launch: %v", watch.states)
 	watch.mu.Unlock()
@@ -484,7 +518,7 @@ func TestCodexTUIE2E(t *testing.T) {
 	// person, who answers in the terminal.
 	testutil.Eventually(t, "the pad stops offering Approve and Reject once Codex asks in its terminal", func() bool { return !pad.offers("approve", "reject") })
 	c.answer("y")
-	if out := r.output(c, 7); !strings.Contains(out, "terminal-ran") {
+	if out := r.output(c, 10); !strings.Contains(out, "terminal-ran") {
 		t.Errorf("approved in the terminal, the model got %q; want the command's output", out)
 	}
 	testutil.Eventually(t, "the question answered in the terminal leaves the pads", func() bool {
@@ -509,7 +543,7 @@ func TestCodexTUIE2E(t *testing.T) {
 	c.waitScreen(codexShellQuestion, "alone-ran")
 	t.Logf("with Lets stopped, Codex asked in its terminal %v after the prompt", time.Since(start).Round(time.Millisecond))
 	c.answer("y")
-	if out := r.output(c, 9); !strings.Contains(out, "alone-ran") {
+	if out := r.output(c, 12); !strings.Contains(out, "alone-ran") {
 		t.Errorf("approved in the terminal with Lets stopped, the model got %q; want the command's output", out)
 	}
 	c.ended(turn, "Done five.")
